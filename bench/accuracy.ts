@@ -1,0 +1,45 @@
+/**
+ * Accuracy benchmark: every row of shared/validation/measurements.jsonl through the estimator, compared
+ * with the level the row measured (allocated, reserved or device). Prints per-source and overall
+ * figures and writes bench/results/accuracy.md. Run: npm run bench:accuracy
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type AccuracyRow, evaluateRows, renderAccuracyReport } from './accuracy-lib.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const sources = [
+  process.env.HEADROOM_MEASUREMENTS ?? join(root, '..', 'shared', 'validation', 'measurements.jsonl'),
+  join(root, 'bench', 'data', 'h200-measurements.jsonl'),
+].filter((path) => existsSync(path));
+if (sources.length === 0) {
+  console.error(
+    'bench:accuracy: no measurements found (expected ../shared/validation/measurements.jsonl). Set HEADROOM_MEASUREMENTS to a JSONL file.',
+  );
+  process.exit(1);
+}
+const rows: AccuracyRow[] = [];
+for (const path of sources) {
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  lines.forEach((line, index) => {
+    try {
+      rows.push(JSON.parse(line) as AccuracyRow);
+    } catch {
+      console.error(`${path}:${index + 1}: not JSON, skipped`);
+    }
+  });
+}
+const result = evaluateRows(rows);
+const report = renderAccuracyReport(
+  result,
+  sources.map((p) => p.replace(`${root}/`, '').replace(`${join(root, '..')}/`, '../')),
+);
+console.log(report.terminal);
+const out = join(root, 'bench', 'results', 'accuracy.md');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, report.markdown);
+console.log(`\nwrote ${out.replace(`${root}/`, '')}`);

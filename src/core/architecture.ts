@@ -1,0 +1,403 @@
+/**
+ * From a Hugging Face config.json to the one shape the estimator reads. Every architecture difference
+ * lives in the ARCHITECTURES table below (config field names, norms, biases, module names); the
+ * estimator never branches on a model name.
+ */
+import { HeadroomUserError } from './errors.js';
+
+/** A linear module role, in Llama naming; the table maps each architecture's own names onto these. */
+export type LinearRole = 'q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj';
+
+export const LINEAR_ROLES: readonly LinearRole[] = [
+  'q_proj',
+  'k_proj',
+  'v_proj',
+  'o_proj',
+  'gate_proj',
+  'up_proj',
+  'down_proj',
+];
+
+export interface MoeShape {
+  /** Routed experts per MoE layer. */
+  readonly numExperts: number;
+  /** Experts each token is sent to. */
+  readonly topK: number;
+  /** MLP width of one routed expert. */
+  readonly expertIntermediateSize: number;
+  /** Always-on shared experts (DeepSeek); their combined width is sharedExperts × expertIntermediateSize. */
+  readonly sharedExperts: number;
+  /** Leading layers that keep a dense MLP (DeepSeek `first_k_dense_replace`). */
+  readonly denseLayers: number;
+}
+
+export interface MlaShape {
+  readonly qLoraRank: number | null;
+  readonly kvLoraRank: number;
+  readonly qkNopeHeadDim: number;
+  readonly qkRopeHeadDim: number;
+  readonly vHeadDim: number;
+}
+
+/** Everything the memory model needs to know about a decoder-only transformer. */
+export interface ModelShape {
+  readonly modelType: string;
+  readonly hiddenSize: number;
+  readonly numLayers: number;
+  readonly numHeads: number;
+  readonly numKvHeads: number;
+  /** Query/key head dimension (may differ from hidden / heads, e.g. Gemma-7B). */
+  readonly headDim: number;
+  /** Value head dimension (equals headDim except for MLA). */
+  readonly valueHeadDim: number;
+  readonly vocabSize: number;
+  /** Width of a dense MLP (already halved for Qwen v1, whose config stores twice the width). */
+  readonly intermediateSize: number;
+  readonly mlp: 'gated' | 'plain';
+  readonly norm: 'rms' | 'layer';
+  readonly normsPerLayer: number;
+  readonly qkNorm: boolean;
+  readonly qkvBias: boolean;
+  /** Biases on o_proj and both/all MLP matrices (GPT-2, GPT-NeoX, BLOOM, Phi-1/2). */
+  readonly linearBias: boolean;
+  readonly tiedEmbeddings: boolean;
+  /** Learned absolute position embeddings (GPT-2), rows. 0 for RoPE/ALiBi. */
+  readonly learnedPositions: number;
+  /** A LayerNorm right after the token embedding (BLOOM). */
+  readonly embeddingNorm: boolean;
+  readonly moe: MoeShape | null;
+  readonly mla: MlaShape | null;
+  /** This architecture's own module names for each role (for LoRA targets), e.g. c_attn for q/k/v in GPT-2. */
+  readonly moduleNames: Readonly<Record<LinearRole, readonly string[]>>;
+  /** Config dtype as published ("bfloat16", "float16", "float32"), or null. */
+  readonly torchDtype: string | null;
+}
+
+type Config = Readonly<Record<string, unknown>>;
+
+interface ArchitectureSpec {
+  /** Config keys tried in order for each field. */
+  readonly keys: {
+    readonly hidden: readonly string[];
+    readonly layers: readonly string[];
+    readonly heads: readonly string[];
+    readonly kvHeads: readonly string[];
+    readonly intermediate: readonly string[];
+  };
+  readonly mlp: 'gated' | 'plain';
+  readonly norm: 'rms' | 'layer';
+  readonly normsPerLayer: number | ((config: Config) => number);
+  readonly qkNorm: boolean;
+  readonly qkvBias: boolean | ((config: Config) => boolean);
+  readonly linearBias: boolean;
+  /** Multiplier applied to the config's intermediate size (Qwen v1 stores twice the MLP width). */
+  readonly intermediateFactor: number;
+  /** Intermediate size when the config has none, as a multiple of hidden (GPT-2, Falcon, BLOOM: 4h). */
+  readonly defaultIntermediateFactor: number;
+  readonly learnedPositionKeys: readonly string[];
+  readonly embeddingNorm: boolean;
+  /** `tie_word_embeddings` when the config omits it (the config class default). */
+  readonly defaultTiedEmbeddings: boolean;
+  readonly moduleNames: Readonly<Record<LinearRole, readonly string[]>>;
+  /** Key/value heads when the config has no kv-head field: a function of the config (MQA flags etc.). */
+  readonly kvHeadsFallback?: (config: Config) => number | undefined;
+}
+
+const STANDARD_KEYS = {
+  hidden: ['hidden_size', 'n_embd', 'd_model'],
+  layers: ['num_hidden_layers', 'n_layer', 'num_layers'],
+  heads: ['num_attention_heads', 'n_head', 'num_heads'],
+  kvHeads: ['num_key_value_heads', 'num_kv_heads', 'n_head_kv', 'multi_query_group_num'],
+  intermediate: ['intermediate_size', 'n_inner', 'ffn_hidden_size', 'ffn_dim'],
+} as const;
+
+const LLAMA_NAMES: Record<LinearRole, readonly string[]> = {
+  q_proj: ['q_proj'],
+  k_proj: ['k_proj'],
+  v_proj: ['v_proj'],
+  o_proj: ['o_proj'],
+  gate_proj: ['gate_proj'],
+  up_proj: ['up_proj'],
+  down_proj: ['down_proj'],
+};
+
+/** Phi-3 fuses q/k/v into qkv_proj and gate/up into gate_up_proj (HF modeling_phi3.py). */
+const PHI3_NAMES: Record<LinearRole, readonly string[]> = {
+  ...LLAMA_NAMES,
+  q_proj: ['q_proj', 'qkv_proj'],
+  k_proj: ['k_proj', 'qkv_proj'],
+  v_proj: ['v_proj', 'qkv_proj'],
+  gate_proj: ['gate_proj', 'gate_up_proj'],
+  up_proj: ['up_proj', 'gate_up_proj'],
+};
+
+/** GPT-NeoX, Falcon and BLOOM: fused query_key_value, dense, dense_h_to_4h, dense_4h_to_h. */
+const NEOX_NAMES: Record<LinearRole, readonly string[]> = {
+  q_proj: ['q_proj', 'query_key_value'],
+  k_proj: ['k_proj', 'query_key_value'],
+  v_proj: ['v_proj', 'query_key_value'],
+  o_proj: ['o_proj', 'dense'],
+  gate_proj: [],
+  up_proj: ['up_proj', 'dense_h_to_4h'],
+  down_proj: ['down_proj', 'dense_4h_to_h'],
+};
+
+/** GPT-2: fused c_attn, c_proj (attention and MLP share the name), c_fc (HF modeling_gpt2.py). */
+const GPT2_NAMES: Record<LinearRole, readonly string[]> = {
+  q_proj: ['q_proj', 'c_attn'],
+  k_proj: ['k_proj', 'c_attn'],
+  v_proj: ['v_proj', 'c_attn'],
+  o_proj: ['o_proj', 'c_proj'],
+  gate_proj: [],
+  up_proj: ['up_proj', 'c_fc'],
+  down_proj: ['down_proj', 'c_proj'],
+};
+
+/** Phi-1/1.5/2: q_proj, k_proj, v_proj, dense, fc1, fc2 (HF modeling_phi.py). */
+const PHI_NAMES: Record<LinearRole, readonly string[]> = {
+  ...LLAMA_NAMES,
+  o_proj: ['o_proj', 'dense'],
+  gate_proj: [],
+  up_proj: ['up_proj', 'fc1'],
+  down_proj: ['down_proj', 'fc2'],
+};
+
+/** Qwen v1 (remote code): c_attn fused q/k/v, attn.c_proj, w1/w2 gate and up, mlp.c_proj. */
+const QWEN1_NAMES: Record<LinearRole, readonly string[]> = {
+  q_proj: ['q_proj', 'c_attn'],
+  k_proj: ['k_proj', 'c_attn'],
+  v_proj: ['v_proj', 'c_attn'],
+  o_proj: ['o_proj', 'c_proj'],
+  gate_proj: ['gate_proj', 'w1'],
+  up_proj: ['up_proj', 'w2'],
+  down_proj: ['down_proj', 'c_proj'],
+};
+
+/** Mixtral experts are w1 (gate), w3 (up), w2 (down) (HF modeling_mixtral.py). */
+const MIXTRAL_NAMES: Record<LinearRole, readonly string[]> = {
+  ...LLAMA_NAMES,
+  gate_proj: ['gate_proj', 'w1'],
+  up_proj: ['up_proj', 'w3'],
+  down_proj: ['down_proj', 'w2'],
+};
+
+/** DeepSeek-V2 MLA: q_proj (or q_a/q_b), kv_a_proj_with_mqa (counted as k), kv_b_proj (counted as v), o_proj. */
+const DEEPSEEK_V2_NAMES: Record<LinearRole, readonly string[]> = {
+  ...LLAMA_NAMES,
+  q_proj: ['q_proj', 'q_a_proj', 'q_b_proj'],
+  k_proj: ['k_proj', 'kv_a_proj_with_mqa'],
+  v_proj: ['v_proj', 'kv_b_proj'],
+};
+
+const llamaLike = (overrides: Partial<ArchitectureSpec> = {}): ArchitectureSpec => ({
+  keys: STANDARD_KEYS,
+  mlp: 'gated',
+  norm: 'rms',
+  normsPerLayer: 2,
+  qkNorm: false,
+  qkvBias: false,
+  linearBias: false,
+  intermediateFactor: 1,
+  defaultIntermediateFactor: 4,
+  learnedPositionKeys: [],
+  embeddingNorm: false,
+  defaultTiedEmbeddings: false,
+  moduleNames: LLAMA_NAMES,
+  ...overrides,
+});
+
+const falconNorms = (config: Config): number =>
+  config.new_decoder_architecture === true ? 2 : config.parallel_attn === false ? 2 : 1;
+
+const falconKvHeads = (config: Config): number | undefined => {
+  if (config.new_decoder_architecture === true) return undefined;
+  return config.multi_query === false ? undefined : 1;
+};
+
+/**
+ * The architecture table: one row per Hugging Face `model_type`. Facts from each model's HF modeling
+ * file (transformers/models/<type>/modeling_<type>.py) and the catalog notes in shared/catalog.
+ */
+export const ARCHITECTURES = {
+  llama: llamaLike(),
+  mistral: llamaLike(),
+  mixtral: llamaLike({ moduleNames: MIXTRAL_NAMES }),
+  qwen2: llamaLike({ qkvBias: true }),
+  qwen2_moe: llamaLike({ qkvBias: true }),
+  qwen3: llamaLike({ qkNorm: true }),
+  qwen3_moe: llamaLike({ qkNorm: true }),
+  gemma: llamaLike({ defaultTiedEmbeddings: true }),
+  gemma2: llamaLike({ normsPerLayer: 4, defaultTiedEmbeddings: true }),
+  gemma3_text: llamaLike({ normsPerLayer: 4, qkNorm: true, defaultTiedEmbeddings: true }),
+  gemma3: llamaLike({ normsPerLayer: 4, qkNorm: true, defaultTiedEmbeddings: true }),
+  phi3: llamaLike({ moduleNames: PHI3_NAMES }),
+  phi: llamaLike({
+    mlp: 'plain',
+    norm: 'layer',
+    normsPerLayer: 1,
+    qkvBias: true,
+    linearBias: true,
+    moduleNames: PHI_NAMES,
+  }),
+  falcon: llamaLike({
+    mlp: 'plain',
+    norm: 'layer',
+    normsPerLayer: falconNorms,
+    qkvBias: (config) => config.bias === true,
+    moduleNames: NEOX_NAMES,
+    kvHeadsFallback: falconKvHeads,
+    defaultTiedEmbeddings: true,
+  }),
+  gpt_neox: llamaLike({
+    mlp: 'plain',
+    norm: 'layer',
+    qkvBias: true,
+    linearBias: true,
+    moduleNames: NEOX_NAMES,
+  }),
+  gpt2: llamaLike({
+    mlp: 'plain',
+    norm: 'layer',
+    qkvBias: true,
+    linearBias: true,
+    learnedPositionKeys: ['n_positions', 'max_position_embeddings'],
+    moduleNames: GPT2_NAMES,
+    defaultTiedEmbeddings: true,
+  }),
+  bloom: llamaLike({
+    mlp: 'plain',
+    norm: 'layer',
+    qkvBias: true,
+    linearBias: true,
+    embeddingNorm: true,
+    moduleNames: NEOX_NAMES,
+    defaultTiedEmbeddings: true,
+  }),
+  qwen: llamaLike({ qkvBias: true, intermediateFactor: 0.5, moduleNames: QWEN1_NAMES }),
+  deepseek_v2: llamaLike({ moduleNames: DEEPSEEK_V2_NAMES }),
+  deepseek_v3: llamaLike({ moduleNames: DEEPSEEK_V2_NAMES }),
+} satisfies Record<string, ArchitectureSpec>;
+
+/** The architectures named in the table; any other model_type with the standard fields is read as llama-like. */
+export type KnownModelType = keyof typeof ARCHITECTURES;
+
+function isKnown(type: string): type is KnownModelType {
+  return Object.hasOwn(ARCHITECTURES, type);
+}
+
+function readNumber(config: Config, keys: readonly string[]): number | undefined {
+  for (const key of keys) {
+    const value = config[key];
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+  }
+  return undefined;
+}
+
+function requireNumber(config: Config, keys: readonly string[], source: string, what: string): number {
+  const value = readNumber(config, keys);
+  if (value === undefined || value <= 0 || !Number.isInteger(value)) {
+    throw new HeadroomUserError({
+      code: 'invalid-field',
+      where: `${source}: ${keys[0]}`,
+      message: `${source} has no usable ${what} (looked for ${keys.join(', ')})`,
+      hint: 'pass a complete Hugging Face config.json, or a catalog id (headroom models)',
+    });
+  }
+  return value;
+}
+
+function readMoe(config: Config, intermediate: number): MoeShape | null {
+  const experts = readNumber(config, ['num_experts', 'num_local_experts', 'n_routed_experts']);
+  if (experts === undefined || experts <= 1) return null;
+  const topK = readNumber(config, ['num_experts_per_tok', 'moe_top_k', 'top_k']) ?? 2;
+  return {
+    numExperts: experts,
+    topK,
+    expertIntermediateSize: readNumber(config, ['moe_intermediate_size']) ?? intermediate,
+    sharedExperts: readNumber(config, ['n_shared_experts', 'num_shared_experts']) ?? 0,
+    denseLayers: readNumber(config, ['first_k_dense_replace']) ?? 0,
+  };
+}
+
+function readMla(config: Config): MlaShape | null {
+  const kvLoraRank = readNumber(config, ['kv_lora_rank']);
+  if (kvLoraRank === undefined) return null;
+  const qLora = config.q_lora_rank;
+  return {
+    qLoraRank: typeof qLora === 'number' ? qLora : null,
+    kvLoraRank,
+    qkNopeHeadDim: readNumber(config, ['qk_nope_head_dim']) ?? 128,
+    qkRopeHeadDim: readNumber(config, ['qk_rope_head_dim']) ?? 64,
+    vHeadDim: readNumber(config, ['v_head_dim']) ?? 128,
+  };
+}
+
+/**
+ * Reads a Hugging Face config.json object (or a catalog entry, which uses the same keys) into a
+ * ModelShape. Multimodal configs with a `text_config` are read from their text part.
+ * @example shapeFromConfig({ model_type: 'llama', hidden_size: 4096, ... })
+ */
+export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape {
+  const text = raw.text_config;
+  const config: Config =
+    text && typeof text === 'object' && !Array.isArray(text) ? { ...raw, ...(text as Config) } : raw;
+  const rawType = typeof config.model_type === 'string' ? config.model_type : '';
+  const modelType = rawType.split(' ')[0] ?? rawType;
+  const spec: ArchitectureSpec = isKnown(modelType) ? ARCHITECTURES[modelType] : ARCHITECTURES.llama;
+  const hidden = requireNumber(config, spec.keys.hidden, source, 'hidden size');
+  const layers = requireNumber(config, spec.keys.layers, source, 'layer count');
+  const heads = requireNumber(config, spec.keys.heads, source, 'attention head count');
+  const kvHeads = readNumber(config, spec.keys.kvHeads) ?? spec.kvHeadsFallback?.(config) ?? heads;
+  const vocab = requireNumber(config, ['vocab_size', 'padded_vocab_size'], source, 'vocabulary size');
+  const configuredIntermediate = readNumber(config, spec.keys.intermediate);
+  const intermediate = Math.round(
+    configuredIntermediate === undefined
+      ? hidden * spec.defaultIntermediateFactor
+      : configuredIntermediate * spec.intermediateFactor,
+  );
+  const headDim = readNumber(config, ['head_dim', 'kv_channels']) ?? hidden / heads;
+  const catalogMla = config.mla as Config | null | undefined;
+  const mla = readMla(config) ?? (catalogMla ? readMla(catalogMla) : null);
+  const flags = config.architectureFlags as Config | undefined;
+  const normsPerLayer =
+    typeof flags?.normsPerLayer === 'number'
+      ? flags.normsPerLayer
+      : typeof spec.normsPerLayer === 'function'
+        ? spec.normsPerLayer(config)
+        : spec.normsPerLayer;
+  const qkvBias =
+    typeof flags?.qkvBias === 'boolean'
+      ? flags.qkvBias
+      : typeof spec.qkvBias === 'function'
+        ? spec.qkvBias(config)
+        : spec.qkvBias;
+  const catalogMoe = config.moe as Config | null | undefined;
+  const moe = readMoe(catalogMoe ? { ...config, ...catalogMoe } : config, intermediate);
+  return {
+    modelType: modelType || 'llama',
+    hiddenSize: hidden,
+    numLayers: layers,
+    numHeads: heads,
+    numKvHeads: kvHeads,
+    headDim: mla ? mla.qkNopeHeadDim + mla.qkRopeHeadDim : headDim,
+    valueHeadDim: mla ? mla.vHeadDim : headDim,
+    vocabSize: vocab,
+    intermediateSize: intermediate,
+    mlp: spec.mlp,
+    norm: spec.norm,
+    normsPerLayer,
+    qkNorm: typeof flags?.qkNorm === 'boolean' ? flags.qkNorm : spec.qkNorm,
+    qkvBias,
+    linearBias: spec.linearBias,
+    tiedEmbeddings:
+      typeof config.tie_word_embeddings === 'boolean'
+        ? config.tie_word_embeddings
+        : spec.defaultTiedEmbeddings,
+    learnedPositions: readNumber(config, spec.learnedPositionKeys) ?? 0,
+    embeddingNorm: spec.embeddingNorm,
+    moe,
+    mla,
+    moduleNames: spec.moduleNames,
+    torchDtype: typeof config.torch_dtype === 'string' ? config.torch_dtype : null,
+  };
+}

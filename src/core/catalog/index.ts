@@ -1,0 +1,68 @@
+/** Lookup and search over the embedded GPU and model catalogs. */
+import type { CatalogModel } from './catalog-model.js';
+import type { GpuSpec } from './gpu-spec.js';
+import { GPUS_DATA } from './gpus.data.js';
+import { MODELS_DATA } from './models.data.js';
+
+export const GPUS: readonly GpuSpec[] = GPUS_DATA;
+export const MODELS: readonly CatalogModel[] = MODELS_DATA;
+
+const normalize = (text: string): string => text.toLowerCase().replace(/[\s_]+/g, '-');
+
+/** Finds a catalog model by id or Hugging Face repo id (case-insensitive; "-Instruct"/"-it" variants map to their base). */
+export function findModel(ref: string): CatalogModel | undefined {
+  const key = normalize(ref);
+  const exact = MODELS.find((m) => normalize(m.id) === key || normalize(m.hfRepo) === key);
+  if (exact) return exact;
+  const repoName = key.includes('/') ? key.slice(key.lastIndexOf('/') + 1) : key;
+  const base = repoName.replace(/-(instruct|chat|it|hf|base)(-\d+)?$/, '').replace(/^meta-/, '');
+  return MODELS.find((m) => {
+    const id = normalize(m.id);
+    const hfName = normalize(m.hfRepo.slice(m.hfRepo.lastIndexOf('/') + 1));
+    return id === base || hfName === repoName || normalize(hfName.replace(/^meta-/, '')) === base;
+  });
+}
+
+/** Finds a catalog GPU by id, or by its full name ("NVIDIA A10G 24GB (AWS G5)"). */
+export function findGpu(ref: string): GpuSpec | undefined {
+  const key = normalize(ref);
+  return GPUS.find((g) => normalize(g.id) === key || normalize(g.name) === key);
+}
+
+function matches(haystack: readonly (string | undefined)[], query: string): boolean {
+  const words = normalize(query).split('-').filter(Boolean);
+  const text = haystack
+    .filter(Boolean)
+    .map((s) => normalize(s!))
+    .join(' ');
+  return words.every((w) => text.includes(w));
+}
+
+/** Catalog models whose id, repo or architecture contain every word of the query. */
+export function searchModels(query = ''): CatalogModel[] {
+  return MODELS.filter((m) => matches([m.id, m.hfRepo, m.model_type], query));
+}
+
+/** Catalog GPUs whose id, name, vendor or architecture contain every word of the query. */
+export function searchGpus(query = ''): GpuSpec[] {
+  return GPUS.filter((g) => matches([g.id, g.name, g.vendor, g.architecture], query));
+}
+
+/** The closest catalog ids to a mistyped one (shared prefix, then edit distance), for "did you mean". */
+export function suggestIds(ref: string, ids: readonly string[], count = 3): string[] {
+  const key = normalize(ref);
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const current = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = current;
+      }
+    }
+    return row[b.length]!;
+  };
+  return [...ids].sort((a, b) => distance(key, a) - distance(key, b)).slice(0, count);
+}

@@ -1,0 +1,806 @@
+/**
+ * The memory model: per-GPU peak memory of one fine-tuning step, by part and by phase, at the three
+ * levels a user can observe (torch allocated, torch reserved, nvidia-smi). docs/memory-model.md
+ * explains each term and its source; the constants below carry their source where they have one.
+ */
+import type { LinearRole, ModelShape } from './architecture.js';
+import { LINEAR_ROLES } from './architecture.js';
+import type { GpuSpec } from './catalog/gpu-spec.js';
+import { HeadroomUserError } from './errors.js';
+import { type LinearModule, linearModuleParams, type ParamBreakdown, paramBreakdown } from './params.js';
+import type { Scenario } from './scenario.js';
+import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
+import { MIB } from './units.js';
+
+export type Phase = 'load' | 'forward' | 'backward' | 'optimizer-step';
+export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step'];
+
+export interface Components {
+  readonly weights: number;
+  readonly gradients: number;
+  readonly optimizer: number;
+  readonly activations: number;
+  readonly runtime: number;
+}
+
+export interface Estimate {
+  readonly perGpu: true;
+  readonly peak: {
+    readonly allocatedBytes: number;
+    readonly reservedBytes: number;
+    readonly deviceBytes: number;
+  };
+  /** The five parts at the peak; they add up to peak.deviceBytes. */
+  readonly components: Components;
+  readonly peakPhase: Phase;
+  /** torch-allocated bytes at the high point of each phase. */
+  readonly phases: Readonly<Record<Phase, number>>;
+  /** Host memory (CPU RAM, pinned buffers included) and NVMe space per node when anything is offloaded. */
+  readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null;
+  readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };
+  /** The pieces behind the parts, for people who want to check the arithmetic. */
+  readonly breakdown: Readonly<Record<string, number>>;
+  readonly fits?: {
+    readonly gpu: string;
+    readonly usableBytes: number;
+    readonly headroomBytes: number;
+    readonly ok: boolean;
+  };
+  /** Assumptions the estimate had to make, in words. */
+  readonly notes: readonly string[];
+}
+
+export interface EstimateInput {
+  readonly scenario: Scenario;
+  readonly shape: ModelShape;
+  /** Exact parameter count read from the weight files, when known; the shape's count otherwise. */
+  readonly exactParams?: number | null;
+  readonly gpu?: GpuSpec | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constants. Each is a physical quantity; docs/memory-model.md gives the reasoning.
+
+/** CUDA context + kernel images with lazy loading, outside torch (PyTorch notes/cuda.rst; MEMORY-MODEL.md: 300–500 MiB). */
+export const CUDA_CONTEXT_BYTES = 500 * MIB;
+/** NCCL communicator buffers per process when more than one GPU is used (NCCL_BUFFSIZE 4 MiB × channels × peers). */
+export const NCCL_BUFFER_BYTES = 384 * MIB;
+/** Share of the churning (transient) bytes that the caching allocator holds as unusable reserve. */
+export const ALLOCATOR_FRAGMENTATION = 0.12;
+/** cuBLAS/cuBLASLt workspaces and the allocator's 2 MiB/20 MiB segment rounding, inside torch reserved. */
+export const ALLOCATOR_BASE_RESERVE_BYTES = 64 * MIB;
+/** DeepSpeed ZeRO-1/2 gradient reduce bucket, elements (reduce_bucket_size default 5e8, deepspeed/runtime/zero/config.py). */
+export const ZERO_REDUCE_BUCKET_ELEMENTS = 5e8;
+/** DeepSpeed ZeRO-3 prefetch bucket, elements (stage3_prefetch_bucket_size default 5e7). */
+export const ZERO3_PREFETCH_ELEMENTS = 5e7;
+/** Chunks a chunked cross-entropy splits the logits into (torchtune CEWithChunkedOutputLoss num_output_chunks = 8). */
+export const LOSS_CHUNKS = 8;
+/** bitsandbytes blockwise quantization block for NF4/FP4 weights (bitsandbytes functional.quantize_4bit blocksize=64). */
+const NF4_BLOCK = 64;
+/** Second-level block for double quantization of the absmax constants (QLoRA paper §3: 256). */
+const NF4_DQ_BLOCK = 256;
+/** GPTQ group size of the common 4-bit checkpoints (auto-gptq default group_size 128). */
+const GPTQ_GROUP = 128;
+/** DeepSpeed's pinned host buffer factor (stage3.py additional_buffer_factor). */
+const HOST_BUFFER_FACTOR = 1.5;
+
+// ---------------------------------------------------------------------------------------------
+// Precision.
+
+interface PrecisionPlan {
+  /** Bytes per stored base weight of a non-quantized tensor. */
+  readonly weightBytes: number;
+  /** Bytes per element of activations (compute dtype). */
+  readonly computeBytes: number;
+  /** Bytes per trainable parameter of the model itself (the parameter the optimizer updates). */
+  readonly trainableBytes: number;
+  /** Bytes per gradient element. */
+  readonly gradientBytes: number;
+  /** Bytes of each optimizer state element. */
+  readonly stateBytes: number;
+  /** Extra optimizer-held bytes per trainable parameter (fp32 master + fp32 gradient partition, DeepSpeed style). */
+  readonly masterBytes: number;
+  /** Weights are fp32 in memory but computed in 16 bits: autocast keeps a 16-bit copy of each weight it uses. */
+  readonly autocastCopies: boolean;
+}
+
+const DEEPSPEED = new Set(['zero1', 'zero2', 'zero3']);
+
+function precisionPlan(scenario: Scenario): PrecisionPlan {
+  const p = scenario.precision;
+  const full = scenario.method === 'full' || scenario.method === 'freeze';
+  if (p === 'fp32') {
+    return {
+      weightBytes: 4,
+      computeBytes: 4,
+      trainableBytes: 4,
+      gradientBytes: 4,
+      stateBytes: 4,
+      masterBytes: 0,
+      autocastCopies: false,
+    };
+  }
+  if (p.endsWith('-true')) {
+    return {
+      weightBytes: 2,
+      computeBytes: 2,
+      trainableBytes: 2,
+      gradientBytes: 2,
+      stateBytes: 2,
+      masterBytes: 0,
+      autocastCopies: false,
+    };
+  }
+  // Mixed. DeepSpeed ZeRO keeps the model in 16 bits and the fp32 master weights plus an fp32
+  // gradient partition inside the optimizer (2 + 2 + 16 B/param with Adam, stage_1_and_2.py); AMP and
+  // FSDP mixed precision keep the parameters themselves in fp32 and compute in 16 bits.
+  if (full && DEEPSPEED.has(scenario.parallelism.strategy)) {
+    return {
+      weightBytes: 2,
+      computeBytes: 2,
+      trainableBytes: 2,
+      gradientBytes: 2,
+      stateBytes: 4,
+      masterBytes: 8,
+      autocastCopies: false,
+    };
+  }
+  return {
+    weightBytes: 4,
+    computeBytes: 2,
+    trainableBytes: 4,
+    gradientBytes: 4,
+    stateBytes: 4,
+    masterBytes: 0,
+    autocastCopies: true,
+  };
+}
+
+/** Bytes per weight of a quantized linear layer, block constants included. */
+export function quantizedBytesPerParam(quantization: Scenario['quantization']): number {
+  switch (quantization) {
+    case 'nf4':
+    case 'fp4':
+      // 4-bit codes + one fp32 absmax per 64 weights (QLoRA paper §3; MEMORY-MODEL.md: +0.0625 B).
+      return 0.5 + 4 / NF4_BLOCK;
+    case 'nf4-dq':
+      // Double quantization: 8-bit absmax per 64 weights + one fp32 constant per 256 blocks (QLoRA §3).
+      return 0.5 + 1 / NF4_BLOCK + 4 / (NF4_BLOCK * NF4_DQ_BLOCK);
+    case 'int8':
+      // LLM.int8(): int8 weights + one fp32 scale per output row (negligible per weight).
+      return 1;
+    case 'int4-gptq':
+      // Packed 4-bit + fp16 scale and packed 4-bit zero per group of 128 (auto-gptq QuantLinear).
+      return 0.5 + 2 / GPTQ_GROUP + 0.5 / GPTQ_GROUP;
+    case 'none':
+      return Number.NaN;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is trained.
+
+interface TrainingPlan {
+  /** Trainable parameters (whole model, before sharding). */
+  readonly trainableParams: number;
+  /** Extra weights stored for training only (LoRA adapters, modules_to_save copies). */
+  readonly extraWeightParams: number;
+  /** Roles whose weights are trained in the layers that train (full, freeze). */
+  readonly fullyTrainedLayers: number;
+  /** Roles that carry a LoRA adapter, with the adapter's in/out widths per instance. */
+  readonly adapted: ReadonlyMap<
+    string,
+    {
+      readonly roles: readonly LinearRole[];
+      readonly inFeatures: number;
+      readonly outFeatures: number;
+      readonly count: number;
+    }
+  >;
+  readonly lmHeadTrained: boolean;
+  readonly lmHeadAdapted: boolean;
+  readonly embeddingTrained: boolean;
+  /** Layers through which gradients must flow (and so save activations). */
+  readonly layersWithGrad: number;
+}
+
+const EMBED_NAMES = new Set([
+  'embed_tokens',
+  'wte',
+  'embed_in',
+  'word_embeddings',
+  'tok_embeddings',
+  'embeddings',
+]);
+const HEAD_NAMES = new Set(['lm_head', 'embed_out', 'output']);
+
+function resolveTargets(
+  scenario: Scenario,
+  shape: ModelShape,
+  linears: readonly LinearModule[],
+): TrainingPlan['adapted'] {
+  const lora = scenario.lora!;
+  const adapted = new Map<
+    string,
+    { roles: LinearRole[]; inFeatures: number; outFeatures: number; count: number }
+  >();
+  const names =
+    lora.targets === 'all-linear'
+      ? // PEFT "all-linear": every linear layer except the output head (peft/tuners/tuners_utils.py).
+        LINEAR_ROLES.filter(
+          (role) => shape.moduleNames[role].length > 0 && linears.some((m) => m.role === role),
+        )
+      : lora.targets.filter((name) => !HEAD_NAMES.has(name));
+  for (const name of names) {
+    const roles = LINEAR_ROLES.filter((role) => shape.moduleNames[role].includes(name) || role === name);
+    const present = roles.filter((role) => linears.some((m) => m.role === role));
+    if (present.length === 0) {
+      const known = [
+        ...new Set(
+          LINEAR_ROLES.flatMap((role) =>
+            linears.some((m) => m.role === role) ? shape.moduleNames[role] : [],
+          ),
+        ),
+      ];
+      throw new HeadroomUserError({
+        code: 'invalid-field',
+        where: 'lora.targets',
+        message: `lora.targets: "${name}" is not a linear module of ${shape.modelType} models`,
+        hint: `use "all-linear" or some of: ${[...known, 'lm_head'].join(', ')}`,
+      });
+    }
+    // A fused module name (query_key_value, c_attn, gate_up_proj) is one adapter over all the roles it
+    // covers; a Llama-style name on a fused architecture adapts that slice alone (litgpt, PEFT fan-in).
+    const modules = linears.filter((m) => present.includes(m.role));
+    const groups = new Map<string, LinearModule[]>();
+    for (const m of modules) {
+      const key = `${m.group}:${m.inFeatures}:${m.count}`;
+      groups.set(key, [...(groups.get(key) ?? []), m]);
+    }
+    const isFused = present.length > 1 && !LINEAR_ROLES.includes(name as LinearRole);
+    for (const [key, group] of groups) {
+      if (isFused) {
+        const first = group[0]!;
+        adapted.set(`${name}@${key}`, {
+          roles: group.map((m) => m.role),
+          inFeatures: first.inFeatures,
+          outFeatures: group.reduce((sum, m) => sum + m.outFeatures, 0),
+          count: first.count,
+        });
+      } else {
+        for (const m of group) {
+          adapted.set(`${m.role}@${key}:${m.outFeatures}`, {
+            roles: [m.role],
+            inFeatures: m.inFeatures,
+            outFeatures: m.outFeatures,
+            count: m.count,
+          });
+        }
+      }
+    }
+  }
+  return adapted;
+}
+
+function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakdown): TrainingPlan {
+  const none = new Map<string, never>();
+  if (scenario.method === 'full') {
+    return {
+      trainableParams: params.totalParams,
+      extraWeightParams: 0,
+      fullyTrainedLayers: shape.numLayers,
+      adapted: none,
+      lmHeadTrained: true,
+      lmHeadAdapted: false,
+      embeddingTrained: true,
+      layersWithGrad: shape.numLayers,
+    };
+  }
+  if (scenario.method === 'freeze') {
+    const k = Math.min(scenario.trainableLayers ?? 2, shape.numLayers);
+    const perLayer =
+      (params.linearParams + params.routerParams) / shape.numLayers +
+      (params.normParams - shape.hiddenSize) / shape.numLayers;
+    return {
+      trainableParams: Math.round(perLayer * k),
+      extraWeightParams: 0,
+      fullyTrainedLayers: k,
+      adapted: none,
+      lmHeadTrained: false,
+      lmHeadAdapted: false,
+      embeddingTrained: false,
+      layersWithGrad: k,
+    };
+  }
+  const lora = scenario.lora!;
+  const adapted = resolveTargets(scenario, shape, params.linears);
+  const rank = lora.rank;
+  let adapterParams = 0;
+  for (const a of adapted.values()) adapterParams += rank * (a.inFeatures + a.outFeatures) * a.count;
+  const targets = lora.targets === 'all-linear' ? [] : lora.targets;
+  const lmHeadAdapted = targets.some((t) => HEAD_NAMES.has(t));
+  const headRows = shape.vocabSize;
+  if (lmHeadAdapted) adapterParams += rank * (shape.hiddenSize + headRows);
+  const saved = lora.modulesToSave;
+  for (const name of saved) {
+    if (!EMBED_NAMES.has(name) && !HEAD_NAMES.has(name)) {
+      throw new HeadroomUserError({
+        code: 'invalid-field',
+        where: 'lora.modulesToSave',
+        message: `lora.modulesToSave: "${name}" is not a module Headroom can size`,
+        hint: 'use embed_tokens and/or lm_head',
+      });
+    }
+  }
+  const embeddingTrained = saved.some((n) => EMBED_NAMES.has(n));
+  const lmHeadTrained = saved.some((n) => HEAD_NAMES.has(n));
+  // PEFT's ModulesToSaveWrapper keeps the frozen original and a trainable copy.
+  const embedRows = shape.vocabSize * shape.hiddenSize;
+  const savedParams = (embeddingTrained ? embedRows : 0) + (lmHeadTrained ? embedRows : 0);
+  return {
+    trainableParams: adapterParams + savedParams,
+    extraWeightParams: adapterParams + savedParams,
+    fullyTrainedLayers: 0,
+    adapted,
+    lmHeadTrained,
+    lmHeadAdapted,
+    embeddingTrained,
+    layersWithGrad: shape.numLayers,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Optimizer states.
+
+function optimizerStateBytes(
+  scenario: Scenario,
+  plan: PrecisionPlan,
+  trainableParams: number,
+  adapterParams: number,
+): { bytes: number; paged: boolean; foreachTemp: number } {
+  const n = trainableParams;
+  // Adapters are kept in fp32 by PEFT (autocast_adapter_dtype), so their states are fp32 as well.
+  const dense = n - adapterParams;
+  const states = (count: number) => count * (dense * plan.stateBytes + adapterParams * 4);
+  const master = n * plan.masterBytes;
+  switch (scenario.optimizer) {
+    case 'adamw':
+      // torch.optim.AdamW (foreach): exp_avg, exp_avg_sq; one state-sized temporary for the sqrt.
+      return { bytes: states(2) + master, paged: false, foreachTemp: states(1) };
+    case 'paged-adamw':
+      return { bytes: states(2) + master, paged: true, foreachTemp: 0 };
+    case 'adamw-8bit':
+    case 'paged-adamw-8bit':
+      // bitsandbytes 8-bit blockwise states: 1 B each + one fp32 absmax per 2048 (blocksize 2048).
+      return {
+        bytes: n * 2 * (1 + 4 / 2048) + master,
+        paged: scenario.optimizer.startsWith('paged'),
+        foreachTemp: 0,
+      };
+    case 'sgd':
+      return { bytes: master, paged: false, foreachTemp: 0 };
+    case 'sgd-momentum':
+    case 'lion':
+      return { bytes: states(1) + master, paged: false, foreachTemp: states(1) };
+    case 'adafactor':
+      // Factored second moment (row + column vectors per matrix, Shazeer & Stern 2018): about
+      // 2/sqrt(params per matrix) per weight; 1 % of a state is a generous bound for LLM matrices.
+      return { bytes: states(1) * 0.01 + master, paged: false, foreachTemp: 0 };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activations: bytes saved for backward per token, per decoder layer.
+
+interface LayerContext {
+  readonly shape: ModelShape;
+  readonly e: number;
+  readonly scenario: Scenario;
+  /** Weights of this layer are trained (full / freeze). */
+  readonly layerTrained: boolean;
+  readonly adapted: TrainingPlan['adapted'];
+  /**
+   * bitsandbytes' MatMul4Bit / MatMul8bitLt save their input whenever an input gradient is needed
+   * (bitsandbytes/autograd/_functions.py: `ctx.tensors = (A, B)`), so every quantized linear keeps its
+   * input even though its weight is frozen.
+   */
+  readonly quantizedSavesInputs: boolean;
+}
+
+function adaptedOn(ctx: LayerContext, role: LinearRole): { din: number; count: number }[] {
+  const out: { din: number; count: number }[] = [];
+  for (const a of ctx.adapted.values()) if (a.roles.includes(role)) out.push({ din: a.inFeatures, count: 1 });
+  return out;
+}
+
+/** Bytes a LoRA adapter saves per token beyond its shared input: dropout output and mask, and the rank-r A output. */
+function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): number {
+  const lora = ctx.scenario.lora;
+  if (!lora) return 0;
+  let bytes = 0;
+  for (const a of ctx.adapted.values()) {
+    if (!a.roles.some((r) => roles.includes(r))) continue;
+    // PEFT applies nn.Dropout before lora_A: a dropped-out copy (compute dtype) and a 1-byte mask.
+    if (lora.dropout > 0) bytes += (ctx.e + 1) * a.inFeatures;
+    bytes += ctx.e * lora.rank;
+  }
+  return bytes;
+}
+
+function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
+  return ctx.layerTrained || ctx.quantizedSavesInputs || roles.some((r) => adaptedOn(ctx, r).length > 0);
+}
+
+/** Bytes a norm saves per token: RMSNorm upcasts to fp32 and keeps that input (HF LlamaRMSNorm). */
+function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
+  const h = ctx.shape.hiddenSize;
+  if (recomputed) return 0;
+  return ctx.shape.norm === 'rms' ? 4 * h : ctx.e * h;
+}
+
+/**
+ * Saved bytes per token of one decoder layer. Tensor by tensor, after Korthikanti et al. 2022 §4,
+ * adapted to SwiGLU, GQA, RMSNorm, SDPA/flash kernels and frozen weights (docs/memory-model.md).
+ */
+export function layerActivationBytesPerToken(ctx: LayerContext): number {
+  const { shape, e, scenario } = ctx;
+  const h = shape.hiddenSize;
+  const s = scenario.seqLen;
+  const a = shape.numHeads;
+  const qDim = a * shape.headDim;
+  const selective = scenario.gradientCheckpointing === 'selective';
+  // HF's SDPA and eager paths repeat K/V to every query head before the kernel (repeat_kv); the
+  // flash-attention path keeps the grouped heads.
+  const kvHeads = scenario.attention === 'flash' ? shape.numKvHeads : a;
+  const kDim = kvHeads * shape.headDim;
+  const vDim = kvHeads * shape.valueHeadDim;
+  const oIn = a * shape.valueHeadDim;
+  let bytes = 0;
+
+  // Attention block: norm, q/k/v input, attention core, o_proj input.
+  const parallelBlock = shape.normsPerLayer === 1; // Falcon-7B, Phi: attention and MLP share one norm
+  bytes += normSavedBytes(ctx, selective);
+  const qkvRoles: LinearRole[] = ['q_proj', 'k_proj', 'v_proj'];
+  const mlpInRoles: LinearRole[] = shape.mlp === 'gated' ? ['gate_proj', 'up_proj'] : ['up_proj'];
+  if (needsInput(ctx, parallelBlock ? [...qkvRoles, ...mlpInRoles] : qkvRoles) || selective) bytes += e * h;
+  bytes += adapterSavedBytes(ctx, qkvRoles);
+  if (shape.qkNorm && !selective) bytes += 4 * (qDim + shape.numKvHeads * shape.headDim);
+  // SDPA / flash: q, k, v, output and an fp32 log-sum-exp per head (FlashAttention-2 backward inputs).
+  bytes += e * (qDim + kDim + vDim + oIn) + 4 * a;
+  if (scenario.attention === 'eager' && !selective) {
+    // Eager softmax in fp32 keeps its output, and the 16-bit probabilities feed the PV matmul (HF
+    // eager_attention_forward: softmax(dtype=float32).to(query.dtype)).
+    bytes += (4 + e) * a * s;
+  }
+  bytes += adapterSavedBytes(ctx, ['o_proj']);
+
+  // MLP block.
+  const extraNorms = Math.max(0, shape.normsPerLayer - 2); // Gemma-2/3 post-norms
+  if (!parallelBlock) {
+    bytes += normSavedBytes(ctx, selective);
+    if (needsInput(ctx, mlpInRoles) || selective) bytes += e * h;
+  }
+  bytes += extraNorms * normSavedBytes(ctx, selective);
+  bytes += adapterSavedBytes(ctx, [...mlpInRoles, 'down_proj']);
+  const moe = shape.moe;
+  const routedWidth = moe
+    ? moe.expertIntermediateSize * moe.topK + moe.expertIntermediateSize * moe.sharedExperts
+    : shape.intermediateSize;
+  const downInput = needsInput(ctx, ['down_proj']);
+  if (shape.mlp === 'gated') {
+    // gate output (activation input), activation output and up output (the product's operands),
+    // and the product itself when down_proj needs its input. Selective recomputes the elementwise ops.
+    bytes += e * routedWidth * (selective ? 2 : 3) + (downInput && !selective ? e * routedWidth : 0);
+  } else {
+    // Activation input (fc1 output), and its output when down_proj needs its input.
+    bytes += e * routedWidth + (downInput && !selective ? e * routedWidth : 0);
+  }
+  if (moe) {
+    // Router logits in fp32, and each routed copy of the token's hidden state (dispatch and combine).
+    bytes += 4 * moe.numExperts + 2 * e * h * moe.topK;
+  }
+  return bytes;
+}
+
+interface ActivationPlan {
+  /** Bytes saved by the forward pass, held at the start of backward. */
+  readonly savedBytes: number;
+  /** The largest extra transient of backward: a recomputed layer, or the logits' gradients. */
+  readonly backwardTransientBytes: number;
+  /** Logits and loss bytes held at the end of the forward pass. */
+  readonly lossResidentBytes: number;
+  readonly perLayerBytes: number;
+}
+
+function activationPlan(
+  scenario: Scenario,
+  shape: ModelShape,
+  plan: PrecisionPlan,
+  training: TrainingPlan,
+): ActivationPlan {
+  const tokens = scenario.microBatchSize * scenario.seqLen;
+  const e = plan.computeBytes;
+  const h = shape.hiddenSize;
+  const V = shape.vocabSize;
+  const bnb = ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(scenario.quantization);
+  const trainedCtx: LayerContext = {
+    shape,
+    e,
+    scenario,
+    layerTrained: true,
+    adapted: training.adapted,
+    quantizedSavesInputs: bnb,
+  };
+  const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
+  const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);
+  const layers = training.layersWithGrad;
+  const checkpointed = scenario.gradientCheckpointing === 'full';
+  // Full checkpointing keeps each layer's input and recomputes one layer at a time in backward.
+  const layerBytes = checkpointed ? layers * e * h * tokens : layers * perLayer * tokens;
+  const recomputeBytes = checkpointed ? perLayer * tokens : 0;
+  // Final norm; its output is the LM head's input, saved when the head trains.
+  const headInput =
+    training.lmHeadTrained || training.lmHeadAdapted || scenario.method === 'full' ? e * h : 0;
+  const tail = (4 * h + headInput) * tokens;
+  // Logits and loss (docs/memory-model.md, "The logits spike").
+  let lossResident: number;
+  let lossBackward: number;
+  switch (scenario.loss) {
+    case 'standard':
+      // 16-bit logits (returned to the caller), the fp32 log-softmax output saved by cross-entropy;
+      // backward adds the fp32 gradient of that output and the fp32 gradient of the logits.
+      lossResident = (e + 4) * V * tokens;
+      lossBackward = 8 * V * tokens;
+      break;
+    case 'chunked':
+      // Logit chunks in 16 bits and each chunk's fp32 log-softmax output stay until backward; the
+      // gradients are made one chunk at a time (torchtune CEWithChunkedOutputLoss).
+      lossResident = (e + 4) * V * tokens;
+      lossBackward = (8 * V * tokens) / LOSS_CHUNKS;
+      break;
+    case 'fused':
+      // Fused linear + cross-entropy (Liger, Cut Cross-Entropy) never holds the whole logits: a chunk of
+      // about tokens·h/V rows at a time (Liger's chunk size rule), with its fp32 gradients.
+      lossResident = 0;
+      lossBackward = (e + 12) * V * Math.max(1, Math.ceil((tokens * h) / V));
+      break;
+  }
+  return {
+    savedBytes: layerBytes + tail,
+    backwardTransientBytes: Math.max(recomputeBytes, lossBackward),
+    lossResidentBytes: lossResident,
+    perLayerBytes: perLayer,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The estimate.
+
+/**
+ * Estimates the per-GPU peak memory of one training step of `scenario` on a model of `shape`.
+ * @example estimate({ scenario: parseScenario({ model: 'llama-3.1-8b' }), shape, gpu })
+ */
+export function estimate(input: EstimateInput): Estimate {
+  const { scenario, shape } = input;
+  const params = paramBreakdown(shape);
+  const exact = input.exactParams ?? null;
+  const totalParams = exact ?? params.totalParams;
+  const plan = precisionPlan(scenario);
+  const training = trainingPlan(scenario, shape, params);
+  const strategy = scenario.parallelism.strategy;
+  const gpus = scenario.parallelism.gpus;
+  const notes: string[] = [];
+  const quantized = scenario.quantization !== 'none';
+
+  // Weights. Quantization applies to the decoder's linear layers; embeddings, norms and the head stay
+  // in 16 bits (bitsandbytes skips lm_head; GPTQ keeps it). Exact counts from the weight files replace
+  // the shape's count; the difference is stored like embeddings.
+  const linearWeights = params.linearParams;
+  const otherParams = totalParams - linearWeights;
+  const baseWeightBytes = quantized
+    ? linearWeights * quantizedBytesPerParam(scenario.quantization) + otherParams * plan.weightBytes
+    : totalParams * plan.weightBytes;
+  const adapterParams =
+    scenario.method === 'lora' || scenario.method === 'qlora' ? training.trainableParams : 0;
+  const savedModuleParams = (training.embeddingTrained ? 1 : 0) + (training.lmHeadTrained ? 1 : 0);
+  const savedModuleCount = savedModuleParams * shape.vocabSize * shape.hiddenSize;
+  const pureAdapterParams = adapterParams - savedModuleCount;
+  const extraWeightBytes = pureAdapterParams * 4 + savedModuleCount * 4; // PEFT keeps these in fp32
+  const weightBytes =
+    scenario.method === 'full' || scenario.method === 'freeze'
+      ? totalParams * plan.weightBytes
+      : baseWeightBytes + extraWeightBytes;
+
+  // Gradients and optimizer states for the trainable parameters.
+  const trainable = training.trainableParams;
+  const denseTrainable =
+    scenario.method === 'full' || scenario.method === 'freeze' ? trainable : savedModuleCount;
+  const gradientBytes = denseTrainable * plan.gradientBytes + (trainable - denseTrainable) * 4;
+  const opt = optimizerStateBytes(scenario, plan, trainable, trainable - denseTrainable);
+
+  // Sharding and offload.
+  const whole: ModelStateBytes = { weights: weightBytes, gradients: gradientBytes, optimizer: opt.bytes };
+  const perGpu = shardModelStates(whole, strategy, gpus);
+  const placed = placeModelStates(perGpu, scenario.offload);
+  const pagedOptimizerBytes = opt.paged ? placed.gpu.optimizer : 0;
+  const W = placed.gpu.weights;
+  const G = placed.gpu.gradients;
+  const O = placed.gpu.optimizer - pagedOptimizerBytes;
+
+  // Working set of sharded weights: the current and the prefetched unit gathered in compute precision
+  // (DeepSpeed's "4 × largest layer"; FSDP unshards one unit and prefetches the next).
+  const gatheredLayerParams = params.largestLayerParams;
+  const weightsAreSharded = strategy === 'zero3' || strategy === 'fsdp';
+  const layerBytesQuant = quantized ? quantizedBytesPerParam(scenario.quantization) : plan.computeBytes;
+  const gatheredBytes =
+    weightsAreSharded && (gpus > 1 || scenario.offload.params !== 'none')
+      ? 2 * gatheredLayerParams * layerBytesQuant
+      : 0;
+  const gatheredGradBytes =
+    weightsAreSharded && gpus > 1 && (scenario.method === 'full' || scenario.method === 'freeze')
+      ? gatheredLayerParams * plan.computeBytes
+      : 0;
+
+  // Communication buffers inside torch's allocator.
+  let bucketBytes = 0;
+  if (strategy === 'ddp' && gpus > 1) bucketBytes = gradientBytes; // DDP buckets copy every gradient (gradient_as_bucket_view=False)
+  if ((strategy === 'zero1' || strategy === 'zero2') && trainable > 0) {
+    bucketBytes = Math.min(ZERO_REDUCE_BUCKET_ELEMENTS, trainable) * plan.gradientBytes;
+  }
+  if (strategy === 'zero3' && trainable > 0)
+    bucketBytes = Math.min(ZERO3_PREFETCH_ELEMENTS, trainable) * plan.computeBytes;
+
+  // Autocast keeps a 16-bit copy of every fp32 weight it multiplies, saved for backward.
+  const headParams = shape.vocabSize * shape.hiddenSize;
+  const castParams = plan.autocastCopies
+    ? weightsAreSharded && gpus > 1
+      ? 0
+      : params.linearParams + headParams
+    : 0;
+  const castBytes = quantized ? 0 : castParams * 2;
+  // QLoRA dequantizes one weight at a time into a 16-bit temporary.
+  const largestLinear = params.linears.reduce((max, m) => Math.max(max, m.inFeatures * m.outFeatures), 0);
+  const dequantBytes = quantized ? largestLinear * 2 : 0;
+
+  const act = activationPlan(scenario, shape, plan, training);
+  const gradsDuringForward = scenario.gradAccumSteps > 1 ? G : 0;
+  const persistent = W + O + bucketBytes + gatheredBytes;
+
+  const loadPeak = W + (quantized ? dequantBytes * 2 : 0);
+  const forwardPeak =
+    persistent + gradsDuringForward + act.savedBytes + act.lossResidentBytes + castBytes + dequantBytes;
+  const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes;
+  const backwardEnd = persistent + G + castBytes * 0 + gatheredGradBytes + dequantBytes;
+  const backwardPeak = Math.max(backwardStart, backwardEnd);
+  const optimizerPeak =
+    W + G + O + bucketBytes + opt.foreachTemp * (scenario.offload.optimizer === 'none' ? 1 : 0);
+  const phases: Record<Phase, number> = {
+    load: loadPeak,
+    forward: forwardPeak,
+    backward: backwardPeak,
+    'optimizer-step': optimizerPeak,
+  };
+  let peakPhase: Phase = 'load';
+  for (const phase of PHASES) if (phases[phase] > phases[peakPhase]) peakPhase = phase;
+  const allocated = phases[peakPhase];
+
+  // Reserved: the allocator's reserve grows with the bytes that churn (activations, temporaries);
+  // weights and optimizer states are allocated once and pack well.
+  const churn = Math.max(
+    0,
+    allocated - persistent - (peakPhase === 'optimizer-step' ? G : gradsDuringForward),
+  );
+  const reserved = allocated + ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * churn;
+  const nonTorch = CUDA_CONTEXT_BYTES + (gpus > 1 ? NCCL_BUFFER_BYTES : 0) + pagedOptimizerBytes;
+  const device = reserved + nonTorch;
+
+  const atPeak = {
+    weights:
+      W +
+      gatheredBytes +
+      (peakPhase === 'forward' || peakPhase === 'backward' ? castBytes + dequantBytes : 0),
+    gradients:
+      peakPhase === 'optimizer-step'
+        ? G
+        : peakPhase === 'backward' && backwardEnd >= backwardStart
+          ? G + gatheredGradBytes
+          : peakPhase === 'load'
+            ? 0
+            : gradsDuringForward + (peakPhase === 'backward' ? gatheredGradBytes : 0),
+    optimizer:
+      peakPhase === 'load'
+        ? 0
+        : O +
+          (peakPhase === 'optimizer-step'
+            ? opt.foreachTemp * (scenario.offload.optimizer === 'none' ? 1 : 0)
+            : 0),
+  };
+  const activationsAtPeak = Math.max(
+    0,
+    allocated - atPeak.weights - atPeak.gradients - atPeak.optimizer - bucketBytes,
+  );
+  const components: Components = {
+    weights: atPeak.weights,
+    gradients: atPeak.gradients,
+    optimizer: atPeak.optimizer + pagedOptimizerBytes,
+    activations: activationsAtPeak,
+    runtime: bucketBytes + (reserved - allocated) + CUDA_CONTEXT_BYTES + (gpus > 1 ? NCCL_BUFFER_BYTES : 0),
+  };
+
+  const hostStates = placed.host.weights + placed.host.gradients + placed.host.optimizer;
+  const nvmeStates = placed.nvme.weights + placed.nvme.gradients + placed.nvme.optimizer;
+  const host =
+    hostStates + nvmeStates > 0
+      ? {
+          cpuBytes: hostStates * gpus * HOST_BUFFER_FACTOR + (nvmeStates > 0 ? gatheredBytes * gpus * 2 : 0),
+          nvmeBytes: nvmeStates * gpus,
+        }
+      : null;
+
+  if (opt.paged)
+    notes.push(
+      'paged optimizer states live in CUDA managed memory: counted by nvidia-smi, not by torch allocated',
+    );
+  if (exact !== null && exact !== params.totalParams) {
+    notes.push(
+      `parameter count ${exact} read from the weight files (the config alone gives ${params.totalParams})`,
+    );
+  }
+  if (scenario.attention === 'eager' && scenario.seqLen >= 4096) {
+    notes.push('eager attention keeps s×s scores per head: sdpa or flash would remove that term');
+  }
+
+  const result: Estimate = {
+    perGpu: true,
+    peak: {
+      allocatedBytes: Math.round(allocated),
+      reservedBytes: Math.round(reserved),
+      deviceBytes: Math.round(device),
+    },
+    components: roundAll(components),
+    peakPhase,
+    phases: roundAll(phases),
+    host: host ? { cpuBytes: Math.round(host.cpuBytes), nvmeBytes: Math.round(host.nvmeBytes) } : null,
+    params: { total: totalParams, trainable: Math.round(trainable), exactFromWeights: exact !== null },
+    breakdown: roundAll({
+      weightsBytes: W,
+      gradientsBytes: G,
+      optimizerBytes: O,
+      pagedOptimizerBytes,
+      activationsSavedBytes: act.savedBytes,
+      activationsPerLayerPerTokenBytes: act.perLayerBytes,
+      lossResidentBytes: act.lossResidentBytes,
+      backwardTransientBytes: act.backwardTransientBytes,
+      autocastCopyBytes: castBytes,
+      dequantTransientBytes: dequantBytes,
+      gatheredWeightsBytes: gatheredBytes,
+      commBufferBytes: bucketBytes,
+      optimizerTempBytes: opt.foreachTemp,
+      cudaContextBytes: CUDA_CONTEXT_BYTES,
+      ncclBytes: gpus > 1 ? NCCL_BUFFER_BYTES : 0,
+    }),
+    notes,
+  };
+  if (!input.gpu) return result;
+  const usable = usableBytes(input.gpu);
+  return {
+    ...result,
+    fits: {
+      gpu: input.gpu.id,
+      usableBytes: usable,
+      headroomBytes: usable - result.peak.deviceBytes,
+      ok: result.peak.deviceBytes <= usable,
+    },
+  };
+}
+
+/** What a process can use on a GPU: nvidia-smi's memory.total (not the marketed size). */
+export function usableBytes(gpu: GpuSpec): number {
+  return gpu.memoryBytes ?? gpu.rocmSmi?.vramTotalBytes ?? gpu.memoryGiB * 1024 ** 3;
+}
+
+function roundAll<T extends { readonly [K in keyof T]: number }>(values: T): T {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(values)) out[key] = Math.round(value as number);
+  return out as T;
+}

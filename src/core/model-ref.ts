@@ -1,0 +1,53 @@
+/** Resolving the scenario's `model` field when no file or network is needed: catalog ids and inline configs. */
+import { type ModelShape, shapeFromConfig } from './architecture.js';
+import type { CatalogModel } from './catalog/catalog-model.js';
+import { findModel, MODELS, suggestIds } from './catalog/index.js';
+import { HeadroomUserError } from './errors.js';
+import type { ModelRef } from './scenario.js';
+
+export interface ResolvedModel {
+  /** How the user can name it again: the catalog id, the repo id, the path, or "inline config". */
+  readonly id: string;
+  readonly shape: ModelShape;
+  /** Exact parameter count from weight files, when they were read. */
+  readonly exactParams: number | null;
+  readonly catalog: CatalogModel | null;
+  /** Where the shape came from, for the report ("catalog", "config.json", "safetensors headers", "hub"). */
+  readonly source: string;
+}
+
+/** Resolves a catalog id, a catalog model's HF repo id, or an inline config object; null for anything else. */
+export function resolveModelRef(ref: ModelRef): ResolvedModel | null {
+  if (typeof ref !== 'string') {
+    return {
+      id: 'inline config',
+      shape: shapeFromConfig(ref, 'model (inline config)'),
+      exactParams: null,
+      catalog: null,
+      source: 'inline config',
+    };
+  }
+  const entry = findModel(ref);
+  if (!entry) return null;
+  return {
+    id: entry.id,
+    shape: shapeFromConfig(entry, `catalog entry ${entry.id}`),
+    exactParams: null,
+    catalog: entry,
+    source: 'catalog',
+  };
+}
+
+/** The error for a model name that is neither in the catalog nor a file, with the nearest catalog ids. */
+export function unknownModelError(ref: string, reason: string): HeadroomUserError {
+  const close = suggestIds(
+    ref,
+    MODELS.map((m) => m.id),
+  );
+  return new HeadroomUserError({
+    code: 'unknown-model',
+    where: 'model',
+    message: `model "${ref}" ${reason}`,
+    hint: `a catalog id (did you mean ${close.join(', ')}?), a Hugging Face repo id, a config.json path or a model folder; headroom models lists the catalog`,
+  });
+}

@@ -1,0 +1,302 @@
+/**
+ * The scenario: one fine-tuning setup as a user describes it (shared/validation/SCENARIO.md is the
+ * contract). Parsing fills defaults and rejects bad values with an error naming the field and the
+ * accepted values.
+ */
+import { HeadroomUserError } from './errors.js';
+
+export const METHODS = ['full', 'lora', 'qlora', 'freeze'] as const;
+export const QUANTIZATIONS = ['none', 'int8', 'nf4', 'nf4-dq', 'fp4', 'int4-gptq'] as const;
+export const PRECISIONS = ['fp32', 'fp16-mixed', 'bf16-mixed', 'fp16-true', 'bf16-true'] as const;
+export const OPTIMIZERS = [
+  'adamw',
+  'adamw-8bit',
+  'paged-adamw',
+  'paged-adamw-8bit',
+  'sgd',
+  'sgd-momentum',
+  'adafactor',
+  'lion',
+] as const;
+export const CHECKPOINTING = ['none', 'full', 'selective'] as const;
+export const ATTENTIONS = ['eager', 'sdpa', 'flash'] as const;
+export const LOSSES = ['standard', 'chunked', 'fused'] as const;
+export const STRATEGIES = ['single', 'ddp', 'zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'] as const;
+export const OFFLOADS = ['none', 'cpu', 'nvme'] as const;
+
+export type Method = (typeof METHODS)[number];
+export type Quantization = (typeof QUANTIZATIONS)[number];
+export type Precision = (typeof PRECISIONS)[number];
+export type Optimizer = (typeof OPTIMIZERS)[number];
+export type Checkpointing = (typeof CHECKPOINTING)[number];
+export type Attention = (typeof ATTENTIONS)[number];
+export type Loss = (typeof LOSSES)[number];
+export type Strategy = (typeof STRATEGIES)[number];
+export type OffloadTarget = (typeof OFFLOADS)[number];
+
+/** A model reference: a catalog id, a Hugging Face repo id, or an inline config.json object. */
+export type ModelRef = string | Readonly<Record<string, unknown>>;
+
+export interface LoraConfig {
+  readonly rank: number;
+  readonly alpha?: number;
+  readonly dropout: number;
+  /** Module names (Llama-style or the architecture's own), or "all-linear". */
+  readonly targets: readonly string[] | 'all-linear';
+  readonly modulesToSave: readonly string[];
+}
+
+/** A complete scenario: every field present, defaults applied. */
+export interface Scenario {
+  readonly model: ModelRef;
+  readonly method: Method;
+  readonly lora?: LoraConfig;
+  readonly trainableLayers?: number;
+  readonly quantization: Quantization;
+  readonly precision: Precision;
+  readonly optimizer: Optimizer;
+  readonly microBatchSize: number;
+  readonly seqLen: number;
+  readonly gradAccumSteps: number;
+  readonly gradientCheckpointing: Checkpointing;
+  readonly attention: Attention;
+  readonly loss: Loss;
+  readonly parallelism: { readonly strategy: Strategy; readonly gpus: number };
+  readonly offload: { readonly optimizer: OffloadTarget; readonly params: OffloadTarget };
+  readonly gpu?: string;
+}
+
+/** Defaults as SCENARIO.md states them. */
+export const SCENARIO_DEFAULTS = {
+  method: 'full',
+  quantization: 'none',
+  precision: 'bf16-mixed',
+  optimizer: 'adamw',
+  microBatchSize: 1,
+  seqLen: 2048,
+  gradAccumSteps: 1,
+  gradientCheckpointing: 'none',
+  attention: 'sdpa',
+  loss: 'standard',
+  lora: { rank: 16, dropout: 0, targets: ['q_proj', 'v_proj'] as readonly string[] },
+  trainableLayers: 2,
+} as const;
+
+const TOP_LEVEL_FIELDS = new Set([
+  'model',
+  'method',
+  'lora',
+  'trainableLayers',
+  'quantization',
+  'precision',
+  'optimizer',
+  'microBatchSize',
+  'seqLen',
+  'gradAccumSteps',
+  'gradientCheckpointing',
+  'attention',
+  'loss',
+  'parallelism',
+  'offload',
+  'gpu',
+]);
+
+function invalid(where: string, message: string, hint?: string): HeadroomUserError {
+  return new HeadroomUserError({
+    code: 'invalid-field',
+    where,
+    message: `${where}: ${message}`,
+    ...(hint === undefined ? {} : { hint }),
+  });
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], where: string, fallback: T): T {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw invalid(where, `${JSON.stringify(value)} is not one of ${allowed.join(' | ')}`);
+}
+
+function positiveInt(value: unknown, where: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw invalid(where, `${JSON.stringify(value)} must be a whole number of at least 1`);
+  }
+  return value;
+}
+
+function record(value: unknown, where: string): Readonly<Record<string, unknown>> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalid(where, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
+function parseLora(value: unknown): LoraConfig {
+  const raw = record(value, 'lora');
+  for (const key of Object.keys(raw)) {
+    if (!['rank', 'alpha', 'dropout', 'targets', 'modulesToSave'].includes(key)) {
+      throw invalid(`lora.${key}`, 'is not a LoRA field (rank, alpha, dropout, targets, modulesToSave)');
+    }
+  }
+  const rank = positiveInt(raw.rank, 'lora.rank', SCENARIO_DEFAULTS.lora.rank);
+  const dropout = raw.dropout ?? 0;
+  if (typeof dropout !== 'number' || dropout < 0 || dropout >= 1) {
+    throw invalid(
+      'lora.dropout',
+      `${JSON.stringify(dropout)} must be a number from 0 up to (not including) 1`,
+    );
+  }
+  let targets: LoraConfig['targets'] = SCENARIO_DEFAULTS.lora.targets;
+  if (raw.targets === 'all-linear') targets = 'all-linear';
+  else if (raw.targets !== undefined) {
+    if (
+      !Array.isArray(raw.targets) ||
+      raw.targets.length === 0 ||
+      raw.targets.some((t) => typeof t !== 'string')
+    ) {
+      throw invalid('lora.targets', 'must be "all-linear" or a non-empty list of module names');
+    }
+    targets = raw.targets as string[];
+  }
+  const modulesToSave = raw.modulesToSave ?? [];
+  if (!Array.isArray(modulesToSave) || modulesToSave.some((t) => typeof t !== 'string')) {
+    throw invalid('lora.modulesToSave', 'must be a list of module names, e.g. ["embed_tokens", "lm_head"]');
+  }
+  const alpha = raw.alpha;
+  if (alpha !== undefined && (typeof alpha !== 'number' || alpha <= 0)) {
+    throw invalid('lora.alpha', `${JSON.stringify(alpha)} must be a positive number`);
+  }
+  return {
+    rank,
+    dropout,
+    targets,
+    modulesToSave: modulesToSave as string[],
+    ...(alpha === undefined ? {} : { alpha }),
+  };
+}
+
+/**
+ * Validates a scenario object (parsed JSON or built from flags) and fills every default.
+ * Throws HeadroomUserError naming the field and the accepted values.
+ * @example parseScenario({ model: 'llama-3.1-8b', method: 'qlora', quantization: 'nf4' })
+ */
+export function parseScenario(input: unknown): Scenario {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw invalid('scenario', 'must be a JSON object with at least a "model" field');
+  }
+  const raw = input as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!TOP_LEVEL_FIELDS.has(key)) {
+      throw invalid(key, 'is not a scenario field', `the fields are: ${[...TOP_LEVEL_FIELDS].join(', ')}`);
+    }
+  }
+  const model = raw.model;
+  if (typeof model === 'string') {
+    if (model.trim() === '') throw invalid('model', 'is empty', 'name a catalog model: headroom models');
+  } else if (model === null || typeof model !== 'object' || Array.isArray(model)) {
+    throw invalid(
+      'model',
+      'is missing: give a catalog id, a Hugging Face repo id or an inline config.json object',
+      'headroom models lists the catalog',
+    );
+  }
+  if (raw.method === 'peft-other') {
+    throw new HeadroomUserError({
+      code: 'unsupported',
+      where: 'method',
+      message: 'method: "peft-other" (IA3, prefix tuning, VeRA, DoRA…) is not modelled',
+      hint: 'estimate the closest LoRA setup instead: method "lora" with a similar rank and targets',
+    });
+  }
+  const method = oneOf(raw.method, METHODS, 'method', SCENARIO_DEFAULTS.method);
+  const quantization = oneOf(raw.quantization, QUANTIZATIONS, 'quantization', SCENARIO_DEFAULTS.quantization);
+  if (method === 'qlora' && quantization === 'none') {
+    throw invalid(
+      'quantization',
+      'method "qlora" needs a quantized base, but quantization is "none"',
+      'set quantization to nf4, nf4-dq, fp4, int8 or int4-gptq, or use method "lora"',
+    );
+  }
+  if ((method === 'full' || method === 'freeze') && quantization !== 'none') {
+    throw invalid(
+      'quantization',
+      `method "${method}" trains the base weights, which cannot be ${quantization}-quantized`,
+      'use method "qlora" (adapters on a quantized base) or quantization "none"',
+    );
+  }
+  if (raw.lora !== undefined && method !== 'lora' && method !== 'qlora') {
+    throw invalid('lora', `is only used with method lora or qlora, not "${method}"`);
+  }
+  const lora = method === 'lora' || method === 'qlora' ? parseLora(raw.lora) : undefined;
+  if (raw.trainableLayers !== undefined && method !== 'freeze') {
+    throw invalid('trainableLayers', `is only used with method "freeze", not "${method}"`);
+  }
+  const trainableLayers =
+    method === 'freeze'
+      ? positiveInt(raw.trainableLayers, 'trainableLayers', SCENARIO_DEFAULTS.trainableLayers)
+      : undefined;
+  const parallelismRaw = record(raw.parallelism, 'parallelism');
+  for (const key of Object.keys(parallelismRaw)) {
+    if (key !== 'strategy' && key !== 'gpus')
+      throw invalid(`parallelism.${key}`, 'is not a field (strategy, gpus)');
+  }
+  const strategy = oneOf(parallelismRaw.strategy, STRATEGIES, 'parallelism.strategy', 'single');
+  const gpus = positiveInt(parallelismRaw.gpus, 'parallelism.gpus', 1);
+  if (strategy === 'single' && gpus !== 1) {
+    throw invalid(
+      'parallelism.gpus',
+      `strategy "single" runs on one GPU, but gpus is ${gpus}`,
+      'choose a multi-GPU strategy: ddp, zero1, zero2, zero3, fsdp or fsdp-grad-op',
+    );
+  }
+  const offloadRaw = record(raw.offload, 'offload');
+  for (const key of Object.keys(offloadRaw)) {
+    if (key !== 'optimizer' && key !== 'params')
+      throw invalid(`offload.${key}`, 'is not a field (optimizer, params)');
+  }
+  const offload = {
+    optimizer: oneOf(offloadRaw.optimizer, OFFLOADS, 'offload.optimizer', 'none'),
+    params: oneOf(offloadRaw.params, OFFLOADS, 'offload.params', 'none'),
+  };
+  const sharded = ['zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'].includes(strategy);
+  if (offload.optimizer !== 'none' && !sharded) {
+    throw invalid(
+      'offload.optimizer',
+      `offloading needs a ZeRO or FSDP strategy, not "${strategy}"`,
+      'set parallelism.strategy to zero2, zero3 or fsdp (it works with gpus: 1)',
+    );
+  }
+  if (offload.params !== 'none' && strategy !== 'zero3' && strategy !== 'fsdp') {
+    throw invalid(
+      'offload.params',
+      `parameter offload needs ZeRO-3 or FSDP full sharding, not "${strategy}"`,
+      'set parallelism.strategy to zero3 or fsdp',
+    );
+  }
+  const gpu = raw.gpu;
+  if (gpu !== undefined && (typeof gpu !== 'string' || gpu.trim() === '')) {
+    throw invalid('gpu', 'must be a catalog GPU id', 'headroom gpus lists them');
+  }
+  return {
+    model: model as ModelRef,
+    method,
+    ...(lora === undefined ? {} : { lora }),
+    ...(trainableLayers === undefined ? {} : { trainableLayers }),
+    quantization,
+    precision: oneOf(raw.precision, PRECISIONS, 'precision', SCENARIO_DEFAULTS.precision),
+    optimizer: oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer),
+    microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
+    seqLen: positiveInt(raw.seqLen, 'seqLen', SCENARIO_DEFAULTS.seqLen),
+    gradAccumSteps: positiveInt(raw.gradAccumSteps, 'gradAccumSteps', SCENARIO_DEFAULTS.gradAccumSteps),
+    gradientCheckpointing: oneOf(
+      raw.gradientCheckpointing,
+      CHECKPOINTING,
+      'gradientCheckpointing',
+      SCENARIO_DEFAULTS.gradientCheckpointing,
+    ),
+    attention: oneOf(raw.attention, ATTENTIONS, 'attention', SCENARIO_DEFAULTS.attention),
+    loss: oneOf(raw.loss, LOSSES, 'loss', SCENARIO_DEFAULTS.loss),
+    parallelism: { strategy, gpus },
+    offload,
+    ...(typeof gpu === 'string' ? { gpu } : {}),
+  };
+}
