@@ -280,6 +280,29 @@ def load_catalog(path: Path = CATALOG_PATH) -> dict:
     return json.loads(path.read_text())["models"]
 
 
+def approximate_params(config: dict) -> int:
+    """Parameters of a dense decoder from its Hugging Face config, by the shared catalog's formula
+    (embeddings, per-layer attention and gated MLP, untied lm_head; norms and biases left out)."""
+    hidden, heads = config["hidden_size"], config["num_attention_heads"]
+    head_dim = config.get("head_dim") or hidden // heads
+    kv_heads = config.get("num_key_value_heads") or heads
+    attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim
+    layer = attention + 3 * hidden * config["intermediate_size"]
+    embeddings = config["vocab_size"] * hidden * (1 if config.get("tie_word_embeddings") else 2)
+    return embeddings + config["num_hidden_layers"] * layer
+
+
+def resolve_model(model: str | dict, catalog: dict) -> dict | None:
+    """The {params, config} a scenario's `model` names: a catalog id, a catalog model's Hugging Face
+    repo id, or an inline config object. None when the harness cannot build it (any other repo id
+    would need a download)."""
+    if isinstance(model, dict):
+        return {"params": approximate_params(model), "config": model}
+    if model in catalog:
+        return catalog[model]
+    return next((entry for entry in catalog.values() if entry["hfRepo"] == model), None)
+
+
 # --- Time model ------------------------------------------------------------------------------
 # Seconds for one scenario = process overhead + model initialisation + 3 training steps.
 # The constants are first guesses, to be recalibrated from the wall times the harness records in
@@ -332,7 +355,7 @@ def _attention_flops(scenario: dict, config: dict) -> float:
     """The s^2 matrix FLOPs of attention for one step (QK^T and AV: 4*b*s^2*a*d forward, x3 with
     backward); a causal kernel (sdpa) skips the masked half, eager computes it all."""
     heads = config["num_attention_heads"]
-    head_dim = config.get("head_dim", config["hidden_size"] // heads)
+    head_dim = config.get("head_dim") or config["hidden_size"] // heads
     b, s = scenario["microBatchSize"] * scenario["gradAccumSteps"], scenario["seqLen"]
     flops = 12 * b * s * s * heads * head_dim * config["num_hidden_layers"]
     return flops if scenario["attention"] == "eager" else flops / 2
@@ -363,7 +386,7 @@ def estimate_seconds(scenario: dict, model: dict, start_method: str = "fork") ->
 
 
 def _one_field_partners(entries: list[GridEntry]) -> list[list[str]]:
-    """For each entry, the earlier entries it differs from in exactly one field ('#3 seqLen')."""
+    """For each entry, up to three earlier entries it differs from in exactly one field ('#3 seqLen')."""
     partners = []
     for index, entry in enumerate(entries):
         found = []
@@ -371,7 +394,7 @@ def _one_field_partners(entries: list[GridEntry]) -> list[list[str]]:
             fields = differing_fields(entry.scenario, entries[earlier].scenario)
             if len(fields) == 1:
                 found.append(f"#{earlier + 1} {fields.pop()}")
-        partners.append(found)
+        partners.append(found[:3])
     return partners
 
 

@@ -7,7 +7,7 @@ import type { LinearRole, ModelShape } from './architecture.js';
 import { LINEAR_ROLES } from './architecture.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
-import { type LinearModule, linearModuleParams, type ParamBreakdown, paramBreakdown } from './params.js';
+import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
 import type { Scenario } from './scenario.js';
 import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
 import { MIB } from './units.js';
@@ -106,7 +106,7 @@ interface PrecisionPlan {
 
 const DEEPSPEED = new Set(['zero1', 'zero2', 'zero3']);
 
-function precisionPlan(scenario: Scenario): PrecisionPlan {
+function precisionPlan(scenario: Pick<Scenario, 'precision' | 'method' | 'parallelism'>): PrecisionPlan {
   const p = scenario.precision;
   const full = scenario.method === 'full' || scenario.method === 'freeze';
   if (p === 'fp32') {
@@ -353,7 +353,7 @@ function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakd
 // Optimizer states.
 
 function optimizerStateBytes(
-  scenario: Scenario,
+  scenario: Pick<Scenario, 'optimizer'>,
   plan: PrecisionPlan,
   trainableParams: number,
   adapterParams: number,
@@ -387,6 +387,22 @@ function optimizerStateBytes(
       // 2/sqrt(params per matrix) per weight; 1 % of a state is a generous bound for LLM matrices.
       return { bytes: states(1) * 0.01 + master, paged: false, foreachTemp: 0 };
   }
+}
+
+/**
+ * Whole-model weights, gradients and optimizer states of full fine-tuning with `params` parameters,
+ * before sharding: what accelerate's and DeepSpeed's estimators count (no activations).
+ */
+export function fullTrainingModelStates(
+  params: number,
+  scenario: Pick<Scenario, 'precision' | 'optimizer' | 'method' | 'parallelism'>,
+): ModelStateBytes {
+  const plan = precisionPlan(scenario);
+  return {
+    weights: params * plan.weightBytes,
+    gradients: params * plan.gradientBytes,
+    optimizer: optimizerStateBytes(scenario, plan, params, 0).bytes,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,3 @@
+"""Stand-in for torch.version."""
+
+cuda = "0.0-standin"

@@ -1,0 +1,249 @@
+"""The training workload measure.py runs in each child process (needs torch, transformers, peft, a GPU).
+
+`run(scenario, model_config, recorder)` builds the model from its Hugging Face config with random
+weights directly on the GPU (nothing is downloaded), applies the scenario's method, precision,
+optimizer, checkpointing, attention and loss, and runs grid.STEPS full training steps on random
+tokens of exactly microBatchSize x seqLen. It reports phases and facts through `recorder`
+(measure.Recorder); measure.py reads the memory peaks around it.
+
+Choices that decide what the numbers mean (each also written into the rows' notes):
+- No attention mask is passed (every token is real, as with packing), so sdpa takes its causal path
+  and no 4-D mask is built; labels are the inputs (Hugging Face shifts them inside the loss).
+- bf16-mixed / fp16-mixed: fp32 weights under torch.autocast (fp16 adds a GradScaler); -true: the
+  weights are created in 16 bits and trained without a master copy; fp32: no autocast.
+- LoRA keeps peft's defaults: adapters in fp32 on a 16-bit base (autocast_adapter_dtype=True).
+- freeze trains only the top `trainableLayers` decoder blocks (not the final norm or lm_head).
+- Optimizers use torch.optim's defaults (AdamW: the foreach implementation on CUDA).
+- The chunked loss runs lm_head and cross-entropy over LOSS_CHUNK_TOKENS positions at a time, each
+  chunk recomputed in backward (torch.utils.checkpoint), so the full logits never exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import time
+
+import peft
+import torch
+import torch.nn.functional as F
+import transformers
+from torch.utils.checkpoint import checkpoint
+
+from grid import STEPS
+
+# litgpt's finetune scripts compute lm_head and the loss 128 positions at a time (lm_head_chunk_size;
+# shared/validation/README.md, "litgpt computes the lm_head and the loss in chunks").
+LOSS_CHUNK_TOKENS = 128
+# The label value cross-entropy ignores (PyTorch's and Hugging Face's default).
+IGNORE_INDEX = -100
+# Learning rate and SGD momentum change no memory; any finite values do.
+LEARNING_RATE = 1e-5
+SGD_MOMENTUM = 0.9
+# bitsandbytes' 4-bit block size (its default; QLoRA paper: one absmax per 64 weights).
+QUANT_BLOCKSIZE = 64
+
+WEIGHT_DTYPE = {
+    "fp32": torch.float32,
+    "bf16-mixed": torch.float32,
+    "fp16-mixed": torch.float32,
+    "bf16-true": torch.bfloat16,
+    "fp16-true": torch.float16,
+}
+AUTOCAST_DTYPE = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}
+ATTENTION_IMPLEMENTATION = {"eager": "eager", "sdpa": "sdpa", "flash": "flash_attention_2"}
+# transformers 4.56 renamed from_config's `torch_dtype` to `dtype` (the old name warns in 5.x).
+DTYPE_KEYWORD = "dtype" if tuple(int(part) for part in transformers.__version__.split(".")[:2]) >= (4, 56) else "torch_dtype"
+
+
+def build_model(scenario: dict, model_config: dict) -> torch.nn.Module:
+    """The causal LM with random weights, created on the GPU in the scenario's weight dtype."""
+    fields = dict(model_config)
+    config = transformers.AutoConfig.for_model(fields.pop("model_type"), **fields)
+    config.use_cache = False  # training keeps no KV cache
+    options = {
+        DTYPE_KEYWORD: WEIGHT_DTYPE[scenario["precision"]],
+        "attn_implementation": ATTENTION_IMPLEMENTATION[scenario["attention"]],
+    }
+    with torch.device("cuda"):
+        model = transformers.AutoModelForCausalLM.from_config(config, **options)
+    return model.train()
+
+
+def quantize_linears(model: torch.nn.Module, quantization: str, compute_dtype: torch.dtype) -> None:
+    """Replaces every linear layer of the decoder blocks with a bitsandbytes 4-bit layer, in place.
+
+    Embeddings, norms and lm_head stay as they are (the usual QLoRA setup). The 16-bit weights of
+    each layer are freed as soon as it is quantized.
+    """
+    import bitsandbytes as bnb
+
+    quant_type = "fp4" if quantization == "fp4" else "nf4"
+    double = quantization == "nf4-dq"
+    for parent in list(model.get_decoder().layers.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is not torch.nn.Linear:
+                continue
+            packed, state = bnb.functional.quantize_4bit(
+                child.weight.data, blocksize=QUANT_BLOCKSIZE, compress_statistics=double, quant_type=quant_type
+            )
+            layer = bnb.nn.Linear4bit(
+                child.in_features,
+                child.out_features,
+                bias=child.bias is not None,
+                compute_dtype=compute_dtype,
+                compress_statistics=double,
+                quant_type=quant_type,
+                device="meta",
+            )
+            layer.weight = bnb.nn.Params4bit(
+                packed,
+                requires_grad=False,
+                quant_state=state,
+                blocksize=QUANT_BLOCKSIZE,
+                compress_statistics=double,
+                quant_type=quant_type,
+                bnb_quantized=True,
+            )
+            layer.bias = child.bias
+            setattr(parent, name, layer)
+    # peft wraps bitsandbytes layers with its 4-bit LoRA layer when the model says it is 4-bit.
+    model.is_loaded_in_4bit = True
+
+
+def apply_method(model: torch.nn.Module, scenario: dict, recorder) -> torch.nn.Module:
+    """Marks what trains: everything (full), the top blocks (freeze), or LoRA adapters (peft)."""
+    method = scenario["method"]
+    if method == "full":
+        return model
+    if method == "freeze":
+        model.requires_grad_(False)
+        for block in model.get_decoder().layers[-scenario["trainableLayers"] :]:
+            block.requires_grad_(True)
+        return model
+    if method == "qlora":
+        compute_dtype = AUTOCAST_DTYPE.get(scenario["precision"], WEIGHT_DTYPE[scenario["precision"]])
+        quantize_linears(model, scenario["quantization"], compute_dtype)
+        recorder.restart_peaks(
+            "QLoRA: the base is built in 16 bits and quantized in place, which from_pretrained never "
+            "holds at once, so the peaks restart after quantization (load covers the quantized model)"
+        )
+    lora = scenario["lora"]
+    config = peft.LoraConfig(
+        r=lora["rank"],
+        lora_dropout=lora.get("dropout", 0.0),
+        target_modules=lora["targets"],
+        modules_to_save=lora.get("modulesToSave") or None,
+        task_type="CAUSAL_LM",
+        **({"lora_alpha": lora["alpha"]} if "alpha" in lora else {}),
+    )
+    return peft.get_peft_model(model, config)
+
+
+def make_optimizer(name: str, params: list[torch.nn.Parameter]) -> torch.optim.Optimizer:
+    """The scenario's optimizer over the trainable parameters, with library defaults."""
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=LEARNING_RATE)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=LEARNING_RATE)
+    if name == "sgd-momentum":
+        return torch.optim.SGD(params, lr=LEARNING_RATE, momentum=SGD_MOMENTUM)
+    if name == "adafactor":
+        return torch.optim.Adafactor(params, lr=LEARNING_RATE)
+    import bitsandbytes as bnb
+
+    bnb_optimizers = {
+        "adamw-8bit": bnb.optim.AdamW8bit,
+        "paged-adamw": bnb.optim.PagedAdamW,
+        "paged-adamw-8bit": bnb.optim.PagedAdamW8bit,
+    }
+    return bnb_optimizers[name](params, lr=LEARNING_RATE)
+
+
+def _chunk_loss_sum(hidden: torch.Tensor, targets: torch.Tensor, head: torch.nn.Module, softcap: float | None) -> torch.Tensor:
+    logits = head(hidden)
+    if softcap:  # Gemma-2's final logit soft-capping, as its forward applies it
+        logits = torch.tanh(logits / softcap) * softcap
+    return F.cross_entropy(
+        logits.float().flatten(0, 1), targets.flatten(), ignore_index=IGNORE_INDEX, reduction="sum"
+    )
+
+
+def chunked_loss(model: torch.nn.Module, input_ids: torch.Tensor) -> torch.Tensor:
+    """Next-token cross-entropy from the final hidden states, LOSS_CHUNK_TOKENS positions at a time."""
+    causal_lm = model.get_base_model() if isinstance(model, peft.PeftModel) else model
+    hidden = causal_lm.get_decoder()(input_ids=input_ids).last_hidden_state
+    head = causal_lm.get_output_embeddings()
+    softcap = getattr(causal_lm.config, "final_logit_softcapping", None)
+    targets = F.pad(input_ids[:, 1:], (0, 1), value=IGNORE_INDEX)
+    total = hidden.new_zeros((), dtype=torch.float32)
+    for start in range(0, input_ids.shape[1], LOSS_CHUNK_TOKENS):
+        window = slice(start, start + LOSS_CHUNK_TOKENS)
+        total = total + checkpoint(
+            _chunk_loss_sum, hidden[:, window], targets[:, window], head, softcap, use_reentrant=False
+        )
+    return total / (targets != IGNORE_INDEX).sum()
+
+
+def standard_loss(model: torch.nn.Module, input_ids: torch.Tensor) -> torch.Tensor:
+    """The model's own loss: full logits, upcast to fp32 inside Hugging Face's loss function."""
+    return model(input_ids=input_ids, labels=input_ids).loss
+
+
+def run(scenario: dict, model_config: dict, recorder) -> None:
+    """Builds, then trains grid.STEPS steps; facts go to recorder.info (see module docstring)."""
+    torch.manual_seed(0)
+    recorder.phase("load")
+    load_started = time.perf_counter()
+    model = build_model(scenario, model_config)
+    if scenario["gradientCheckpointing"] == "full":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model = apply_method(model, scenario, recorder)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = make_optimizer(scenario["optimizer"], trainable)
+    torch.cuda.synchronize()
+    recorder.info.update(
+        initS=round(time.perf_counter() - load_started, 3),
+        totalParams=sum(p.numel() for p in model.parameters()),
+        trainableParams=sum(p.numel() for p in trainable),
+        trainableDtype=str(trainable[0].dtype).removeprefix("torch.") if trainable else None,
+        attnImplementation=model.config._attn_implementation,
+        optimizerClass=type(optimizer).__name__,
+    )
+    recorder.notes.append("no attention mask (all tokens real); random token ids over the full vocabulary")
+    if scenario["loss"] == "chunked":
+        recorder.notes.append(f"chunked loss: {LOSS_CHUNK_TOKENS}-position chunks recomputed in backward")
+
+    precision = scenario["precision"]
+
+    def autocast() -> contextlib.AbstractContextManager:
+        if precision in AUTOCAST_DTYPE:
+            return torch.autocast("cuda", dtype=AUTOCAST_DTYPE[precision])
+        return contextlib.nullcontext()
+
+    scaler = torch.amp.GradScaler("cuda") if precision == "fp16-mixed" else None
+    loss_fn = chunked_loss if scenario["loss"] == "chunked" else standard_loss
+    shape = (scenario["microBatchSize"], scenario["seqLen"])
+    accumulation = scenario["gradAccumSteps"]
+    step_times = []
+    for _ in range(STEPS):
+        torch.cuda.synchronize()
+        step_started = time.perf_counter()
+        for _ in range(accumulation):
+            input_ids = torch.randint(0, model.config.vocab_size, shape, device="cuda")
+            recorder.phase("forward")
+            with autocast():
+                loss = loss_fn(model, input_ids) / accumulation
+            recorder.phase("backward")
+            (scaler.scale(loss) if scaler else loss).backward()
+        recorder.phase("optimizer-step")
+        if scaler:
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        step_times.append(time.perf_counter() - step_started)
+        recorder.info["stepTimesS"] = [round(seconds, 4) for seconds in step_times]
+    recorder.info["medianStepS"] = round(statistics.median(step_times), 4)

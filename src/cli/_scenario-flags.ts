@@ -1,0 +1,133 @@
+/**
+ * The scenario flags every scenario-taking command shares, and how they become scenario fields.
+ * Flags override the fields of a --scenario file.
+ */
+import { HeadroomUserError } from '../core/errors.js';
+
+/** parseArgs option table for the scenario flags. */
+export const SCENARIO_OPTIONS = {
+  model: { type: 'string' },
+  method: { type: 'string' },
+  'lora-rank': { type: 'string' },
+  'lora-alpha': { type: 'string' },
+  'lora-dropout': { type: 'string' },
+  'lora-targets': { type: 'string' },
+  'modules-to-save': { type: 'string' },
+  'trainable-layers': { type: 'string' },
+  quantization: { type: 'string' },
+  precision: { type: 'string' },
+  optimizer: { type: 'string' },
+  'micro-batch': { type: 'string' },
+  'seq-len': { type: 'string' },
+  'grad-accum': { type: 'string' },
+  'gradient-checkpointing': { type: 'string' },
+  attention: { type: 'string' },
+  loss: { type: 'string' },
+  strategy: { type: 'string' },
+  gpus: { type: 'string' },
+  'offload-optimizer': { type: 'string' },
+  'offload-params': { type: 'string' },
+  gpu: { type: 'string' },
+  scenario: { type: 'string' },
+} as const;
+
+/** One help line per scenario flag. */
+export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; defaults as in SCENARIO.md):
+  MODEL | --model ID        catalog id, HF repo id, config.json path or model folder
+  --scenario FILE           a scenario JSON object, or JSON Lines of many (one result each)
+  --method M                full | lora | qlora | freeze                      [full]
+  --lora-rank N  --lora-alpha N  --lora-dropout P                             [16, -, 0]
+  --lora-targets LIST       q_proj,v_proj | all-linear | ...                  [q_proj,v_proj]
+  --modules-to-save LIST    embed_tokens,lm_head
+  --trainable-layers N      top blocks trained with --method freeze           [2]
+  --quantization Q          none | int8 | nf4 | nf4-dq | fp4 | int4-gptq      [none]
+  --precision P             fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true  [bf16-mixed]
+  --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
+                            sgd-momentum | adafactor | lion                   [adamw]
+  --micro-batch N  --seq-len N  --grad-accum N                                [1, 2048, 1]
+  --gradient-checkpointing  none | full | selective                           [none]
+  --attention A             eager | sdpa | flash                              [sdpa]
+  --loss L                  standard | chunked | fused                        [standard]
+  --strategy S  --gpus N    single | ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op  [single, 1]
+  --offload-optimizer T  --offload-params T   none | cpu | nvme               [none]
+  --gpu ID                  catalog GPU to check the fit against (headroom gpus)`;
+
+type Values = Readonly<Record<string, string | boolean | undefined>>;
+
+function numeric(values: Values, flag: string): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: `--${flag}`,
+      message: `--${flag} ${String(raw)}: not a number`,
+      hint: `e.g. --${flag} 4`,
+    });
+  }
+  return n;
+}
+
+function list(raw: string | boolean | undefined): string[] | 'all-linear' | undefined {
+  if (typeof raw !== 'string') return undefined;
+  if (raw === 'all-linear') return 'all-linear';
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Merges scenario flags over a base scenario object (from a file, or empty). Validation happens later in
+ * parseScenario, which names the field; here only numbers and lists are read.
+ */
+export function applyScenarioFlags(
+  base: Readonly<Record<string, unknown>>,
+  values: Values,
+  positionalModel?: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) out[key] = value;
+  };
+  set('model', positionalModel ?? values.model);
+  set('method', values.method);
+  set('trainableLayers', numeric(values, 'trainable-layers'));
+  set('quantization', values.quantization);
+  set('precision', values.precision);
+  set('optimizer', values.optimizer);
+  set('microBatchSize', numeric(values, 'micro-batch'));
+  set('seqLen', numeric(values, 'seq-len'));
+  set('gradAccumSteps', numeric(values, 'grad-accum'));
+  set('gradientCheckpointing', values['gradient-checkpointing']);
+  set('attention', values.attention);
+  set('loss', values.loss);
+  set('gpu', values.gpu);
+  const lora: Record<string, unknown> = { ...((base.lora as Record<string, unknown> | undefined) ?? {}) };
+  const loraBefore = JSON.stringify(lora);
+  if (values['lora-rank'] !== undefined) lora.rank = numeric(values, 'lora-rank');
+  if (values['lora-alpha'] !== undefined) lora.alpha = numeric(values, 'lora-alpha');
+  if (values['lora-dropout'] !== undefined) lora.dropout = numeric(values, 'lora-dropout');
+  if (values['lora-targets'] !== undefined) lora.targets = list(values['lora-targets']);
+  if (values['modules-to-save'] !== undefined) lora.modulesToSave = list(values['modules-to-save']);
+  if (JSON.stringify(lora) !== loraBefore) out.lora = lora;
+  const parallelism: Record<string, unknown> = {
+    ...((base.parallelism as Record<string, unknown> | undefined) ?? {}),
+  };
+  if (values.strategy !== undefined) parallelism.strategy = values.strategy;
+  if (values.gpus !== undefined) parallelism.gpus = numeric(values, 'gpus');
+  if (values.strategy !== undefined || values.gpus !== undefined) {
+    // --gpus 4 alone means data parallel; a single strategy with more GPUs would be a contradiction.
+    if (parallelism.strategy === undefined && (parallelism.gpus as number) > 1) parallelism.strategy = 'ddp';
+    out.parallelism = parallelism;
+  }
+  const offload: Record<string, unknown> = {
+    ...((base.offload as Record<string, unknown> | undefined) ?? {}),
+  };
+  if (values['offload-optimizer'] !== undefined) offload.optimizer = values['offload-optimizer'];
+  if (values['offload-params'] !== undefined) offload.params = values['offload-params'];
+  if (values['offload-optimizer'] !== undefined || values['offload-params'] !== undefined)
+    out.offload = offload;
+  return out;
+}

@@ -1,0 +1,131 @@
+/** `headroom estimate`: the per-GPU memory of a fine-tuning setup. */
+import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
+import { HeadroomUserError, isUserError } from '../core/errors.js';
+import { type Estimate, estimate } from '../core/estimate.js';
+import { parseScenario, type Scenario } from '../core/scenario.js';
+import { readScenarioFile } from '../io/read-scenarios.js';
+import { resolveModel } from '../io/resolve-model.js';
+import { type CommandContext, parseFlags } from './_command.js';
+import { styleFor } from './_output.js';
+import { applyScenarioFlags, SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
+import { renderEstimate } from './render-estimate.js';
+
+export const ESTIMATE_HELP = `headroom estimate — will it fit, and where does the memory go?
+
+Usage:
+  headroom estimate MODEL [flags]
+  headroom estimate --scenario FILE [--json]
+
+${SCENARIO_FLAGS_HELP}
+
+Output:
+  --json                    the estimate as JSON (one line per scenario for JSON Lines input)
+
+Examples:
+  headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu rtx-4090
+  headroom estimate Qwen/Qwen2.5-7B --method lora --lora-targets all-linear --seq-len 4096 --gpu a100-sxm-80gb
+  headroom estimate ./my-model/ --method full --strategy zero3 --gpus 8 --gpu h100-sxm --json`;
+
+const OPTIONS = { ...SCENARIO_OPTIONS, json: { type: 'boolean' } } as const;
+
+/** The JSON an estimate prints: SCENARIO.md's fields plus the resolved scenario and model. */
+export function estimateJson(
+  result: Estimate,
+  scenario: Scenario,
+  modelSource: string,
+): Record<string, unknown> {
+  return { ...result, scenario, model: { id: scenario.model, source: modelSource } };
+}
+
+function resolveGpu(id: string | undefined) {
+  if (id === undefined) return null;
+  const gpu = findGpu(id);
+  if (!gpu) {
+    throw new HeadroomUserError({
+      code: 'unknown-gpu',
+      where: 'gpu',
+      message: `gpu "${id}" is not in the catalog`,
+      hint: `did you mean ${suggestIds(
+        id,
+        GPUS.map((g) => g.id),
+      ).join(', ')}? headroom gpus lists them all`,
+    });
+  }
+  return gpu;
+}
+
+async function estimateOne(
+  raw: unknown,
+): Promise<{
+  result: Estimate;
+  scenario: Scenario;
+  model: Awaited<ReturnType<typeof resolveModel>>;
+  gpu: ReturnType<typeof resolveGpu>;
+}> {
+  const parsed = parseScenario(raw);
+  const model = await resolveModel(parsed.model);
+  const gpu = resolveGpu(parsed.gpu);
+  // Report the model as the user can name it again: a catalog id instead of an alias.
+  const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
+  const result = estimate({ scenario, shape: model.shape, exactParams: model.exactParams, gpu });
+  return { result, scenario, model, gpu };
+}
+
+/** Runs the command; returns the exit code. */
+export async function runEstimate(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseFlags(args, OPTIONS, 'estimate', 1);
+  const positionalModel = positionals[0];
+  const style = styleFor(ctx.stdout);
+  if (values.scenario === undefined) {
+    if (positionalModel === undefined && values.model === undefined) {
+      throw new HeadroomUserError({
+        code: 'bad-flag',
+        where: 'MODEL',
+        message: 'estimate needs a model',
+        hint: 'headroom estimate llama-3.1-8b --method lora --gpu rtx-4090   (headroom models lists the catalog)',
+      });
+    }
+    const one = await estimateOne(applyScenarioFlags({}, values, positionalModel));
+    ctx.stdout.write(
+      values.json
+        ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model.source), null, 2)}\n`
+        : `${renderEstimate({ ...one, style })}\n`,
+    );
+    return 0;
+  }
+  const entries = await readScenarioFile(values.scenario);
+  let failures = 0;
+  for (const entry of entries) {
+    const where = entries.length > 1 ? `${values.scenario}:${entry.line}` : values.scenario;
+    try {
+      if (entry.error) throw entry.error;
+      const one = await estimateOne(
+        applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel),
+      );
+      if (values.json) {
+        const json = estimateJson(one.result, one.scenario, one.model.source);
+        ctx.stdout.write(
+          `${entries.length > 1 ? JSON.stringify({ line: entry.line, ...json }) : JSON.stringify(json, null, 2)}\n`,
+        );
+      } else {
+        if (entries.length > 1) ctx.stdout.write(`${style.dim(`── ${where}`)}\n`);
+        ctx.stdout.write(`${renderEstimate({ ...one, style })}\n\n`);
+      }
+    } catch (error) {
+      if (!isUserError(error) || entries.length === 1) throw error;
+      failures++;
+      // One bad line does not stop the others; it gets its own result line.
+      const record = {
+        line: entry.line,
+        error: { code: error.code, where: error.where, message: error.message, hint: error.hint },
+      };
+      if (values.json) ctx.stdout.write(`${JSON.stringify(record)}\n`);
+      else
+        ctx.stderr.write(
+          `${style.red(`${where}: ${error.message}`)}${error.hint ? `\n  Try: ${error.hint}` : ''}\n\n`,
+        );
+    }
+  }
+  if (failures > 0) ctx.stderr.write(`${failures} of ${entries.length} scenarios failed\n`);
+  return failures > 0 ? 1 : 0;
+}

@@ -1,0 +1,66 @@
+/** The `headroom` command: dispatch, and the one place user errors become messages and exit codes. */
+import { isUserError } from '../core/errors.js';
+import type { CommandContext } from './_command.js';
+import { styleFor } from './_output.js';
+
+const VERSION = '0.1.0';
+
+const USAGE = `headroom — GPU memory for LLM fine-tuning
+
+Usage: headroom <command> [options]
+
+Commands:
+  estimate MODEL [flags]    per-GPU memory by part, peak at three levels, fit and headroom
+  models [QUERY]            the embedded model catalog
+  gpus [QUERY]              the embedded GPU catalog
+
+Run headroom <command> --help for its options. Every command takes --json.`;
+
+type Runner = (args: readonly string[], ctx: CommandContext) => Promise<number>;
+
+// Commands load on demand, so `headroom gpus` does not pay for the estimator or the Hub client.
+const COMMANDS: Readonly<Record<string, () => Promise<{ run: Runner; help: string }>>> = {
+  estimate: async () => {
+    const m = await import('./estimate.js');
+    return { run: m.runEstimate, help: m.ESTIMATE_HELP };
+  },
+  models: async () => {
+    const m = await import('./models.js');
+    return { run: m.runModels, help: m.MODELS_HELP };
+  },
+  gpus: async () => {
+    const m = await import('./gpus.js');
+    return { run: m.runGpus, help: m.GPUS_HELP };
+  },
+};
+
+/** Runs the CLI with `argv` (without node and the script); returns the exit code. */
+export async function main(argv: readonly string[], ctx: CommandContext): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    ctx.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 1 : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    ctx.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const load = COMMANDS[command];
+  const style = styleFor(ctx.stderr);
+  if (!load) {
+    ctx.stderr.write(`${style.red(`error: unknown command "${command}"`)}\nTry: headroom --help\n`);
+    return 1;
+  }
+  const { run, help } = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    ctx.stdout.write(`${help}\n`);
+    return 0;
+  }
+  try {
+    return await run(rest, ctx);
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    ctx.stderr.write(`${style.red(`error: ${error.message}`)}\n${error.hint ? `Try: ${error.hint}\n` : ''}`);
+    return 1;
+  }
+}

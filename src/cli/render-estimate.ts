@@ -1,0 +1,115 @@
+/** The human view of an estimate: the scenario in one line, a bar per part scaled to the GPU, the peaks. */
+import { attackFirst } from '../core/advice.js';
+import type { GpuSpec } from '../core/catalog/gpu-spec.js';
+import { describeScenario } from '../core/describe.js';
+import type { Components, Estimate } from '../core/estimate.js';
+import type { ResolvedModel } from '../core/model-ref.js';
+import type { Scenario } from '../core/scenario.js';
+import { formatBytes, formatParams } from '../core/units.js';
+import type { Style } from './_output.js';
+
+const BAR_WIDTH = 40;
+const PART_LABELS: Readonly<Record<keyof Components, string>> = {
+  weights: 'weights',
+  gradients: 'gradients',
+  optimizer: 'optimizer',
+  activations: 'activations',
+  runtime: 'runtime',
+};
+
+function bar(bytes: number, scaleBytes: number, width: number): string {
+  const cells = (bytes / scaleBytes) * width;
+  const full = Math.floor(cells);
+  const partial = cells - full;
+  const eighths = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+  const tail = full < width ? (eighths[Math.round(partial * 7)] ?? '') : '';
+  const body = '█'.repeat(Math.min(full, width)) + tail;
+  return body === '' && bytes > 0 ? '▏' : body;
+}
+
+/** Renders an estimate for the terminal. */
+export function renderEstimate(input: {
+  readonly result: Estimate;
+  readonly scenario: Scenario;
+  readonly model: ResolvedModel;
+  readonly gpu: GpuSpec | null;
+  readonly style: Style;
+}): string {
+  const { result, scenario, model, gpu, style } = input;
+  const lines: string[] = [];
+  lines.push(style.bold(describeScenario(scenario, model.id)));
+  const params = `${formatParams(result.params.total)} parameters (${result.params.exactFromWeights ? 'exact, from the weight files' : model.source}), ${formatParams(result.params.trainable)} trained`;
+  lines.push(style.dim(`${params}; every figure is per GPU`));
+  lines.push('');
+  const usable = result.fits?.usableBytes ?? null;
+  const scale = Math.max(usable ?? 0, result.peak.deviceBytes);
+  const colors: Readonly<Record<keyof Components, (s: string) => string>> = {
+    weights: style.blue,
+    gradients: style.magenta,
+    optimizer: style.yellow,
+    activations: style.cyan,
+    runtime: style.dim,
+  };
+  for (const part of Object.keys(PART_LABELS) as (keyof Components)[]) {
+    const bytes = result.components[part];
+    const b = bar(bytes, scale, BAR_WIDTH);
+    lines.push(
+      `  ${PART_LABELS[part].padEnd(12)} ${colors[part](b)}${' '.repeat(Math.max(0, BAR_WIDTH - b.length))} ${formatBytes(bytes).padStart(10)}`,
+    );
+  }
+  // The stacked total against the card, one character per 1/BAR_WIDTH of the scale.
+  let stacked = '';
+  for (const part of Object.keys(PART_LABELS) as (keyof Components)[]) {
+    stacked += colors[part]('█'.repeat(Math.round((result.components[part] / scale) * BAR_WIDTH)));
+  }
+  const stackedCells = (Object.keys(PART_LABELS) as (keyof Components)[]).reduce(
+    (n, part) => n + Math.round((result.components[part] / scale) * BAR_WIDTH),
+    0,
+  );
+  const free =
+    usable === null ? '' : '░'.repeat(Math.max(0, Math.round((usable / scale) * BAR_WIDTH) - stackedCells));
+  lines.push(
+    `  ${'total'.padEnd(12)} ${stacked}${style.dim(free)}${usable === null ? '' : style.dim(`┃ ${formatBytes(usable)} usable on ${gpu?.id}`)}`,
+  );
+  lines.push('');
+  const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
+  lines.push(
+    `  peak at ${style.bold(result.peakPhase)}:  allocated ${style.bold(formatBytes(allocatedBytes))}  ·  reserved ${style.bold(formatBytes(reservedBytes))}  ·  nvidia-smi ${style.bold(formatBytes(deviceBytes))}`,
+  );
+  lines.push(
+    style.dim(
+      '  (torch.cuda.max_memory_allocated · max_memory_reserved · what nvidia-smi shows for the process)',
+    ),
+  );
+  if (result.host) {
+    lines.push(
+      `  host memory for offload: ${formatBytes(result.host.cpuBytes)} CPU RAM${result.host.nvmeBytes > 0 ? `, ${formatBytes(result.host.nvmeBytes)} NVMe` : ''} per node`,
+    );
+  }
+  if (result.fits && gpu) {
+    const share = (Math.abs(result.fits.headroomBytes) / result.fits.usableBytes) * 100;
+    lines.push(
+      result.fits.ok
+        ? style.green(
+            `  ✓ fits on ${gpu.name} with ${formatBytes(result.fits.headroomBytes)} to spare (${share.toFixed(0)} % free)`,
+          )
+        : style.red(
+            `  ✗ does not fit on ${gpu.name}: ${formatBytes(-result.fits.headroomBytes)} over its ${formatBytes(result.fits.usableBytes)}`,
+          ),
+    );
+  } else {
+    lines.push(style.dim('  add --gpu ID to check the fit (headroom gpus lists them)'));
+  }
+  const attacks = attackFirst(result, scenario);
+  if (attacks.length > 0) {
+    lines.push('');
+    lines.push('  attack first:');
+    attacks.forEach((a, i) => {
+      lines.push(
+        `   ${i + 1}. ${a.part} (${formatBytes(a.bytes)}, ${(a.share * 100).toFixed(0)} %): ${a.remedies.slice(0, 3).join('; ')}`,
+      );
+    });
+  }
+  for (const note of result.notes) lines.push(style.dim(`  note: ${note}`));
+  return lines.join('\n');
+}

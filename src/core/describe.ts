@@ -1,0 +1,32 @@
+/** One-line descriptions of a scenario, for headers, tables and reports. */
+import type { Scenario } from './scenario.js';
+
+/** "qlora r16 (q_proj,v_proj) nf4 · bf16-true · adamw · b2×2048 · ckpt full · sdpa · standard loss · 1 GPU" */
+export function describeScenario(scenario: Scenario, modelId: string): string {
+  const method = (() => {
+    if (scenario.method === 'freeze') return `freeze (top ${scenario.trainableLayers} layers trained)`;
+    if (!scenario.lora) return scenario.method;
+    const targets = scenario.lora.targets === 'all-linear' ? 'all-linear' : scenario.lora.targets.join(',');
+    const quant = scenario.quantization === 'none' ? '' : ` ${scenario.quantization}`;
+    return `${scenario.method} r${scenario.lora.rank} (${targets})${quant}`;
+  })();
+  const par = scenario.parallelism;
+  const gpus =
+    par.strategy === 'single' ? '1 GPU' : `${par.strategy} × ${par.gpus} GPU${par.gpus > 1 ? 's' : ''}`;
+  const offload = [
+    scenario.offload.optimizer !== 'none' ? `optimizer→${scenario.offload.optimizer}` : '',
+    scenario.offload.params !== 'none' ? `params→${scenario.offload.params}` : '',
+  ].filter(Boolean);
+  return [
+    modelId,
+    method,
+    scenario.precision,
+    scenario.optimizer,
+    `b${scenario.microBatchSize}×${scenario.seqLen}${scenario.gradAccumSteps > 1 ? ` ×${scenario.gradAccumSteps} accum` : ''}`,
+    scenario.gradientCheckpointing === 'none' ? 'no ckpt' : `ckpt ${scenario.gradientCheckpointing}`,
+    scenario.attention,
+    `${scenario.loss} loss`,
+    gpus,
+    ...(offload.length > 0 ? [`offload ${offload.join(' ')}`] : []),
+  ].join(' · ');
+}

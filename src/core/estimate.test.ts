@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { shapeFromConfig } from './architecture.js';
+import { findGpu, findModel } from './catalog/index.js';
+import { HeadroomUserError } from './errors.js';
+import { estimate } from './estimate.js';
+import { parseScenario } from './scenario.js';
+
+const shapeOf = (id: string) => shapeFromConfig(findModel(id)!);
+const run = (fields: Record<string, unknown>, gpu?: string) => {
+  const scenario = parseScenario({ model: 'llama-3.1-8b', ...fields });
+  return estimate({ scenario, shape: shapeOf(scenario.model as string), gpu: gpu ? findGpu(gpu)! : null });
+};
+
+describe('estimate: the shape of the answer', () => {
+  const r = run({ method: 'lora', precision: 'bf16-true' }, 'a100-sxm-80gb');
+
+  it('has every field SCENARIO.md requires', () => {
+    expect(r.perGpu).toBe(true);
+    expect(Object.keys(r.peak).sort()).toEqual(['allocatedBytes', 'deviceBytes', 'reservedBytes']);
+    expect(Object.keys(r.components).sort()).toEqual(['activations', 'gradients', 'optimizer', 'runtime', 'weights']);
+    expect(['load', 'forward', 'backward', 'optimizer-step']).toContain(r.peakPhase);
+    expect(r.fits).toEqual({ gpu: 'a100-sxm-80gb', usableBytes: 85_899_345_920, headroomBytes: 85_899_345_920 - r.peak.deviceBytes, ok: true });
+  });
+
+  it('orders the levels allocated ≤ reserved ≤ device, and the five parts add up to the device level', () => {
+    expect(r.peak.allocatedBytes).toBeLessThanOrEqual(r.peak.reservedBytes);
+    expect(r.peak.reservedBytes).toBeLessThan(r.peak.deviceBytes);
+    const sum = Object.values(r.components).reduce((a, b) => a + b, 0);
+    expect(Math.abs(sum - r.peak.deviceBytes)).toBeLessThanOrEqual(5);
+  });
+
+  it('counts the bf16 base of an 8B LoRA run at 2 bytes per parameter', () => {
+    expect(r.breakdown.weightsBytes).toBeGreaterThan(8_030_261_248 * 2);
+    expect(r.breakdown.weightsBytes).toBeLessThan(8_030_261_248 * 2 * 1.01);
+    expect(r.params.trainable).toBe(32 * 16 * (4096 + 4096) + 32 * 16 * (4096 + 1024));
+  });
+});
+
+describe('estimate: model states by method and precision', () => {
+  it('full fine-tuning with AMP keeps 16 bytes per parameter, pure bf16 8', () => {
+    const mixed = run({ method: 'full', precision: 'bf16-mixed' });
+    const pure = run({ method: 'full', precision: 'bf16-true' });
+    const states = (e: typeof mixed) => e.breakdown.weightsBytes! + e.breakdown.gradientsBytes! + e.breakdown.optimizerBytes!;
+    expect(states(mixed)).toBe(8_030_261_248 * 16);
+    expect(states(pure)).toBe(8_030_261_248 * 8);
+  });
+
+  it('8-bit AdamW states take about 2 bytes per parameter instead of 8', () => {
+    const e = run({ method: 'full', precision: 'fp32', optimizer: 'adamw-8bit' });
+    expect(e.breakdown.optimizerBytes! / 8_030_261_248).toBeCloseTo(2.0039, 4);
+  });
+
+  it('a paged optimizer is seen by nvidia-smi but not by torch allocated', () => {
+    const paged = run({ method: 'full', precision: 'bf16-true', optimizer: 'paged-adamw-8bit' });
+    expect(paged.breakdown.pagedOptimizerBytes).toBeGreaterThan(16e9);
+    expect(paged.breakdown.optimizerBytes).toBe(0);
+    expect(paged.peak.deviceBytes - paged.peak.reservedBytes).toBeGreaterThan(16e9);
+  });
+
+  it('a QLoRA base weighs less than a LoRA base, and double quantization less than NF4', () => {
+    const lora = run({ method: 'lora', precision: 'bf16-true' });
+    const nf4 = run({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true' });
+    const dq = run({ method: 'qlora', quantization: 'nf4-dq', precision: 'bf16-true' });
+    expect(nf4.breakdown.weightsBytes).toBeLessThan(lora.breakdown.weightsBytes! * 0.4);
+    expect(dq.breakdown.weightsBytes).toBeLessThan(nf4.breakdown.weightsBytes!);
+  });
+
+  it('freeze trains only the top layers, and only they keep activations', () => {
+    const two = run({ method: 'freeze', trainableLayers: 2, precision: 'bf16-true' });
+    const eight = run({ method: 'freeze', trainableLayers: 8, precision: 'bf16-true' });
+    expect(eight.params.trainable).toBe(two.params.trainable * 4);
+    expect(eight.breakdown.activationsSavedBytes).toBeGreaterThan(two.breakdown.activationsSavedBytes!);
+  });
+
+  it('rejects a LoRA target the architecture does not have, listing the ones it has', () => {
+    expect(() => run({ method: 'lora', lora: { targets: ['c_attn'] } })).toThrow(HeadroomUserError);
+    expect(() => run({ method: 'lora', lora: { targets: ['c_attn'] } })).toThrow(/"c_attn" is not a linear module of llama models/);
+  });
+});
+
+describe('estimate: properties', () => {
+  const bases = [
+    { method: 'full', precision: 'bf16-true' },
+    { method: 'lora', precision: 'bf16-true', lora: { rank: 16, targets: 'all-linear', dropout: 0.05 } },
+    { method: 'qlora', quantization: 'nf4', precision: 'bf16-true' },
+  ];
+
+  it.each(bases)('more batch or sequence never lowers activations (%j)', (base) => {
+    let previous = 0;
+    for (const [b, s] of [[1, 512], [1, 1024], [2, 1024], [2, 4096], [4, 4096], [8, 8192]] as const) {
+      const a = run({ ...base, microBatchSize: b, seqLen: s }).breakdown.activationsSavedBytes!;
+      expect(a).toBeGreaterThan(previous);
+      previous = a;
+    }
+  });
+
+  it.each(bases)('checkpointing never raises activations (%j)', (base) => {
+    for (const attention of ['eager', 'sdpa', 'flash']) {
+      const none = run({ ...base, attention, gradientCheckpointing: 'none', seqLen: 4096 });
+      const selective = run({ ...base, attention, gradientCheckpointing: 'selective', seqLen: 4096 });
+      const full = run({ ...base, attention, gradientCheckpointing: 'full', seqLen: 4096 });
+      expect(selective.breakdown.activationsSavedBytes).toBeLessThanOrEqual(none.breakdown.activationsSavedBytes!);
+      expect(full.breakdown.activationsSavedBytes).toBeLessThanOrEqual(selective.breakdown.activationsSavedBytes!);
+      expect(full.peak.allocatedBytes).toBeLessThanOrEqual(none.peak.allocatedBytes);
+    }
+  });
+
+  it('eager attention grows with s² while sdpa grows with s', () => {
+    const ratio = (attention: string) =>
+      run({ method: 'lora', attention, seqLen: 8192 }).breakdown.activationsSavedBytes! / run({ method: 'lora', attention, seqLen: 4096 }).breakdown.activationsSavedBytes!;
+    expect(ratio('sdpa')).toBeCloseTo(2, 5);
+    expect(ratio('eager')).toBeGreaterThan(2.5);
+  });
+
+  it('per-GPU model states shrink from ZeRO-1 to 2 to 3', () => {
+    const states = (strategy: string) => {
+      const e = run({ method: 'full', precision: 'bf16-mixed', parallelism: { strategy, gpus: 8 } });
+      return e.breakdown.weightsBytes! + e.breakdown.gradientsBytes! + e.breakdown.optimizerBytes!;
+    };
+    expect(states('zero2')).toBeLessThan(states('zero1'));
+    expect(states('zero3')).toBeLessThan(states('zero2'));
+    expect(states('zero1')).toBeLessThan(states('ddp'));
+  });
+
+  it('chunked and fused losses shrink the logits spike of a 128k vocabulary', () => {
+    const peak = (loss: string) => run({ method: 'lora', precision: 'bf16-true', seqLen: 8192, loss }).peak.allocatedBytes;
+    expect(peak('chunked')).toBeLessThan(peak('standard'));
+    expect(peak('fused')).toBeLessThan(peak('chunked'));
+    // Llama-3's V = 128,256 at s = 8192: one fp32 copy of the logits is 4.2 GB (MEMORY-MODEL.md).
+    expect(peak('standard') - peak('fused')).toBeGreaterThan(3 * 4.2e9);
+  });
+
+  it('offloading the optimizer moves its bytes to the host and reports host memory', () => {
+    const e = run({ method: 'full', precision: 'bf16-mixed', parallelism: { strategy: 'zero3', gpus: 4 }, offload: { optimizer: 'cpu', params: 'cpu' } });
+    expect(e.breakdown.optimizerBytes).toBe(0);
+    expect(e.breakdown.weightsBytes).toBe(0);
+    expect(e.host!.cpuBytes).toBeGreaterThan(8_030_261_248 * 16);
+  });
+
+  it('the 70B example does not fit a 24 GB card but fits 8 × H100 with FSDP and QLoRA', () => {
+    const scenario = parseScenario({ model: 'llama-3.1-70b', method: 'qlora', quantization: 'nf4', precision: 'bf16-true', gradientCheckpointing: 'full' });
+    const shape = shapeOf('llama-3.1-70b');
+    expect(estimate({ scenario, shape, gpu: findGpu('rtx-4090')! }).fits!.ok).toBe(false);
+    const sharded = parseScenario({ ...scenario, parallelism: { strategy: 'fsdp', gpus: 8 } });
+    expect(estimate({ scenario: sharded, shape, gpu: findGpu('h100-sxm')! }).fits!.ok).toBe(true);
+  });
+
+  it('uses an exact parameter count from the weight files when given one', () => {
+    const scenario = parseScenario({ model: 'llama-3.1-8b', precision: 'bf16-true', method: 'full' });
+    const e = estimate({ scenario, shape: shapeOf('llama-3.1-8b'), exactParams: 8_030_269_440 });
+    expect(e.params).toEqual({ total: 8_030_269_440, trainable: 8_030_261_248, exactFromWeights: true });
+    expect(e.breakdown.weightsBytes).toBe(8_030_269_440 * 2);
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { HeadroomUserError } from './errors.js';
+import { parseScenario } from './scenario.js';
+
+function errorOf(input: unknown): HeadroomUserError {
+  try {
+    parseScenario(input);
+  } catch (error) {
+    if (error instanceof HeadroomUserError) return error;
+    throw error;
+  }
+  throw new Error('expected a HeadroomUserError');
+}
+
+describe('parseScenario', () => {
+  it('fills every default of SCENARIO.md', () => {
+    expect(parseScenario({ model: 'llama-3.1-8b' })).toEqual({
+      model: 'llama-3.1-8b',
+      method: 'full',
+      quantization: 'none',
+      precision: 'bf16-mixed',
+      optimizer: 'adamw',
+      microBatchSize: 1,
+      seqLen: 2048,
+      gradAccumSteps: 1,
+      gradientCheckpointing: 'none',
+      attention: 'sdpa',
+      loss: 'standard',
+      parallelism: { strategy: 'single', gpus: 1 },
+      offload: { optimizer: 'none', params: 'none' },
+    });
+  });
+
+  it('keeps LoRA settings and defaults dropout and modulesToSave', () => {
+    const s = parseScenario({ model: 'x', method: 'qlora', quantization: 'nf4', lora: { rank: 64, alpha: 16, targets: 'all-linear' } });
+    expect(s.lora).toEqual({ rank: 64, alpha: 16, dropout: 0, targets: 'all-linear', modulesToSave: [] });
+  });
+
+  it.each([
+    [{ model: 'x', method: 'dora' }, 'method', /"dora" is not one of full \| lora \| qlora \| freeze/],
+    [{ model: 'x', microBatchSize: -2 }, 'microBatchSize', /-2 must be a whole number of at least 1/],
+    [{ model: 'x', seqLen: 1.5 }, 'seqLen', /must be a whole number/],
+    [{ model: 'x', method: 'qlora' }, 'quantization', /needs a quantized base, but quantization is "none"/],
+    [{ model: 'x', method: 'lora', lora: { rank: 0 } }, 'lora.rank', /0 must be a whole number of at least 1/],
+    [{ model: 'x', precision: 'bf16' }, 'precision', /one of fp32 \| fp16-mixed \| bf16-mixed \| fp16-true \| bf16-true/],
+    [{ model: 'x', parallelism: { strategy: 'zero4', gpus: 2 } }, 'parallelism.strategy', /"zero4" is not one of/],
+    [{ model: 'x', parallelism: { gpus: 4 } }, 'parallelism.gpus', /strategy "single" runs on one GPU/],
+    [{ model: 'x', offload: { optimizer: 'cpu' } }, 'offload.optimizer', /needs a ZeRO or FSDP strategy/],
+    [{ model: 'x', batch: 4 }, 'batch', /is not a scenario field/],
+    [{ model: 'x', method: 'full', quantization: 'nf4' }, 'quantization', /cannot be nf4-quantized/],
+    [{ model: 'x', method: 'lora', lora: { dropout: 1.5 } }, 'lora.dropout', /from 0 up to/],
+    [{}, 'model', /model: is missing/],
+  ])('rejects %j naming %s', (input, where, message) => {
+    const error = errorOf(input);
+    expect(error.where).toBe(where);
+    expect(error.message).toMatch(message);
+  });
+
+  it('declines peft-other rows with a clear message', () => {
+    expect(errorOf({ model: 'x', method: 'peft-other' }).code).toBe('unsupported');
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * Reads a model's config.json and parameter count from the Hugging Face Hub: config.json is
+ * downloaded, safetensors headers are read by HTTP range requests (no weights are downloaded).
+ */
+import {
+  downloadFile,
+  HubApiError,
+  InvalidApiResponseFormatError,
+  parseSafetensorsMetadata,
+  SafetensorParseError,
+} from '@huggingface/hub';
+import { HeadroomUserError } from '../core/errors.js';
+import { type SafetensorsHeader, safetensorsHeaderFromJson } from '../core/safetensors.js';
+import { buildModelFiles, MAX_CONFIG_BYTES, type ModelFiles, parseConfigJson } from './model-files.js';
+
+export interface HubOptions {
+  /** Hub base URL; defaults to env HF_ENDPOINT, then https://huggingface.co. */
+  readonly hubUrl?: string;
+  /** The fetch to use (tests, proxies); defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+  /** A Hub access token (`hf_...`) for gated or private repos; defaults to env HF_TOKEN. */
+  readonly accessToken?: string;
+  /** Branch, tag or commit; defaults to `main`. */
+  readonly revision?: string;
+}
+
+/** A Hub repo id: `name` or `owner/name`, letters, digits, `-`, `_` and `.`. */
+const REPO_ID_PATTERN = /^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/;
+
+/** Longest Hub repo id accepted, in characters (owner and name are at most 96 each on the Hub). */
+const MAX_REPO_ID_CHARS = 193;
+
+/** Prefix the Hub requires on access tokens (checked by @huggingface/hub `checkAccessToken`). */
+const ACCESS_TOKEN_PREFIX = 'hf_';
+
+/** Message @huggingface/hub throws when a repo has neither model.safetensors nor its index. */
+const NO_SAFETENSORS_MESSAGE = 'does not seem to contain safetensors weights';
+
+const NETWORK_HINT = 'use a catalog id (headroom models), or pass a local folder or a config.json path';
+
+/** Fetches config.json and the safetensors headers of Hub repo `repoId`; counts parameters without weights. */
+export async function fetchHubModel(repoId: string, options: HubOptions = {}): Promise<ModelFiles> {
+  if (repoId.length > MAX_REPO_ID_CHARS || !REPO_ID_PATTERN.test(repoId) || repoId.includes('..')) {
+    throw new HeadroomUserError({
+      code: 'unknown-model',
+      where: repoId,
+      message: `"${repoId}" is not in the catalog and is not a Hugging Face repo id (owner/name)`,
+      hint: `${NETWORK_HINT}, or a Hub repo id such as meta-llama/Llama-3.1-8B`,
+    });
+  }
+  const hubUrl = resolveHubUrl(options.hubUrl);
+  const accessToken = resolveAccessToken(options.accessToken);
+  const baseFetch = options.fetch ?? globalThis.fetch;
+  // Errors thrown by fetch itself (DNS, refused connection) are remembered here: the Hub client
+  // sometimes rewraps them, and they mean "unreachable" whatever error surfaces.
+  let networkFailure: unknown;
+  const trackedFetch: typeof fetch = async (input, init) => {
+    try {
+      return await baseFetch(input, init);
+    } catch (error) {
+      networkFailure ??= error;
+      throw error;
+    }
+  };
+  const params = {
+    repo: { type: 'model' as const, name: repoId },
+    fetch: trackedFetch,
+    ...(hubUrl !== undefined && { hubUrl }),
+    ...(accessToken !== undefined && { accessToken }),
+    ...(options.revision !== undefined && { revision: options.revision }),
+  };
+  const ref = options.revision === undefined ? repoId : `${repoId}@${options.revision}`;
+
+  try {
+    const [config, headers] = await Promise.all([fetchConfig(params, ref), fetchHeaders(params, ref)]);
+    const notes =
+      headers === null
+        ? [
+            'the repo has no model.safetensors or model.safetensors.index.json: the parameter count comes from config.json',
+          ]
+        : [`parameters counted from ${headers.length} safetensors header(s) read by HTTP range requests`];
+    return buildModelFiles({ source: 'hub', ref, config, headers, notes });
+  } catch (error) {
+    throw toUserError(error, ref, networkFailure, hubUrl);
+  }
+}
+
+type HubParams = {
+  repo: { type: 'model'; name: string };
+  fetch: typeof fetch;
+  hubUrl?: string;
+  accessToken?: string;
+  revision?: string;
+};
+
+async function fetchConfig(params: HubParams, ref: string): Promise<Record<string, unknown>> {
+  const where = `${ref}/config.json`;
+  const blob = await downloadFile({ ...params, path: 'config.json' });
+  if (blob === null) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where,
+      message: `${ref} has no config.json on the Hub; Headroom needs it to know the model's shape`,
+      hint: 'use the repo that holds the transformers checkpoint (with config.json), or a catalog id',
+    });
+  }
+  if (blob.size > MAX_CONFIG_BYTES) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where,
+      message: `${where} is ${blob.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte limit`,
+      hint: 'check the repo id',
+    });
+  }
+  return parseConfigJson(await blob.text(), where);
+}
+
+/** The repo's safetensors headers, or null when it has no safetensors weights. */
+async function fetchHeaders(params: HubParams, ref: string): Promise<SafetensorsHeader[] | null> {
+  let parsed: Awaited<ReturnType<typeof parseSafetensorsMetadata>>;
+  try {
+    parsed = await parseSafetensorsMetadata(params);
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(NO_SAFETENSORS_MESSAGE)) {
+      return null;
+    }
+    throw error;
+  }
+  const byFile: Array<[string, unknown]> = parsed.sharded
+    ? Object.entries(parsed.headers)
+    : [[parsed.filepaths[0] ?? 'model.safetensors', parsed.header]];
+  return byFile.map(([file, header]) => safetensorsHeaderFromJson(header, `${ref}/${file}`));
+}
+
+function resolveHubUrl(option: string | undefined): string | undefined {
+  const fromEnv = process.env.HF_ENDPOINT;
+  const raw = option ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
+  if (raw === undefined) return undefined;
+  if (!URL.canParse(raw)) {
+    throw new HeadroomUserError({
+      code: 'invalid-field',
+      where: option === undefined ? 'HF_ENDPOINT' : 'hubUrl',
+      message: `Hub URL "${raw}" is not a valid URL`,
+      hint: 'set HF_ENDPOINT to a URL such as https://huggingface.co, or unset it',
+    });
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function resolveAccessToken(option: string | undefined): string | undefined {
+  const fromEnv = process.env.HF_TOKEN;
+  const token = option ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
+  if (token !== undefined && !token.startsWith(ACCESS_TOKEN_PREFIX)) {
+    throw new HeadroomUserError({
+      code: 'invalid-field',
+      where: option === undefined ? 'HF_TOKEN' : 'accessToken',
+      message: `the Hub access token does not start with "${ACCESS_TOKEN_PREFIX}"`,
+      hint: 'set HF_TOKEN to a token from https://huggingface.co/settings/tokens, or unset it',
+    });
+  }
+  return token;
+}
+
+function toUserError(
+  error: unknown,
+  ref: string,
+  networkFailure: unknown,
+  hubUrl: string | undefined,
+): unknown {
+  if (error instanceof HeadroomUserError) return error;
+  const host = hubUrl ?? 'https://huggingface.co';
+  if (networkFailure !== undefined) {
+    return new HeadroomUserError({
+      code: 'network',
+      where: ref,
+      message: `${ref} is not in the catalog and the Hugging Face Hub (${host}) could not be reached${describeCause(networkFailure)}`,
+      hint: NETWORK_HINT,
+    });
+  }
+  if (error instanceof HubApiError) {
+    if (error.statusCode === 401 || error.statusCode === 403) {
+      return new HeadroomUserError({
+        code: 'network',
+        where: ref,
+        message: `the Hub refused access to ${ref} (HTTP ${error.statusCode}): the repo is gated or private, or does not exist`,
+        hint: 'for a gated model, accept its licence on the Hub and set HF_TOKEN to an access token; otherwise check the repo id',
+      });
+    }
+    if (error.statusCode === 404) {
+      return new HeadroomUserError({
+        code: 'unknown-model',
+        where: ref,
+        message: `${ref}: no such repo on the Hub${ref.includes('@') ? ' (or no such revision)' : ''}`,
+        hint: `check the repo id; ${NETWORK_HINT}`,
+      });
+    }
+    return new HeadroomUserError({
+      code: 'network',
+      where: ref,
+      message: `the Hub answered HTTP ${error.statusCode} for ${ref}`,
+      hint: `try again later; ${NETWORK_HINT}`,
+    });
+  }
+  if (error instanceof InvalidApiResponseFormatError) {
+    return new HeadroomUserError({
+      code: 'network',
+      where: ref,
+      message: `${host} gave an unexpected answer for ${ref} (${error.message}); it may not be a Hugging Face Hub`,
+      hint: `check HF_ENDPOINT; ${NETWORK_HINT}`,
+    });
+  }
+  if (error instanceof SafetensorParseError) {
+    return new HeadroomUserError({
+      code: 'bad-file',
+      where: ref,
+      message: `${ref}: ${error.message}`,
+      hint: 'the checkpoint on the Hub looks malformed; pass a local folder or a config.json path instead',
+    });
+  }
+  return error;
+}
+
+/** ` (ECONNREFUSED)`-style detail from a fetch failure, or nothing. */
+function describeCause(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code =
+    typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string'
+      ? cause.code
+      : undefined;
+  return code === undefined ? '' : ` (${code})`;
+}

@@ -1,0 +1,67 @@
+/**
+ * Reads a scenario file: one JSON object, or JSON Lines of many. Each line is kept with its number
+ * so a bad line becomes an error result for that line, never a lost record.
+ */
+import { readFile } from 'node:fs/promises';
+import { HeadroomUserError } from '../core/errors.js';
+
+export interface ScenarioEntry {
+  /** 1-based line number (1 for a single JSON object). */
+  readonly line: number;
+  readonly value?: unknown;
+  readonly error?: HeadroomUserError;
+}
+
+/** Splits scenario text into entries: a whole-file JSON object, or one entry per non-empty line. */
+export function parseScenarioText(text: string, fileName: string): ScenarioEntry[] {
+  const trimmed = text.trim();
+  if (trimmed === '') {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: fileName,
+      message: `${fileName} is empty`,
+      hint: 'write one scenario object, e.g. {"model": "llama-3.1-8b", "method": "lora"}',
+    });
+  }
+  try {
+    const whole = JSON.parse(trimmed) as unknown;
+    if (Array.isArray(whole)) return whole.map((value, index) => ({ line: index + 1, value }));
+    return [{ line: 1, value: whole }];
+  } catch {
+    // Not one JSON document: read it as JSON Lines.
+  }
+  const entries: ScenarioEntry[] = [];
+  text.split('\n').forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    try {
+      entries.push({ line: index + 1, value: JSON.parse(raw) as unknown });
+    } catch (error) {
+      entries.push({
+        line: index + 1,
+        error: new HeadroomUserError({
+          code: 'bad-file',
+          where: `${fileName}:${index + 1}`,
+          message: `${fileName}:${index + 1}: not valid JSON (${(error as Error).message})`,
+          hint: 'each line of a JSON Lines file must be one complete JSON object',
+        }),
+      });
+    }
+  });
+  return entries;
+}
+
+/** Reads and splits a scenario file; a missing file is a user error naming the path. */
+export async function readScenarioFile(path: string): Promise<ScenarioEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: path,
+      message: `cannot read scenario file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      hint: 'check the path passed to --scenario',
+    });
+  }
+  return parseScenarioText(text, path);
+}

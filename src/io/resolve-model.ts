@@ -1,0 +1,50 @@
+/**
+ * Resolves the scenario's `model` from whatever the user gave: a catalog id or repo id (no I/O), an
+ * inline config, a config.json path, a local model folder (exact count from safetensors headers), or a
+ * Hub repo id outside the catalog (fetched).
+ */
+import { stat } from 'node:fs/promises';
+import { shapeFromConfig } from '../core/architecture.js';
+import { type ResolvedModel, resolveModelRef, unknownModelError } from '../core/model-ref.js';
+import type { ModelRef } from '../core/scenario.js';
+import type { HubOptions } from './hub.js';
+import type { ModelFiles } from './model-files.js';
+
+const HUB_REPO_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+
+function fromFiles(files: ModelFiles): ResolvedModel {
+  return {
+    id: files.ref,
+    shape: shapeFromConfig(files.config, files.ref),
+    exactParams: files.parameterCount,
+    catalog: null,
+    source:
+      files.source === 'hub'
+        ? 'Hugging Face Hub (config.json + safetensors headers)'
+        : files.parameterCount === null
+          ? 'config.json'
+          : 'config.json + safetensors headers',
+  };
+}
+
+async function pathKind(path: string): Promise<'file' | 'dir' | null> {
+  try {
+    const info = await stat(path);
+    return info.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves any model reference; throws HeadroomUserError with the nearest catalog ids when nothing matches. */
+export async function resolveModel(ref: ModelRef, hub: HubOptions = {}): Promise<ResolvedModel> {
+  const known = resolveModelRef(ref);
+  if (known) return known;
+  const name = ref as string;
+  const kind = await pathKind(name);
+  // File and Hub readers load lazily: a catalog estimate should not pay for the Hub client at start-up.
+  if (kind === 'dir') return fromFiles(await (await import('./model-files.js')).readModelFolder(name));
+  if (kind === 'file') return fromFiles(await (await import('./model-files.js')).readConfigFile(name));
+  if (HUB_REPO_ID.test(name)) return fromFiles(await (await import('./hub.js')).fetchHubModel(name, hub));
+  throw unknownModelError(name, 'is not a catalog model, a file, a folder or a Hugging Face repo id');
+}
