@@ -214,12 +214,32 @@ const EMBED_NAMES = new Set([
 ]);
 const HEAD_NAMES = new Set(['lm_head', 'embed_out', 'output']);
 
+/** Resolved targets per LoRA config and shape: planners re-estimate one scenario many times. */
+const TARGETS = new WeakMap<object, WeakMap<ModelShape, TrainingPlan['adapted']>>();
+
 function resolveTargets(
   scenario: Scenario,
   shape: ModelShape,
   linears: readonly LinearModule[],
 ): TrainingPlan['adapted'] {
   const lora = scenario.lora!;
+  let byShape = TARGETS.get(lora);
+  if (!byShape) {
+    byShape = new WeakMap<ModelShape, TrainingPlan['adapted']>();
+    TARGETS.set(lora, byShape);
+  }
+  const cached = byShape.get(shape);
+  if (cached) return cached;
+  const resolved = computeTargets(lora, shape, linears);
+  byShape.set(shape, resolved);
+  return resolved;
+}
+
+function computeTargets(
+  lora: NonNullable<Scenario['lora']>,
+  shape: ModelShape,
+  linears: readonly LinearModule[],
+): TrainingPlan['adapted'] {
   const adapted = new Map<
     string,
     { roles: LinearRole[]; inFeatures: number; outFeatures: number; count: number }
@@ -423,10 +443,9 @@ interface LayerContext {
   readonly quantizedSavesInputs: boolean;
 }
 
-function adaptedOn(ctx: LayerContext, role: LinearRole): { din: number; count: number }[] {
-  const out: { din: number; count: number }[] = [];
-  for (const a of ctx.adapted.values()) if (a.roles.includes(role)) out.push({ din: a.inFeatures, count: 1 });
-  return out;
+function isAdapted(ctx: LayerContext, role: LinearRole): boolean {
+  for (const a of ctx.adapted.values()) if (a.roles.includes(role)) return true;
+  return false;
 }
 
 /** Bytes a LoRA adapter saves per token beyond its shared input: dropout output and mask, and the rank-r A output. */
@@ -444,7 +463,7 @@ function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): num
 }
 
 function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
-  return ctx.layerTrained || ctx.quantizedSavesInputs || roles.some((r) => adaptedOn(ctx, r).length > 0);
+  return ctx.layerTrained || ctx.quantizedSavesInputs || roles.some((r) => isAdapted(ctx, r));
 }
 
 /** Bytes a norm saves per token: RMSNorm upcasts to fp32 and keeps that input (HF LlamaRMSNorm). */
@@ -816,7 +835,8 @@ export function usableBytes(gpu: GpuSpec): number {
 }
 
 function roundAll<T extends { readonly [K in keyof T]: number }>(values: T): T {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(values)) out[key] = Math.round(value as number);
+  // A plain for-in: this runs three times per estimate, and Object.entries dominated the profile.
+  const out = {} as Record<string, number>;
+  for (const key in values) out[key] = Math.round(values[key]);
   return out as T;
 }

@@ -142,6 +142,17 @@ export function linearModules(shape: ModelShape): LinearModule[] {
  * MLP and norms + final norm + untied head), extended for biases, LayerNorm biases, q/k norms, MLA and MoE.
  */
 export function paramBreakdown(shape: ModelShape): ParamBreakdown {
+  // Shapes are immutable values; planners call the estimator thousands of times on one shape.
+  const cached = BREAKDOWNS.get(shape);
+  if (cached) return cached;
+  const computed = computeBreakdown(shape);
+  BREAKDOWNS.set(shape, computed);
+  return computed;
+}
+
+const BREAKDOWNS = new WeakMap<ModelShape, ParamBreakdown>();
+
+function computeBreakdown(shape: ModelShape): ParamBreakdown {
   const h = shape.hiddenSize;
   const L = shape.numLayers;
   const normWidth = shape.norm === 'layer' ? 2 : 1; // LayerNorm has a bias, RMSNorm does not
