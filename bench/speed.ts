@@ -15,13 +15,33 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 function throughput(): { perSecond: number; calls: number; seconds: number } {
   // A mix of setups, parsed once (as a planner would): the figure is the estimator itself.
   const scenarios = [
-    { model: 'llama-3.1-8b', method: 'qlora', quantization: 'nf4', precision: 'bf16-true', gradientCheckpointing: 'full' },
-    { model: 'qwen2.5-7b', method: 'lora', lora: { rank: 16, targets: 'all-linear', dropout: 0.05 }, seqLen: 4096 },
-    { model: 'llama-3.1-70b', method: 'full', parallelism: { strategy: 'zero3', gpus: 8 }, offload: { optimizer: 'cpu', params: 'none' } },
+    {
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+    },
+    {
+      model: 'qwen2.5-7b',
+      method: 'lora',
+      lora: { rank: 16, targets: 'all-linear', dropout: 0.05 },
+      seqLen: 4096,
+    },
+    {
+      model: 'llama-3.1-70b',
+      method: 'full',
+      parallelism: { strategy: 'zero3', gpus: 8 },
+      offload: { optimizer: 'cpu', params: 'none' },
+    },
     { model: 'qwen3-30b-a3b', method: 'lora', precision: 'bf16-true', attention: 'eager', seqLen: 2048 },
   ].map((s) => {
     const scenario = parseScenario(s);
-    return { scenario, shape: shapeFromConfig(findModel(scenario.model as string)!), gpu: findGpu('h100-sxm')! };
+    return {
+      scenario,
+      shape: shapeFromConfig(findModel(scenario.model as string)!),
+      gpu: findGpu('h100-sxm')!,
+    };
   });
   let sink = 0;
   for (let i = 0; i < 20_000; i++) sink += estimate(scenarios[i % scenarios.length]!).peak.deviceBytes; // warm-up
@@ -50,9 +70,26 @@ function coldStartMs(args: string[], runs: number): number {
 }
 
 const t = throughput();
-console.log(`estimates per second (in process): ${Math.round(t.perSecond).toLocaleString('en-US')}  (${t.calls.toLocaleString('en-US')} calls in ${t.seconds.toFixed(2)} s; target ≥ 200,000)`);
+console.log(
+  `estimates per second (in process): ${Math.round(t.perSecond).toLocaleString('en-US')}  (${t.calls.toLocaleString('en-US')} calls in ${t.seconds.toFixed(2)} s; target ≥ 200,000)`,
+);
 const runs = 15;
 const bare = coldStartMs(['-e', '0'], runs);
-const cli = coldStartMs([join(root, 'dist', 'cli', 'bin.js'), 'estimate', 'llama-3.1-8b', '--method', 'qlora', '--quantization', 'nf4', '--gpu', 'rtx-4090'], runs);
+const cli = coldStartMs(
+  [
+    join(root, 'dist', 'cli', 'bin.js'),
+    'estimate',
+    'llama-3.1-8b',
+    '--method',
+    'qlora',
+    '--quantization',
+    'nf4',
+    '--gpu',
+    'rtx-4090',
+  ],
+  runs,
+);
 const json = coldStartMs([join(root, 'dist', 'cli', 'bin.js'), 'estimate', 'llama-3.1-8b', '--json'], runs);
-console.log(`cold start, median of ${runs}: node -e 0 ${bare.toFixed(0)} ms; headroom estimate ${cli.toFixed(0)} ms (+${(cli - bare).toFixed(0)} ms); with --json ${json.toFixed(0)} ms (+${(json - bare).toFixed(0)} ms; target ≤ +150 ms)`);
+console.log(
+  `cold start, median of ${runs}: node -e 0 ${bare.toFixed(0)} ms; headroom estimate ${cli.toFixed(0)} ms (+${(cli - bare).toFixed(0)} ms); with --json ${json.toFixed(0)} ms (+${(json - bare).toFixed(0)} ms; target ≤ +150 ms)`,
+);

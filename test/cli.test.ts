@@ -9,33 +9,72 @@ import { REPO_ROOT } from './shared.js';
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 
 function headroom(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HF_ENDPOINT: 'http://127.0.0.1:9' } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', HF_ENDPOINT: 'http://127.0.0.1:9' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('headroom estimate', () => {
   it('prints the scenario, a bar per part, the three peaks and the fit', () => {
-    const r = headroom('estimate', 'llama-3.1-8b', '--method', 'qlora', '--quantization', 'nf4', '--precision', 'bf16-true', '--gpu', 'rtx-4090');
+    const r = headroom(
+      'estimate',
+      'llama-3.1-8b',
+      '--method',
+      'qlora',
+      '--quantization',
+      'nf4',
+      '--precision',
+      'bf16-true',
+      '--gpu',
+      'rtx-4090',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('llama-3.1-8b · qlora r16 (q_proj,v_proj) nf4 · bf16-true · adamw · b1×2048');
-    for (const part of ['weights', 'gradients', 'optimizer', 'activations', 'runtime']) expect(r.stdout).toMatch(new RegExp(`^  ${part} .*(GiB|MiB|B)$`, 'm'));
-    expect(r.stdout).toMatch(/peak at backward: {2}allocated [\d.]+ GiB {2}· {2}reserved [\d.]+ GiB {2}· {2}nvidia-smi [\d.]+ GiB/);
+    for (const part of ['weights', 'gradients', 'optimizer', 'activations', 'runtime'])
+      expect(r.stdout).toMatch(new RegExp(`^  ${part} .*(GiB|MiB|B)$`, 'm'));
+    expect(r.stdout).toMatch(
+      /peak at backward: {2}allocated [\d.]+ GiB {2}· {2}reserved [\d.]+ GiB {2}· {2}nvidia-smi [\d.]+ GiB/,
+    );
     expect(r.stdout).toMatch(/✓ fits on NVIDIA GeForce RTX 4090 with [\d.]+ (GiB|MiB) to spare/);
     expect(r.stdout).toContain('attack first:');
   });
 
   it('--json prints the SCENARIO.md object with the resolved scenario, matching the library', async () => {
-    const r = headroom('estimate', 'meta-llama/Llama-3.1-8B', '--method', 'lora', '--precision', 'bf16-true', '--micro-batch', '2', '--gpu', 'a10g', '--json');
+    const r = headroom(
+      'estimate',
+      'meta-llama/Llama-3.1-8B',
+      '--method',
+      'lora',
+      '--precision',
+      'bf16-true',
+      '--micro-batch',
+      '2',
+      '--gpu',
+      'a10g',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout);
     expect(json.perGpu).toBe(true);
-    expect(json.scenario).toMatchObject({ model: 'llama-3.1-8b', method: 'lora', microBatchSize: 2, precision: 'bf16-true', lora: { rank: 16 } });
+    expect(json.scenario).toMatchObject({
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      microBatchSize: 2,
+      precision: 'bf16-true',
+      lora: { rank: 16 },
+    });
     const { estimate } = await import('../src/core/estimate.js');
     const { parseScenario } = await import('../src/core/scenario.js');
     const { resolveModelRef } = await import('../src/core/model-ref.js');
     const { findGpu } = await import('../src/core/catalog/index.js');
     const scenario = parseScenario(json.scenario);
-    const expected = estimate({ scenario, shape: resolveModelRef(scenario.model)!.shape, gpu: findGpu('a10g')! });
+    const expected = estimate({
+      scenario,
+      shape: resolveModelRef(scenario.model)!.shape,
+      gpu: findGpu('a10g')!,
+    });
     expect(json.peak).toEqual(expected.peak);
     expect(json.components).toEqual(expected.components);
     expect(json.fits).toEqual(expected.fits);
@@ -55,7 +94,10 @@ describe('headroom estimate', () => {
     );
     const r = headroom('estimate', '--scenario', file, '--json');
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.line)).toEqual([1, 2, 3, 4]);
     expect(lines[0].scenario.model).toBe('qwen2.5-0.5b');
     expect(lines[0].fits.gpu).toBe('t4');
@@ -76,13 +118,37 @@ describe('headroom estimate', () => {
 
   it.each([
     [['estimate', 'llama-9b'], /model "llama-9b" is not a catalog model/, /Try: a catalog id \(did you mean/],
-    [['estimate', 'llama-3.1-8b', '--batch', '4'], /estimate: Unknown option '--batch'/, /Try: headroom estimate --help/],
-    [['estimate', 'llama-3.1-8b', '--micro-batch', 'four'], /--micro-batch four: not a number/, /Try: e.g. --micro-batch 4/],
-    [['estimate', 'llama-3.1-8b', '--method', 'qlora'], /quantization: method "qlora" needs a quantized base/, /Try: set quantization to nf4/],
+    [
+      ['estimate', 'llama-3.1-8b', '--batch', '4'],
+      /estimate: Unknown option '--batch'/,
+      /Try: headroom estimate --help/,
+    ],
+    [
+      ['estimate', 'llama-3.1-8b', '--micro-batch', 'four'],
+      /--micro-batch four: not a number/,
+      /Try: e.g. --micro-batch 4/,
+    ],
+    [
+      ['estimate', 'llama-3.1-8b', '--method', 'qlora'],
+      /quantization: method "qlora" needs a quantized base/,
+      /Try: set quantization to nf4/,
+    ],
     [['estimate', 'llama-3.1-8b', '--gpu', 'a100'], /gpu "a100" is not in the catalog/, /did you mean/],
-    [['estimate', 'llama-3.1-8b', '--method', 'lora', '--lora-targets', 'c_attn'], /"c_attn" is not a linear module of llama models/, /q_proj/],
-    [['estimate', 'no-such-org/no-such-model'], /Hub could not be reached|could not be reached/i, /catalog id/],
-    [['estimate', '--scenario', '/nonexistent/x.jsonl'], /cannot read scenario file \/nonexistent\/x.jsonl: ENOENT/, /--scenario/],
+    [
+      ['estimate', 'llama-3.1-8b', '--method', 'lora', '--lora-targets', 'c_attn'],
+      /"c_attn" is not a linear module of llama models/,
+      /q_proj/,
+    ],
+    [
+      ['estimate', 'no-such-org/no-such-model'],
+      /Hub could not be reached|could not be reached/i,
+      /catalog id/,
+    ],
+    [
+      ['estimate', '--scenario', '/nonexistent/x.jsonl'],
+      /cannot read scenario file \/nonexistent\/x.jsonl: ENOENT/,
+      /--scenario/,
+    ],
   ])('a user mistake (%j) gets a message and a Try line, never a stack trace', (args, message, hint) => {
     const r = headroom(...args);
     expect(r.code).toBe(1);
@@ -96,8 +162,20 @@ describe('headroom models and gpus', () => {
   it('searches the model catalog', () => {
     const r = headroom('models', 'qwen3');
     expect(r.code).toBe(0);
-    const ids = r.stdout.split('\n').slice(2).map((l) => l.split(/\s+/)[0]).filter((id) => id?.startsWith('qwen3'));
-    expect(ids).toEqual(['qwen3-0.6b', 'qwen3-1.7b', 'qwen3-4b', 'qwen3-8b', 'qwen3-14b', 'qwen3-32b', 'qwen3-30b-a3b']);
+    const ids = r.stdout
+      .split('\n')
+      .slice(2)
+      .map((l) => l.split(/\s+/)[0])
+      .filter((id) => id?.startsWith('qwen3'));
+    expect(ids).toEqual([
+      'qwen3-0.6b',
+      'qwen3-1.7b',
+      'qwen3-4b',
+      'qwen3-8b',
+      'qwen3-14b',
+      'qwen3-32b',
+      'qwen3-30b-a3b',
+    ]);
   });
 
   it('lists GPUs with the usable memory nvidia-smi reports', () => {

@@ -3,6 +3,7 @@
 Importable (measure.py and the tests use it) and runnable:
 
     python3 bench/gpu/grid.py --list      # the grid in run order, each with its reason and time
+    python3 bench/gpu/grid.py --markdown  # the same as the table in bench/gpu/README.md
 
 A scenario is a dict in the format of shared/validation/SCENARIO.md. The grid is chosen, not
 exhaustive: most scenarios differ from an earlier one in exactly one field, so each pair isolates
@@ -58,17 +59,18 @@ GPU_ID = "h200-sxm"
 def with_defaults(partial: dict) -> dict:
     """A complete scenario: `partial` with every omitted field set to its SCENARIO.md default.
 
-    `lora` is kept only for lora/qlora and `trainableLayers` only for freeze, so two scenarios that
-    mean the same thing compare equal.
+    Fields come in SCENARIO.md's order. `lora` is kept only for lora/qlora and `trainableLayers` only
+    for freeze, so two scenarios that mean the same thing compare equal.
     """
-    scenario = {"model": partial["model"]}
+    method = partial.get("method", DEFAULTS["method"])
+    scenario = {"model": partial["model"], "method": method}
+    if method in ("lora", "qlora"):
+        scenario["lora"] = {**DEFAULT_LORA, **partial.get("lora", {})}
+    if method == "freeze":
+        scenario["trainableLayers"] = partial.get("trainableLayers", DEFAULT_TRAINABLE_LAYERS)
     for field, default in DEFAULTS.items():
         value = partial.get(field, default)
         scenario[field] = {**default, **value} if isinstance(default, dict) else value
-    if scenario["method"] in ("lora", "qlora"):
-        scenario["lora"] = {**DEFAULT_LORA, **partial.get("lora", {})}
-    if scenario["method"] == "freeze":
-        scenario["trainableLayers"] = partial.get("trainableLayers", DEFAULT_TRAINABLE_LAYERS)
     if "gpu" in partial:
         scenario["gpu"] = partial["gpu"]
     return scenario
@@ -127,7 +129,8 @@ def describe(scenario: dict) -> str:
     method = scenario["method"]
     if method in ("lora", "qlora"):
         lora = scenario["lora"]
-        targets = "all" if lora["targets"] == "all-linear" else "+".join(t.removesuffix("_proj") for t in lora["targets"])
+        targets = lora["targets"]
+        targets = "all" if targets == "all-linear" else "+".join(t.removesuffix("_proj") for t in targets)
         method += f"(r{lora['rank']},{targets}" + (f",do{lora['dropout']}" if lora.get("dropout") else "") + ")"
     if method == "freeze":
         method += f"(top{scenario['trainableLayers']})"
@@ -200,74 +203,82 @@ def _entry(reason: str, **changes: object) -> GridEntry:
 def default_grid() -> list[GridEntry]:
     """The default grid, most informative first."""
     true = {"precision": "bf16-true"}
+    l1b_lora = {"method": "lora", "lora": LORA_QV, **true}
     l8b = {"model": "llama-3.1-8b", "method": "lora", "lora": LORA_ALL, **true}
     q7b = {"model": "qwen2.5-7b"}
-    l1b_lora = {"method": "lora", "lora": LORA_QV, **true}
     q15 = {"model": "qwen2.5-1.5b", **true}
     q05 = {"model": "qwen2.5-0.5b"}
     l3b = {"model": "llama-3.2-3b", **true}
+    savings = {"gradientCheckpointing": "full", "loss": "chunked"}
     return [
         # Tier 1: the baseline and its one-field variants, one memory term each.
         _entry("baseline: fp32 weights + fp32 grads + fp32 AdamW (16 B/param), activations, logits"),
         _entry("weights, grads and AdamW states in bf16 (8 B/param): the per-parameter term", **true),
-        _entry("SGD without momentum keeps no state: isolates the AdamW states and step temporaries", optimizer="sgd"),
+        _entry("SGD without momentum keeps no state: isolates the AdamW states and step temporaries",
+               optimizer="sgd"),
         _entry("4x the tokens in one sequence: activation slope and the logits spike at large s", seqLen=8192),
         _entry("4x the tokens as a batch: same tokens as s=8192, so any s^2 residue shows", microBatchSize=4),
-        _entry("full checkpointing: activations fall to the layer inputs plus one layer", gradientCheckpointing="full"),
+        _entry("full checkpointing: activations fall to the layer inputs plus one layer",
+               gradientCheckpointing="full"),
         _entry("chunked loss: the logits spike (bf16 logits, fp32 upcast, its gradient) removed", loss="chunked"),
         _entry("eager attention stores the b*a*s^2 scores and softmax", attention="eager"),
         _entry("short sequence: the fixed part (weights, states, runtime) dominates", seqLen=512),
         _entry("fp32 compute: activations in 4 B instead of 2 B, no autocast weight copies", precision="fp32"),
         _entry("LoRA on a bf16 base: no base grads or states, frozen linears save less", **l1b_lora),
-        _entry("LoRA on an fp32 base (litgpt/HF bf16-mixed): base weights 4 B/param", **{**l1b_lora, "precision": "bf16-mixed"}),
-        _entry("freeze: only the top 2 blocks train (grads and states for 2/16 of the blocks)", method="freeze", trainableLayers=2, **true),
+        _entry("LoRA on an fp32 base (litgpt/HF bf16-mixed): base weights 4 B/param",
+               **{**l1b_lora, "precision": "bf16-mixed"}),
+        _entry("freeze: only the top 2 blocks train (grads and states for 2 of 16 blocks)",
+               method="freeze", trainableLayers=2, **true),
         # Tier 2: the setups users run most, at 7-8B.
         _entry("headline: Llama-3.1-8B LoRA all-linear on a bf16 base", **l8b),
         _entry("8B full fine-tune, pure bf16 (8 B/param at scale)", model="llama-3.1-8b", **true),
         _entry("8B LoRA with checkpointing", **l8b, gradientCheckpointing="full"),
         _entry("8B LoRA long context with checkpointing", **l8b, gradientCheckpointing="full", seqLen=8192),
         _entry("the same LoRA on Qwen2.5-7B: wider MLP, 152k vocabulary, qkv bias", **{**l8b, **q7b}),
-        _entry(
-            "capacity edge: 16 B/param + AdamW foreach temporaries for 8B is about 160 GB: OOM expected at the first step",
-            model="llama-3.1-8b",
-            seqLen=512,
-        ),
+        _entry("capacity edge: 8B at 16 B/param plus the AdamW foreach temporaries is about 160 GB, "
+               "so an OOM at the first optimizer step is likely", model="llama-3.1-8b", seqLen=512),
         # Tier 3: model sweep, full bf16-true at s=2048: per-parameter vs per-architecture terms.
         _entry("model sweep: 0.5B, 152k vocabulary tied: the logits dominate", **q05, **true),
         _entry("model sweep: 1.5B", **q15),
         _entry("model sweep: 3B", **l3b),
-        _entry("model sweep: Gemma-2-2B, 256k vocabulary, head_dim 256, 4 norms, eager (HF's advice for Gemma-2)", model="gemma-2-2b", attention="eager", **true),
+        _entry("model sweep: Gemma-2-2B, 256k vocabulary, head_dim 256, 4 norms, eager (HF's advice for "
+               "Gemma-2)", model="gemma-2-2b", attention="eager", **true),
         _entry("Gemma-2-2B with sdpa: the eager s^2 term on a 256-wide head", model="gemma-2-2b", **true),
         _entry("model sweep: 7B", **q7b, **true),
         # Tier 4: LoRA details on the 1B model.
         _entry("LoRA rank 64: adapter parameters and their states", **{**l1b_lora, "lora": {**LORA_QV, "rank": 64}}),
         _entry("LoRA all-linear: adapters on all seven projections", **{**l1b_lora, "lora": LORA_ALL}),
-        _entry("LoRA dropout 0.05 keeps a dropped-out copy of each adapted input", **{**l1b_lora, "lora": {**LORA_QV, "dropout": 0.05}}),
+        _entry("LoRA dropout 0.05 keeps a dropped-out copy of each adapted input",
+               **{**l1b_lora, "lora": {**LORA_QV, "dropout": 0.05}}),
         _entry("LoRA all-linear with checkpointing", **{**l1b_lora, "lora": LORA_ALL}, gradientCheckpointing="full"),
         _entry("LoRA at s=8192: activations of a frozen base", **l1b_lora, seqLen=8192),
         _entry("LoRA with chunked loss", **l1b_lora, loss="chunked"),
         _entry("freeze the top 8 blocks: the slope per trainable block", method="freeze", trainableLayers=8, **true),
         # Tier 5: activation terms on other shapes.
         _entry("Qwen2.5-1.5B at s=8192: activations per token for another h/f/heads ratio", **q15, seqLen=8192),
-        _entry("... with checkpointing", **q15, seqLen=8192, gradientCheckpointing="full"),
-        _entry("... with chunked loss", **q15, seqLen=8192, loss="chunked"),
+        _entry("Qwen2.5-1.5B at s=8192 with checkpointing", **q15, seqLen=8192, gradientCheckpointing="full"),
+        _entry("Qwen2.5-1.5B at s=8192 with chunked loss (152k vocabulary)", **q15, seqLen=8192, loss="chunked"),
         _entry("Qwen2.5-1.5B batch 4 at s=2048", **q15, microBatchSize=4),
-        _entry("eager at s=8192: a large s^2 term (14 heads x 24 layers)", **q05, **true, seqLen=8192, attention="eager"),
-        _entry("the same with sdpa", **q05, **true, seqLen=8192),
+        _entry("eager at s=8192: a large s^2 term (14 heads x 24 layers)",
+               **q05, **true, seqLen=8192, attention="eager"),
+        _entry("Qwen2.5-0.5B at s=8192 with sdpa, the eager run's pair", **q05, **true, seqLen=8192),
         _entry("fp32 on a small model", **q05, precision="fp32", seqLen=512),
         _entry("the same in bf16-mixed: autocast copies vs fp32 activations", **q05, seqLen=512),
-        _entry("3B long context, checkpointing and chunked loss together", **l3b, seqLen=8192, gradientCheckpointing="full", loss="chunked"),
+        _entry("3B long context, checkpointing and chunked loss together", **l3b, seqLen=8192, **savings),
         _entry("3B LoRA all-linear at s=8192", **l3b, method="lora", lora=LORA_ALL, seqLen=8192),
-        _entry("1B, 32k tokens per step with every saving on", **true, microBatchSize=4, seqLen=8192, gradientCheckpointing="full", loss="chunked"),
+        _entry("1B, 32k tokens per step with every saving on", **true, microBatchSize=4, seqLen=8192, **savings),
         _entry("8B LoRA on an fp32 base", **{**l8b, "precision": "bf16-mixed"}),
-        _entry("8B full bf16 with checkpointing and chunked loss: the usual memory-saving setup", model="llama-3.1-8b", **true, gradientCheckpointing="full", loss="chunked"),
+        _entry("8B full bf16 with checkpointing and chunked loss: the usual memory-saving setup",
+               model="llama-3.1-8b", **true, **savings),
         _entry("8B LoRA batch 4", **l8b, microBatchSize=4),
         _entry("7B LoRA with eager attention", **{**l8b, **q7b}, attention="eager"),
-        _entry("designed OOM: 7B full bf16 with 32k tokens and no savings runs out in the forward pass", **q7b, **true, microBatchSize=4, seqLen=8192),
+        _entry("designed OOM: 7B full bf16 with 32k tokens and no savings runs out in the forward pass",
+               **q7b, **true, microBatchSize=4, seqLen=8192),
         # Tier 6: need bitsandbytes (skipped where it does not import).
         _entry("8-bit AdamW states (about 2 B/param)", **true, optimizer="adamw-8bit"),
         _entry("QLoRA NF4 on the 1B model", **{**l1b_lora, "method": "qlora", "quantization": "nf4"}),
-        _entry("QLoRA NF4 on the 8B model: the usual consumer-GPU setup", **{**l8b, "method": "qlora", "quantization": "nf4"}),
+        _entry("QLoRA NF4 on the 8B model: the usual consumer-GPU setup",
+               **{**l8b, "method": "qlora", "quantization": "nf4"}),
         _entry("QLoRA NF4 with double quantization", **{**l8b, "method": "qlora", "quantization": "nf4-dq"}),
     ]
 
@@ -398,11 +409,27 @@ def _one_field_partners(entries: list[GridEntry]) -> list[list[str]]:
     return partners
 
 
+def markdown_table(start_method: str = "fork") -> str:
+    """The grid as the Markdown table in README.md (`grid.py --markdown` prints it)."""
+    catalog = load_catalog()
+    entries = default_grid()
+    lines = ["| # | scenario | est. s | why it is there | one field from |", "|---|---|---|---|---|"]
+    for number, (entry, partners) in enumerate(zip(entries, _one_field_partners(entries)), start=1):
+        seconds = estimate_seconds(entry.scenario, catalog[entry.scenario["model"]], start_method)
+        cells = [str(number), f"`{describe(entry.scenario)}`", f"{seconds:.1f}", entry.reason, ", ".join(partners)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list", action="store_true", help="print the grid with reasons and time estimates")
+    parser.add_argument("--markdown", action="store_true", help="print the grid as README.md's table")
     parser.add_argument("--start-method", choices=sorted(PROCESS_OVERHEAD_S), default="fork")
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown_table(args.start_method))
+        return
     if not args.list:
         parser.print_help()
         return
@@ -413,8 +440,10 @@ def main(argv: list[str] | None = None) -> None:
         seconds = estimate_seconds(entry.scenario, catalog[entry.scenario["model"]], args.start_method)
         total += seconds
         print(f"#{number:<3} {seconds:6.1f} s  {describe(entry.scenario)}")
-        print(f"      why: {entry.reason}" + (f"  [differs in one field from {', '.join(partners)}]" if partners else ""))
-    print(f"{len(entries)} scenarios, estimated {total:.0f} s ({total / 60:.1f} min) with start method {args.start_method}")
+        pairs = f"  [differs in one field from {', '.join(partners)}]" if partners else ""
+        print(f"      why: {entry.reason}{pairs}")
+    print(f"{len(entries)} scenarios, estimated {total:.0f} s ({total / 60:.1f} min) "
+          f"with start method {args.start_method}")
 
 
 if __name__ == "__main__":

@@ -67,6 +67,8 @@ CALIBRATION_RANGE = (0.5, 2.0)
 # or workspace allocation, bitsandbytes' paged memory).
 OOM_MARKERS = ("out of memory", "CUBLAS_STATUS_ALLOC_FAILED")
 STDERR_TAIL_CHARS = 4000
+# The fork probe only creates a CUDA context (about a second).
+PROBE_TIMEOUT_S = 60
 
 
 # --- The child: one scenario, one process ------------------------------------------------------
@@ -300,9 +302,10 @@ def make_row(case: Case, metric: str, peak: int | None, outcome: str, result: di
     step = info.get("medianStepS")
     notes = [
         f"Random-init {case.scenario['model']} trained {grid.STEPS} steps on one {result.get('gpu')} "
-        f"(CUDA {result.get('cuda')}); {versions}",
+        f"(CUDA {result.get('cuda')}); {versions or 'package versions unknown'}",
         f"median step {step:.3f} s" if step is not None else "no step completed",
-        f"allocated peak in phase {result.get('allocatedPeakPhase')}, reserved peak in {result.get('reservedPeakPhase')}",
+        f"allocated peak in phase {result.get('allocatedPeakPhase')}, "
+        f"reserved peak in {result.get('reservedPeakPhase')}",
         f"device metric: {result.get('deviceMethod')} over {result.get('nvmlSamples')} samples",
         f"PYTORCH_CUDA_ALLOC_CONF={result.get('allocConf')}",
         *result.get("notes", []),
@@ -383,12 +386,15 @@ def run_child(case: Case, context, options: argparse.Namespace, workdir: Path, t
     return result["outcome"], result
 
 
-def load_cases(options: argparse.Namespace) -> list[Case]:
+def load_cases(options: argparse.Namespace, start_method: str) -> list[Case]:
     """The scenarios to run, completed with defaults, with ids and estimates."""
     catalog = grid.load_catalog(options.catalog)
     if options.scenarios:
         text = Path(options.scenarios).read_text()
-        partials = json.loads(text) if text.lstrip().startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
+        if text.lstrip().startswith("["):
+            partials = json.loads(text)
+        else:
+            partials = [json.loads(line) for line in text.splitlines() if line.strip()]
         scenarios = [grid.with_defaults(partial) for partial in partials]
     else:
         scenarios = [entry.scenario for entry in grid.default_grid()]
@@ -402,7 +408,7 @@ def load_cases(options: argparse.Namespace) -> list[Case]:
         if problems:
             raise SystemExit(f"scenario {number} is not valid: {'; '.join(problems)}")
         model = grid.resolve_model(scenario["model"], catalog)
-        estimate = grid.estimate_seconds(scenario, model, options.start_method) if model else 0.0
+        estimate = grid.estimate_seconds(scenario, model, start_method) if model else 0.0
         cases.append(Case(f"{options.id_prefix}-{number:03d}", scenario, model, estimate))
     return cases
 
@@ -415,24 +421,46 @@ def _gib(value: int | None) -> str:
     return "n/a" if value is None else f"{value / 2**30:.2f} GiB"
 
 
-def _prepare_parent(options: argparse.Namespace):
-    """The multiprocessing context. For 'fork', imports the workload (torch, transformers, peft) once
-    here so that each child starts without the imports; CUDA must stay untouched in this process."""
+def _probe_cuda() -> None:
+    """The fork probe's child: exits non-zero where CUDA cannot start in a forked process."""
+    import torch
+
+    torch.cuda.init()
+    torch.cuda.synchronize()
+
+
+def _prepare_parent(options: argparse.Namespace) -> str:
+    """The start method to use. For 'fork', imports the workload (torch, transformers, peft) once
+    here, so that each child starts without the imports, then checks with one forked probe that a
+    child can still start CUDA (it cannot if an import initialised CUDA here); if not, 'spawn'."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if options.start_method == "fork":
-        # torch.cuda.is_available() through NVML, so an import that asks does not initialise CUDA.
-        os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
-        importlib.import_module(options.workload)
-        torch = sys.modules.get("torch")
-        if torch is not None and torch.cuda.is_initialized():
-            raise SystemExit("CUDA was initialised in the parent, so forked children cannot use it: use --start-method spawn")
-    return multiprocessing.get_context(options.start_method)
+    if options.start_method != "fork":
+        return options.start_method
+    # torch.cuda.is_available() through NVML, so an import that asks does not initialise CUDA.
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+    importlib.import_module(options.workload)
+    sys.stderr.flush()
+    probe = multiprocessing.get_context("fork").Process(target=_probe_cuda, name="cuda-probe")
+    probe.start()
+    probe.join(PROBE_TIMEOUT_S)
+    if probe.is_alive():
+        probe.kill()
+        probe.join()
+    if probe.exitcode == 0:
+        return "fork"
+    print(f"measure: a forked child could not start CUDA (exit code {probe.exitcode}); using spawn",
+          file=sys.stderr, flush=True)
+    return "spawn"
 
 
 def run(options: argparse.Namespace) -> Summary:
-    """Runs the cases, writing rows and error records as they come; returns the counts."""
-    cases = load_cases(options)
-    context = _prepare_parent(options)
+    """Runs the cases, writing rows and error records as they come; returns the counts.
+
+    The budget counts from here, so the parent's imports and the fork probe are inside it."""
+    started = time.monotonic()
+    start_method = _prepare_parent(options)
+    context = multiprocessing.get_context(start_method)
+    cases = load_cases(options, start_method)
     out_path = Path(options.out)
     errors_path = Path(options.errors) if options.errors else out_path.with_suffix(".errors.jsonl")
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -443,12 +471,17 @@ def run(options: argparse.Namespace) -> Summary:
     log = sys.stderr
     print(
         f"measure: {len(cases)} scenarios, estimated {total_estimate:.0f} s, budget {budget}, "
-        f"start method {options.start_method}, rows -> {out_path}, errors -> {errors_path}",
+        f"start method {start_method}, rows -> {out_path}, errors -> {errors_path}",
         file=log,
         flush=True,
     )
-    started = time.monotonic()
     measured_actual = measured_estimate = 0.0
+
+    def calibration() -> float:
+        """Actual/estimated wall time of the scenarios measured so far, within CALIBRATION_RANGE."""
+        ratio = measured_actual / measured_estimate if measured_estimate else 1.0
+        return min(max(ratio, CALIBRATION_RANGE[0]), CALIBRATION_RANGE[1])
+
     with out_path.open("w") as rows_file, errors_path.open("w") as errors_file:
 
         def record_error(case: Case, status: str, reason: str, tail: str = "") -> None:
@@ -466,12 +499,11 @@ def run(options: argparse.Namespace) -> Summary:
                 record_error(case, "skipped", reason)
                 print(f"{label} -> skipped: {reason}", file=log, flush=True)
                 continue
-            ratio = measured_actual / measured_estimate if measured_estimate else 1.0
-            calibration = min(max(ratio, CALIBRATION_RANGE[0]), CALIBRATION_RANGE[1])
             elapsed = time.monotonic() - started
-            if options.budget_seconds and elapsed + case.estimate_s * calibration > options.budget_seconds:
+            if options.budget_seconds and elapsed + case.estimate_s * calibration() > options.budget_seconds:
+                reason = f"not started: {elapsed:.0f} s elapsed of a {options.budget_seconds:.0f} s budget"
                 for rest in cases[index:]:
-                    record_error(rest, "budget", f"not started: {elapsed:.0f} s elapsed of a {options.budget_seconds:.0f} s budget")
+                    record_error(rest, "budget", reason)
                 print(f"{label} -> budget reached; {len(cases) - index} scenarios not started", file=log, flush=True)
                 break
             timeout_s = options.timeout_seconds or max(TIMEOUT_FLOOR_S, TIMEOUT_FACTOR * case.estimate_s)
@@ -499,7 +531,7 @@ def run(options: argparse.Namespace) -> Summary:
                 measured_actual += wall_s
                 measured_estimate += case.estimate_s
             elapsed = time.monotonic() - started
-            remaining = sum(later.estimate_s for later in cases[index + 1 :]) * calibration
+            remaining = sum(later.estimate_s for later in cases[index + 1 :]) * calibration()
             print(
                 f"{label} -> {outcome} | {wall_s:.1f} s (est {case.estimate_s:.1f}) | "
                 f"elapsed {_clock(elapsed)} ETA {_clock(remaining)}",
@@ -520,9 +552,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="measurements.jsonl rows, written as they come")
     parser.add_argument("--errors", help="skipped/failed/not-started records (default: OUT with .errors.jsonl)")
     parser.add_argument("--budget-seconds", type=float, help="start no scenario whose estimate would end past this")
-    parser.add_argument("--timeout-seconds", type=float, help=f"per scenario (default: {TIMEOUT_FACTOR:g}x its estimate, at least {TIMEOUT_FLOOR_S:g} s)")
+    parser.add_argument("--timeout-seconds", type=float,
+                        help=f"per scenario (default: {TIMEOUT_FACTOR:g}x its estimate, "
+                        f"at least {TIMEOUT_FLOOR_S:g} s)")
     parser.add_argument("--first", type=int, help="run only the first N scenarios")
-    parser.add_argument("--start-method", choices=sorted(grid.PROCESS_OVERHEAD_S), default="fork", help="how each fresh child process starts")
+    parser.add_argument("--start-method", choices=sorted(grid.PROCESS_OVERHEAD_S), default="fork",
+                        help="how each fresh child process starts")
     parser.add_argument("--workload", default="workload", help="module that builds and trains (tests use a stand-in)")
     parser.add_argument("--id-prefix", default="h200", help="row ids are PREFIX-NNN{a,r,d}")
     parser.add_argument("--gpu-id", default=grid.GPU_ID, help="catalog GPU id written into each scenario")

@@ -7,8 +7,8 @@ tokens of exactly microBatchSize x seqLen. It reports phases and facts through `
 (measure.Recorder); measure.py reads the memory peaks around it.
 
 Choices that decide what the numbers mean (each also written into the rows' notes):
-- No attention mask is passed (every token is real, as with packing), so sdpa takes its causal path
-  and no 4-D mask is built; labels are the inputs (Hugging Face shifts them inside the loss).
+- No attention mask is passed (every token is real, as with packing), so sdpa can take its causal
+  path without a mask tensor; labels are the inputs (Hugging Face shifts them inside the loss).
 - bf16-mixed / fp16-mixed: fp32 weights under torch.autocast (fp16 adds a GradScaler); -true: the
   weights are created in 16 bits and trained without a master copy; fp32: no autocast.
 - LoRA keeps peft's defaults: adapters in fp32 on a 16-bit base (autocast_adapter_dtype=True).
@@ -53,7 +53,8 @@ WEIGHT_DTYPE = {
 AUTOCAST_DTYPE = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}
 ATTENTION_IMPLEMENTATION = {"eager": "eager", "sdpa": "sdpa", "flash": "flash_attention_2"}
 # transformers 4.56 renamed from_config's `torch_dtype` to `dtype` (the old name warns in 5.x).
-DTYPE_KEYWORD = "dtype" if tuple(int(part) for part in transformers.__version__.split(".")[:2]) >= (4, 56) else "torch_dtype"
+TRANSFORMERS_VERSION = tuple(int(part) for part in transformers.__version__.split(".")[:2])
+DTYPE_KEYWORD = "dtype" if TRANSFORMERS_VERSION >= (4, 56) else "torch_dtype"
 
 
 def build_model(scenario: dict, model_config: dict) -> torch.nn.Module:
@@ -160,7 +161,10 @@ def make_optimizer(name: str, params: list[torch.nn.Parameter]) -> torch.optim.O
     return bnb_optimizers[name](params, lr=LEARNING_RATE)
 
 
-def _chunk_loss_sum(hidden: torch.Tensor, targets: torch.Tensor, head: torch.nn.Module, softcap: float | None) -> torch.Tensor:
+def _chunk_loss_sum(
+    hidden: torch.Tensor, targets: torch.Tensor, head: torch.nn.Module, softcap: float | None
+) -> torch.Tensor:
+    """Summed cross-entropy of one chunk of positions (its logits exist only inside this call)."""
     logits = head(hidden)
     if softcap:  # Gemma-2's final logit soft-capping, as its forward applies it
         logits = torch.tanh(logits / softcap) * softcap

@@ -54,9 +54,7 @@ function resolveGpu(id: string | undefined) {
   return gpu;
 }
 
-async function estimateOne(
-  raw: unknown,
-): Promise<{
+async function estimateOne(raw: unknown): Promise<{
   result: Estimate;
   scenario: Scenario;
   model: Awaited<ReturnType<typeof resolveModel>>;

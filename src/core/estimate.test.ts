@@ -17,9 +17,20 @@ describe('estimate: the shape of the answer', () => {
   it('has every field SCENARIO.md requires', () => {
     expect(r.perGpu).toBe(true);
     expect(Object.keys(r.peak).sort()).toEqual(['allocatedBytes', 'deviceBytes', 'reservedBytes']);
-    expect(Object.keys(r.components).sort()).toEqual(['activations', 'gradients', 'optimizer', 'runtime', 'weights']);
+    expect(Object.keys(r.components).sort()).toEqual([
+      'activations',
+      'gradients',
+      'optimizer',
+      'runtime',
+      'weights',
+    ]);
     expect(['load', 'forward', 'backward', 'optimizer-step']).toContain(r.peakPhase);
-    expect(r.fits).toEqual({ gpu: 'a100-sxm-80gb', usableBytes: 85_899_345_920, headroomBytes: 85_899_345_920 - r.peak.deviceBytes, ok: true });
+    expect(r.fits).toEqual({
+      gpu: 'a100-sxm-80gb',
+      usableBytes: 85_899_345_920,
+      headroomBytes: 85_899_345_920 - r.peak.deviceBytes,
+      ok: true,
+    });
   });
 
   it('orders the levels allocated ≤ reserved ≤ device, and the five parts add up to the device level', () => {
@@ -40,7 +51,8 @@ describe('estimate: model states by method and precision', () => {
   it('full fine-tuning with AMP keeps 16 bytes per parameter, pure bf16 8', () => {
     const mixed = run({ method: 'full', precision: 'bf16-mixed' });
     const pure = run({ method: 'full', precision: 'bf16-true' });
-    const states = (e: typeof mixed) => e.breakdown.weightsBytes! + e.breakdown.gradientsBytes! + e.breakdown.optimizerBytes!;
+    const states = (e: typeof mixed) =>
+      e.breakdown.weightsBytes! + e.breakdown.gradientsBytes! + e.breakdown.optimizerBytes!;
     expect(states(mixed)).toBe(8_030_261_248 * 16);
     expect(states(pure)).toBe(8_030_261_248 * 8);
   });
@@ -74,7 +86,9 @@ describe('estimate: model states by method and precision', () => {
 
   it('rejects a LoRA target the architecture does not have, listing the ones it has', () => {
     expect(() => run({ method: 'lora', lora: { targets: ['c_attn'] } })).toThrow(HeadroomUserError);
-    expect(() => run({ method: 'lora', lora: { targets: ['c_attn'] } })).toThrow(/"c_attn" is not a linear module of llama models/);
+    expect(() => run({ method: 'lora', lora: { targets: ['c_attn'] } })).toThrow(
+      /"c_attn" is not a linear module of llama models/,
+    );
   });
 });
 
@@ -87,7 +101,14 @@ describe('estimate: properties', () => {
 
   it.each(bases)('more batch or sequence never lowers activations (%j)', (base) => {
     let previous = 0;
-    for (const [b, s] of [[1, 512], [1, 1024], [2, 1024], [2, 4096], [4, 4096], [8, 8192]] as const) {
+    for (const [b, s] of [
+      [1, 512],
+      [1, 1024],
+      [2, 1024],
+      [2, 4096],
+      [4, 4096],
+      [8, 8192],
+    ] as const) {
       const a = run({ ...base, microBatchSize: b, seqLen: s }).breakdown.activationsSavedBytes!;
       expect(a).toBeGreaterThan(previous);
       previous = a;
@@ -99,15 +120,20 @@ describe('estimate: properties', () => {
       const none = run({ ...base, attention, gradientCheckpointing: 'none', seqLen: 4096 });
       const selective = run({ ...base, attention, gradientCheckpointing: 'selective', seqLen: 4096 });
       const full = run({ ...base, attention, gradientCheckpointing: 'full', seqLen: 4096 });
-      expect(selective.breakdown.activationsSavedBytes).toBeLessThanOrEqual(none.breakdown.activationsSavedBytes!);
-      expect(full.breakdown.activationsSavedBytes).toBeLessThanOrEqual(selective.breakdown.activationsSavedBytes!);
+      expect(selective.breakdown.activationsSavedBytes).toBeLessThanOrEqual(
+        none.breakdown.activationsSavedBytes!,
+      );
+      expect(full.breakdown.activationsSavedBytes).toBeLessThanOrEqual(
+        selective.breakdown.activationsSavedBytes!,
+      );
       expect(full.peak.allocatedBytes).toBeLessThanOrEqual(none.peak.allocatedBytes);
     }
   });
 
   it('eager attention grows with s² while sdpa grows with s', () => {
     const ratio = (attention: string) =>
-      run({ method: 'lora', attention, seqLen: 8192 }).breakdown.activationsSavedBytes! / run({ method: 'lora', attention, seqLen: 4096 }).breakdown.activationsSavedBytes!;
+      run({ method: 'lora', attention, seqLen: 8192 }).breakdown.activationsSavedBytes! /
+      run({ method: 'lora', attention, seqLen: 4096 }).breakdown.activationsSavedBytes!;
     expect(ratio('sdpa')).toBeCloseTo(2, 5);
     expect(ratio('eager')).toBeGreaterThan(2.5);
   });
@@ -123,7 +149,8 @@ describe('estimate: properties', () => {
   });
 
   it('chunked and fused losses shrink the logits spike of a 128k vocabulary', () => {
-    const peak = (loss: string) => run({ method: 'lora', precision: 'bf16-true', seqLen: 8192, loss }).peak.allocatedBytes;
+    const peak = (loss: string) =>
+      run({ method: 'lora', precision: 'bf16-true', seqLen: 8192, loss }).peak.allocatedBytes;
     expect(peak('chunked')).toBeLessThan(peak('standard'));
     expect(peak('fused')).toBeLessThan(peak('chunked'));
     // Llama-3's V = 128,256 at s = 8192: one fp32 copy of the logits is 4.2 GB (MEMORY-MODEL.md).
@@ -131,14 +158,25 @@ describe('estimate: properties', () => {
   });
 
   it('offloading the optimizer moves its bytes to the host and reports host memory', () => {
-    const e = run({ method: 'full', precision: 'bf16-mixed', parallelism: { strategy: 'zero3', gpus: 4 }, offload: { optimizer: 'cpu', params: 'cpu' } });
+    const e = run({
+      method: 'full',
+      precision: 'bf16-mixed',
+      parallelism: { strategy: 'zero3', gpus: 4 },
+      offload: { optimizer: 'cpu', params: 'cpu' },
+    });
     expect(e.breakdown.optimizerBytes).toBe(0);
     expect(e.breakdown.weightsBytes).toBe(0);
     expect(e.host!.cpuBytes).toBeGreaterThan(8_030_261_248 * 16);
   });
 
   it('the 70B example does not fit a 24 GB card but fits 8 × H100 with FSDP and QLoRA', () => {
-    const scenario = parseScenario({ model: 'llama-3.1-70b', method: 'qlora', quantization: 'nf4', precision: 'bf16-true', gradientCheckpointing: 'full' });
+    const scenario = parseScenario({
+      model: 'llama-3.1-70b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+    });
     const shape = shapeOf('llama-3.1-70b');
     expect(estimate({ scenario, shape, gpu: findGpu('rtx-4090')! }).fits!.ok).toBe(false);
     const sharded = parseScenario({ ...scenario, parallelism: { strategy: 'fsdp', gpus: 8 } });

@@ -32,7 +32,12 @@ describe('parseScenario', () => {
   });
 
   it('keeps LoRA settings and defaults dropout and modulesToSave', () => {
-    const s = parseScenario({ model: 'x', method: 'qlora', quantization: 'nf4', lora: { rank: 64, alpha: 16, targets: 'all-linear' } });
+    const s = parseScenario({
+      model: 'x',
+      method: 'qlora',
+      quantization: 'nf4',
+      lora: { rank: 64, alpha: 16, targets: 'all-linear' },
+    });
     expect(s.lora).toEqual({ rank: 64, alpha: 16, dropout: 0, targets: 'all-linear', modulesToSave: [] });
   });
 
@@ -41,9 +46,21 @@ describe('parseScenario', () => {
     [{ model: 'x', microBatchSize: -2 }, 'microBatchSize', /-2 must be a whole number of at least 1/],
     [{ model: 'x', seqLen: 1.5 }, 'seqLen', /must be a whole number/],
     [{ model: 'x', method: 'qlora' }, 'quantization', /needs a quantized base, but quantization is "none"/],
-    [{ model: 'x', method: 'lora', lora: { rank: 0 } }, 'lora.rank', /0 must be a whole number of at least 1/],
-    [{ model: 'x', precision: 'bf16' }, 'precision', /one of fp32 \| fp16-mixed \| bf16-mixed \| fp16-true \| bf16-true/],
-    [{ model: 'x', parallelism: { strategy: 'zero4', gpus: 2 } }, 'parallelism.strategy', /"zero4" is not one of/],
+    [
+      { model: 'x', method: 'lora', lora: { rank: 0 } },
+      'lora.rank',
+      /0 must be a whole number of at least 1/,
+    ],
+    [
+      { model: 'x', precision: 'bf16' },
+      'precision',
+      /one of fp32 \| fp16-mixed \| bf16-mixed \| fp16-true \| bf16-true/,
+    ],
+    [
+      { model: 'x', parallelism: { strategy: 'zero4', gpus: 2 } },
+      'parallelism.strategy',
+      /"zero4" is not one of/,
+    ],
     [{ model: 'x', parallelism: { gpus: 4 } }, 'parallelism.gpus', /strategy "single" runs on one GPU/],
     [{ model: 'x', offload: { optimizer: 'cpu' } }, 'offload.optimizer', /needs a ZeRO or FSDP strategy/],
     [{ model: 'x', batch: 4 }, 'batch', /is not a scenario field/],

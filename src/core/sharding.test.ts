@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedFile } from '../../test/shared.js';
 import { fullTrainingModelStates } from './estimate.js';
-import { deepspeedZero2Estimate, deepspeedZero3Estimate, placeModelStates, shardModelStates } from './sharding.js';
+import {
+  deepspeedZero2Estimate,
+  deepspeedZero3Estimate,
+  placeModelStates,
+  shardModelStates,
+} from './sharding.js';
 
 interface Oracle {
   tool: string;
@@ -17,12 +22,17 @@ const oracles = readFileSync(sharedFile('validation', 'oracles.jsonl'), 'utf8')
 /** DeepSpeed prints GB as bytes / 2^30 with two decimals. */
 const dsGB = (bytes: number) => Number((bytes / 2 ** 30).toFixed(2));
 /** accelerate's convert_bytes: divides by 1024 and labels MB/GB, two decimals. */
-const accel = (bytes: number) => (bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(2)} GB` : `${(bytes / 2 ** 20).toFixed(2)} MB`);
+const accel = (bytes: number) =>
+  bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(2)} GB` : `${(bytes / 2 ** 20).toFixed(2)} MB`;
 
 describe('DeepSpeed ZeRO-2 oracle (oracles.jsonl)', () => {
   const oracle = oracles.find((o) => o.tool.includes('zero2'))!;
   const expected = oracle.expected as Record<string, { per_cpu_GB: number; per_gpu_GB: number }>;
-  const base = { totalParams: Number(oracle.input.total_params), gpusPerNode: Number(oracle.input.num_gpus_per_node), nodes: Number(oracle.input.num_nodes) };
+  const base = {
+    totalParams: Number(oracle.input.total_params),
+    gpusPerNode: Number(oracle.input.num_gpus_per_node),
+    nodes: Number(oracle.input.num_nodes),
+  };
 
   it('reproduces the optimizer-offload row: GPU 2P', () => {
     const r = deepspeedZero2Estimate({ ...base, offloadOptimizer: true, formula: 'current' });
@@ -42,20 +52,29 @@ describe('DeepSpeed ZeRO-2 oracle (oracles.jsonl)', () => {
 
 describe('DeepSpeed ZeRO-3 oracle (oracles.jsonl)', () => {
   const oracle = oracles.find((o) => o.tool.includes('zero3'))!;
-  const rows = oracle.expected as { offload_param: string; offload_optimizer: string; zero_init: number; per_cpu_GB: number; per_gpu_GB: number }[];
-  it.each(rows)('offload_param=$offload_param offload_optimizer=$offload_optimizer zero_init=$zero_init', (row) => {
-    const r = deepspeedZero3Estimate({
-      totalParams: Number(oracle.input.total_params),
-      largestLayerParams: Number(oracle.input.largest_layer_params),
-      gpusPerNode: Number(oracle.input.num_gpus_per_node),
-      nodes: Number(oracle.input.num_nodes),
-      offloadOptimizer: row.offload_optimizer === 'cpu',
-      offloadParams: row.offload_param === 'cpu',
-      zeroInit: row.zero_init === 1,
-    });
-    expect(dsGB(r.gpuBytes)).toBe(row.per_gpu_GB);
-    expect(dsGB(r.cpuBytes)).toBe(row.per_cpu_GB);
-  });
+  const rows = oracle.expected as {
+    offload_param: string;
+    offload_optimizer: string;
+    zero_init: number;
+    per_cpu_GB: number;
+    per_gpu_GB: number;
+  }[];
+  it.each(rows)(
+    'offload_param=$offload_param offload_optimizer=$offload_optimizer zero_init=$zero_init',
+    (row) => {
+      const r = deepspeedZero3Estimate({
+        totalParams: Number(oracle.input.total_params),
+        largestLayerParams: Number(oracle.input.largest_layer_params),
+        gpusPerNode: Number(oracle.input.num_gpus_per_node),
+        nodes: Number(oracle.input.num_nodes),
+        offloadOptimizer: row.offload_optimizer === 'cpu',
+        offloadParams: row.offload_param === 'cpu',
+        zeroInit: row.zero_init === 1,
+      });
+      expect(dsGB(r.gpuBytes)).toBe(row.per_gpu_GB);
+      expect(dsGB(r.cpuBytes)).toBe(row.per_cpu_GB);
+    },
+  );
 
   it('reproduces the t5-large discussion example (MB = bytes >> 20)', () => {
     const o = oracles.find((x) => x.tool.includes('discussion'))!;
@@ -66,27 +85,52 @@ describe('DeepSpeed ZeRO-3 oracle (oracles.jsonl)', () => {
     const mb = (bytes: number) => Math.floor(bytes / 2 ** 20);
     const common = { totalParams: P, largestLayerParams: LL, gpusPerNode: N, nodes: 1, zeroInit: true };
     expect(mb(4 * LL)).toBe(e.largest_layer_memory_MB);
-    expect(mb(deepspeedZero3Estimate({ ...common, offloadOptimizer: false, offloadParams: false }).gpuBytes)).toBe(e.case1_gpu_MB);
-    expect(mb(deepspeedZero3Estimate({ ...common, offloadOptimizer: true, offloadParams: true }).gpuBytes)).toBe(e.case2_gpu_MB);
-    expect(mb(deepspeedZero3Estimate({ ...common, offloadOptimizer: true, offloadParams: false }).gpuBytes)).toBe(e.case3_gpu_MB);
+    expect(
+      mb(deepspeedZero3Estimate({ ...common, offloadOptimizer: false, offloadParams: false }).gpuBytes),
+    ).toBe(e.case1_gpu_MB);
+    expect(
+      mb(deepspeedZero3Estimate({ ...common, offloadOptimizer: true, offloadParams: true }).gpuBytes),
+    ).toBe(e.case2_gpu_MB);
+    expect(
+      mb(deepspeedZero3Estimate({ ...common, offloadOptimizer: true, offloadParams: false }).gpuBytes),
+    ).toBe(e.case3_gpu_MB);
   });
 });
 
 describe('accelerate estimate-memory oracle: bert-base-cased (oracles.jsonl)', () => {
   const o = oracles.find((x) => x.tool.includes('accelerate') && x.input.model === 'bert-base-cased')!;
-  const e = o.expected as { total_size_bytes_fp32: number; table_current_code: Record<string, { total: string; training_adam: string }> };
+  const e = o.expected as {
+    total_size_bytes_fp32: number;
+    table_current_code: Record<string, { total: string; training_adam: string }>;
+  };
   const params = e.total_size_bytes_fp32 / 4;
-  const single = { method: 'full' as const, parallelism: { strategy: 'single' as const, gpus: 1 }, optimizer: 'adamw' as const };
+  const single = {
+    method: 'full' as const,
+    parallelism: { strategy: 'single' as const, gpus: 1 },
+    optimizer: 'adamw' as const,
+  };
 
   it('fp32: weights 413.18 MB, training with Adam 1.61 GB (weights + grads + two fp32 states)', () => {
-    const states = shardModelStates(fullTrainingModelStates(params, { ...single, precision: 'fp32' }), 'single', 1);
+    const states = shardModelStates(
+      fullTrainingModelStates(params, { ...single, precision: 'fp32' }),
+      'single',
+      1,
+    );
     expect(accel(states.weights)).toBe(e.table_current_code.float32!.total);
-    expect(accel(states.weights + states.gradients + states.optimizer)).toBe(e.table_current_code.float32!.training_adam);
+    expect(accel(states.weights + states.gradients + states.optimizer)).toBe(
+      e.table_current_code.float32!.training_adam,
+    );
   });
   it('fp16: weights 206.59 MB, training 826.36 MB (everything in 16 bits)', () => {
-    const states = shardModelStates(fullTrainingModelStates(params, { ...single, precision: 'fp16-true' }), 'single', 1);
+    const states = shardModelStates(
+      fullTrainingModelStates(params, { ...single, precision: 'fp16-true' }),
+      'single',
+      1,
+    );
     expect(accel(states.weights)).toBe(e.table_current_code.float16!.total);
-    expect(accel(states.weights + states.gradients + states.optimizer)).toBe(e.table_current_code.float16!.training_adam);
+    expect(accel(states.weights + states.gradients + states.optimizer)).toBe(
+      e.table_current_code.float16!.training_adam,
+    );
   });
 });
 

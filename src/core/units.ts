@@ -3,6 +3,7 @@
 export const KIB = 1024;
 export const MIB = 1024 ** 2;
 export const GIB = 1024 ** 3;
+export const TIB = 1024 ** 4;
 
 /** Bytes → GiB as a number. */
 export function toGiB(bytes: number): number {
@@ -13,6 +14,7 @@ export function toGiB(bytes: number): number {
 export function formatBytes(bytes: number, digits = 2): string {
   const sign = bytes < 0 ? '-' : '';
   const abs = Math.abs(bytes);
+  if (abs >= TIB) return `${sign}${(abs / TIB).toFixed(digits)} TiB`;
   if (abs >= GIB) return `${sign}${(abs / GIB).toFixed(digits)} GiB`;
   if (abs >= MIB) return `${sign}${(abs / MIB).toFixed(abs >= 100 * MIB ? 0 : 1)} MiB`;
   if (abs >= KIB) return `${sign}${(abs / KIB).toFixed(0)} KiB`;

@@ -39,7 +39,8 @@ def plan(scenario: dict, model_config: dict) -> dict:
     weight_bytes = 2 if scenario["precision"].endswith("-true") else 4
     trainable = params if scenario["method"] == "full" else int(params * LORA_TRAINABLE_FRACTION)
     tokens = scenario["microBatchSize"] * scenario["seqLen"]
-    activations = tokens * model_config["hidden_size"] * model_config["num_hidden_layers"] * ACTIVATION_BYTES_PER_TOKEN_HIDDEN
+    per_token = model_config["hidden_size"] * model_config["num_hidden_layers"] * ACTIVATION_BYTES_PER_TOKEN_HIDDEN
+    activations = tokens * per_token
     return {
         "weights": params * weight_bytes,
         "activations": activations,

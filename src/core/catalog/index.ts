@@ -30,7 +30,8 @@ export function findGpu(ref: string): GpuSpec | undefined {
 }
 
 function matches(haystack: readonly (string | undefined)[], query: string): boolean {
-  const words = normalize(query).split('-').filter(Boolean);
+  // Each whitespace-separated word must appear as typed ("llama-3" does not match "llama-2-13b").
+  const words = query.toLowerCase().replace(/_/g, '-').split(/\s+/).filter(Boolean);
   const text = haystack
     .filter(Boolean)
     .map((s) => normalize(s!))

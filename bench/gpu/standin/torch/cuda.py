@@ -14,6 +14,8 @@ CAPACITY_ENV = "STANDIN_CAPACITY_BYTES"
 DEFAULT_CAPACITY_BYTES = 150754820096
 # Reserved memory grows in segments of this size (a simplification of PyTorch's segment sizes).
 SEGMENT_BYTES = 20 * 2**20
+# When set, `init` fails as real CUDA does in a child forked after its parent initialised CUDA.
+INIT_FAILS_ENV = "STANDIN_CUDA_INIT_FAILS"
 
 _state = {"allocated": 0, "reserved": 0, "peak_allocated": 0, "peak_reserved": 0, "initialized": False}
 
@@ -41,6 +43,11 @@ def standin_allocate(nbytes: int) -> None:
 def standin_free(nbytes: int) -> None:
     """Frees `nbytes`; they stay reserved."""
     _state["allocated"] -= nbytes
+
+
+def init() -> None:
+    if os.environ.get(INIT_FAILS_ENV):
+        raise RuntimeError("CUDA error: initialization error (stand-in)")
 
 
 def is_available() -> bool:

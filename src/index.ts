@@ -1,0 +1,22 @@
+/** Headroom's library entry: the pure core (runs in Node and the browser). Hand-picked, no barrels. */
+export { type Attack, attackFirst } from './core/advice.js';
+export { type ModelShape, shapeFromConfig } from './core/architecture.js';
+export type { CatalogModel } from './core/catalog/catalog-model.js';
+export type { GpuSpec } from './core/catalog/gpu-spec.js';
+export { findGpu, findModel, GPUS, MODELS, searchGpus, searchModels } from './core/catalog/index.js';
+export { describeScenario } from './core/describe.js';
+export { HeadroomUserError, isUserError } from './core/errors.js';
+export {
+  type Components,
+  type Estimate,
+  type EstimateInput,
+  estimate,
+  type Phase,
+  usableBytes,
+} from './core/estimate.js';
+export { type ResolvedModel, resolveModelRef } from './core/model-ref.js';
+export { type ParamBreakdown, paramBreakdown } from './core/params.js';
+export { countSafetensorsParameters, parseSafetensorsHeader } from './core/safetensors.js';
+export { parseScenario, type Scenario } from './core/scenario.js';
+export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';
+export { formatBytes } from './core/units.js';
