@@ -10,7 +10,7 @@ import { styleFor } from './_output.js';
 import { applyScenarioFlags, SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { renderEstimate } from './render-estimate.js';
 
-export const ESTIMATE_HELP = `headroom estimate — will it fit, and where does the memory go?
+export const help = `headroom estimate — will it fit, and where does the memory go?
 
 Usage:
   headroom estimate MODEL [flags]
@@ -70,7 +70,7 @@ async function estimateOne(raw: unknown): Promise<{
 }
 
 /** Runs the command; returns the exit code. */
-export async function runEstimate(args: readonly string[], ctx: CommandContext): Promise<number> {
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'estimate', 1);
   const positionalModel = positionals[0];
   const style = styleFor(ctx.stdout);

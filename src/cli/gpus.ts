@@ -5,13 +5,13 @@ import { GIB } from '../core/units.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, styleFor } from './_output.js';
 
-export const GPUS_HELP = `headroom gpus [QUERY] [--json]
+export const help = `headroom gpus [QUERY] [--json]
 
 Lists the embedded GPU catalog. "usable" is what nvidia-smi reports as memory.total, not the marketed size.
   headroom gpus a100
   headroom gpus nvidia hopper --json`;
 
-export async function runGpus(args: readonly string[], ctx: CommandContext): Promise<number> {
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, 'gpus', 10);
   const query = positionals.join(' ');
   const gpus = searchGpus(query);

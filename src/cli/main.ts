@@ -18,20 +18,18 @@ Run headroom <command> --help for its options. Every command takes --json.`;
 
 type Runner = (args: readonly string[], ctx: CommandContext) => Promise<number>;
 
-// Commands load on demand, so `headroom gpus` does not pay for the estimator or the Hub client.
-const COMMANDS: Readonly<Record<string, () => Promise<{ run: Runner; help: string }>>> = {
-  estimate: async () => {
-    const m = await import('./estimate.js');
-    return { run: m.runEstimate, help: m.ESTIMATE_HELP };
-  },
-  models: async () => {
-    const m = await import('./models.js');
-    return { run: m.runModels, help: m.MODELS_HELP };
-  },
-  gpus: async () => {
-    const m = await import('./gpus.js');
-    return { run: m.runGpus, help: m.GPUS_HELP };
-  },
+/** What a command module exports: its runner and its --help text. */
+export interface CommandModule {
+  readonly run: Runner;
+  readonly help: string;
+}
+
+// One line per command. Commands load on demand, so `headroom gpus` does not pay for the estimator
+// or the Hub client.
+const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
+  estimate: () => import('./estimate.js'),
+  models: () => import('./models.js'),
+  gpus: () => import('./gpus.js'),
 };
 
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */

@@ -4,13 +4,13 @@ import { formatParams } from '../core/units.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, styleFor } from './_output.js';
 
-export const MODELS_HELP = `headroom models [QUERY] [--json]
+export const help = `headroom models [QUERY] [--json]
 
 Lists the embedded model catalog; QUERY keeps models whose id, repo or architecture contain every word.
   headroom models qwen3
   headroom models llama 8b --json`;
 
-export async function runModels(args: readonly string[], ctx: CommandContext): Promise<number> {
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, 'models', 10);
   const query = positionals.join(' ');
   const models = searchModels(query);
