@@ -7,7 +7,14 @@ import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { styleFor } from './_output.js';
-import { applyScenarioFlags, SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
+import { applyScenarioFlags, SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
+import {
+  FROM_HELP,
+  importSummary,
+  mergeFlags,
+  SCENARIO_INPUT_OPTIONS,
+  scenarioBase,
+} from './_scenario-input.js';
 import { renderEstimate } from './render-estimate.js';
 
 export const help = `headroom estimate — will it fit, and where does the memory go?
@@ -15,8 +22,10 @@ export const help = `headroom estimate — will it fit, and where does the memor
 Usage:
   headroom estimate MODEL [flags]
   headroom estimate --scenario FILE [--json]
+  headroom estimate --from CONFIG [flags] [--json]
 
 ${SCENARIO_FLAGS_HELP}
+${FROM_HELP}
 
 Output:
   --json                    the estimate as JSON (one line per scenario for JSON Lines input)
@@ -26,7 +35,7 @@ Examples:
   headroom estimate Qwen/Qwen2.5-7B --method lora --lora-targets all-linear --seq-len 4096 --gpu a100-sxm-80gb
   headroom estimate ./my-model/ --method full --strategy zero3 --gpus 8 --gpu h100-sxm --json`;
 
-const OPTIONS = { ...SCENARIO_OPTIONS, json: { type: 'boolean' } } as const;
+const OPTIONS = { ...SCENARIO_INPUT_OPTIONS, json: { type: 'boolean' } } as const;
 
 /** The JSON an estimate prints: SCENARIO.md's fields plus the resolved scenario and model. */
 export function estimateJson(
@@ -74,6 +83,31 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values, positionals } = parseFlags(args, OPTIONS, 'estimate', 1);
   const positionalModel = positionals[0];
   const style = styleFor(ctx.stdout);
+  if (values.from !== undefined) {
+    // A trainer config: one scenario, flags over it; the JSON says what was imported.
+    const imported = await scenarioBase(values, 'estimate');
+    const raw = mergeFlags(imported.base, values, positionalModel);
+    if (raw.model === undefined) {
+      throw new HeadroomUserError({
+        code: 'bad-flag',
+        where: 'MODEL',
+        message: `${values.from} names no model (${imported.imported?.format} config)`,
+        hint: `headroom estimate llama-3.1-8b --from ${values.from}`,
+      });
+    }
+    const one = await estimateOne(raw);
+    if (values.json) {
+      const { mapped, unmapped, assumed } = imported.imported!;
+      const json = {
+        ...estimateJson(one.result, one.scenario, one.model.source),
+        imported: { file: values.from, format: imported.imported!.format, mapped, unmapped, assumed },
+      };
+      ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      ctx.stdout.write(`${importSummary(imported, style)}\n${renderEstimate({ ...one, style })}\n`);
+    }
+    return 0;
+  }
   if (values.scenario === undefined) {
     if (positionalModel === undefined && values.model === undefined) {
       throw new HeadroomUserError({

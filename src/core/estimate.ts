@@ -657,6 +657,11 @@ export function estimate(input: EstimateInput): Estimate {
   const whole: ModelStateBytes = { weights: weightBytes, gradients: gradientBytes, optimizer: opt.bytes };
   const perGpu = shardModelStates(whole, strategy, gpus);
   const placed = placeModelStates(perGpu, scenario.offload);
+  // The optimizer's step temporary is the size of the states it updates: this GPU's shard of them.
+  const stepTempBytes =
+    scenario.offload.optimizer === 'none' && whole.optimizer > 0
+      ? opt.foreachTemp * (perGpu.optimizer / whole.optimizer)
+      : 0;
   const pagedOptimizerBytes = opt.paged ? placed.gpu.optimizer : 0;
   const W = placed.gpu.weights;
   const G = placed.gpu.gradients;
@@ -707,8 +712,7 @@ export function estimate(input: EstimateInput): Estimate {
   const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes;
   const backwardEnd = persistent + G + castBytes * 0 + gatheredGradBytes + dequantBytes;
   const backwardPeak = Math.max(backwardStart, backwardEnd);
-  const optimizerPeak =
-    W + G + O + bucketBytes + opt.foreachTemp * (scenario.offload.optimizer === 'none' ? 1 : 0);
+  const optimizerPeak = W + G + O + bucketBytes + stepTempBytes;
   const phases: Record<Phase, number> = {
     load: loadPeak,
     forward: forwardPeak,
@@ -742,13 +746,7 @@ export function estimate(input: EstimateInput): Estimate {
           : peakPhase === 'load'
             ? 0
             : gradsDuringForward + (peakPhase === 'backward' ? gatheredGradBytes : 0),
-    optimizer:
-      peakPhase === 'load'
-        ? 0
-        : O +
-          (peakPhase === 'optimizer-step'
-            ? opt.foreachTemp * (scenario.offload.optimizer === 'none' ? 1 : 0)
-            : 0),
+    optimizer: peakPhase === 'load' ? 0 : O + (peakPhase === 'optimizer-step' ? stepTempBytes : 0),
   };
   const activationsAtPeak = Math.max(
     0,
@@ -810,7 +808,7 @@ export function estimate(input: EstimateInput): Estimate {
       dequantTransientBytes: dequantBytes,
       gatheredWeightsBytes: gatheredBytes,
       commBufferBytes: bucketBytes,
-      optimizerTempBytes: opt.foreachTemp,
+      optimizerTempBytes: stepTempBytes,
       cudaContextBytes: CUDA_CONTEXT_BYTES,
       ncclBytes: gpus > 1 ? NCCL_BUFFER_BYTES : 0,
     }),

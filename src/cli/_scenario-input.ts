@@ -1,0 +1,237 @@
+/**
+ * One scenario from whatever the user gave a command: a scenario JSON file (--scenario), a trainer
+ * config (--from, imported), flags, or a positional MODEL — flags override the file. Shared by plan,
+ * fit, gpus --for and migrate; estimate also reads JSON Lines and keeps its own loop.
+ */
+import type { GpuSpec } from '../core/catalog/gpu-spec.js';
+import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
+import { HeadroomUserError } from '../core/errors.js';
+import type { ImportReport } from '../core/import/import-report.js';
+import type { ResolvedModel } from '../core/model-ref.js';
+import { parseScenario, type Scenario } from '../core/scenario.js';
+import { formatBytes } from '../core/units.js';
+import { readTrainerConfig } from '../io/read-config.js';
+import { readScenarioFile } from '../io/read-scenarios.js';
+import { resolveModel } from '../io/resolve-model.js';
+import type { Style } from './_output.js';
+import { applyScenarioFlags, SCENARIO_OPTIONS } from './_scenario-flags.js';
+
+/** Scenario flags plus --from CONFIG. */
+export const SCENARIO_INPUT_OPTIONS = { ...SCENARIO_OPTIONS, from: { type: 'string' } } as const;
+
+/** The --from help line, for commands' help texts. */
+export const FROM_HELP = `  --from CONFIG             a trainer config: LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL,
+                            accelerate or DeepSpeed (YAML/JSON); flags override what it sets`;
+
+/** The --headroom help line. */
+export const HEADROOM_HELP =
+  '  --headroom P              memory kept free: real batches vary in length (padded to the longest)  [10%]';
+
+type Values = Readonly<Record<string, string | boolean | undefined>>;
+
+/** A catalog GPU by id or name; a user error with the nearest ids when unknown. */
+export function catalogGpu(id: string, flag = 'gpu'): GpuSpec {
+  const gpu = findGpu(id);
+  if (!gpu) {
+    throw new HeadroomUserError({
+      code: 'unknown-gpu',
+      where: flag,
+      message: `${flag} "${id}" is not in the catalog`,
+      hint: `did you mean ${suggestIds(
+        id,
+        GPUS.map((g) => g.id),
+      ).join(', ')}? headroom gpus lists them all`,
+    });
+  }
+  return gpu;
+}
+
+/** Base fields from --scenario (one object) or --from (a trainer config), before flags. */
+export async function scenarioBase(
+  values: Values,
+  command: string,
+): Promise<{ base: Record<string, unknown>; imported: ImportReport | null; importedFrom: string | null }> {
+  if (typeof values.scenario === 'string' && typeof values.from === 'string') {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--from',
+      message: `${command}: give --scenario or --from, not both`,
+      hint: '--scenario takes a Headroom scenario JSON; --from takes a trainer config',
+    });
+  }
+  if (typeof values.from === 'string') {
+    const { report } = await readTrainerConfig(values.from);
+    return { base: { ...report.scenario }, imported: report, importedFrom: values.from };
+  }
+  if (typeof values.scenario === 'string') {
+    const entries = await readScenarioFile(values.scenario);
+    if (entries.length !== 1) {
+      throw new HeadroomUserError({
+        code: 'bad-file',
+        where: values.scenario,
+        message: `${command} takes one scenario; ${values.scenario} has ${entries.length}`,
+        hint: `headroom estimate --scenario ${values.scenario} runs each line`,
+      });
+    }
+    const entry = entries[0]!;
+    if (entry.error) throw entry.error;
+    if (entry.value === null || typeof entry.value !== 'object' || Array.isArray(entry.value)) {
+      return { base: { model: entry.value }, imported: null, importedFrom: null };
+    }
+    return { base: { ...(entry.value as Record<string, unknown>) }, imported: null, importedFrom: null };
+  }
+  return { base: {}, imported: null, importedFrom: null };
+}
+
+/**
+ * Flags over a base. A flag that changes the method away from adapters drops the imported LoRA block and
+ * quantization, which would otherwise contradict it.
+ */
+export function mergeFlags(
+  base: Readonly<Record<string, unknown>>,
+  values: Values,
+  positionalModel: string | undefined,
+): Record<string, unknown> {
+  const merged = applyScenarioFlags(base, values, positionalModel);
+  if (values.method === 'full' || values.method === 'freeze') {
+    delete merged.lora;
+    if (values.quantization === undefined) delete merged.quantization;
+  }
+  if (values.method !== undefined && values.method !== 'freeze') delete merged.trainableLayers;
+  return merged;
+}
+
+export interface LoadedScenario {
+  readonly scenario: Scenario;
+  readonly model: ResolvedModel;
+  readonly gpu: GpuSpec | null;
+  readonly imported: ImportReport | null;
+  readonly importedFrom: string | null;
+}
+
+/** Reads, merges, validates and resolves one scenario; user errors name the flag, field or file. */
+export async function loadScenario(
+  values: Values,
+  positionalModel: string | undefined,
+  command: string,
+): Promise<LoadedScenario> {
+  const { base, imported, importedFrom } = await scenarioBase(values, command);
+  const raw = mergeFlags(base, values, positionalModel);
+  if (raw.model === undefined) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: 'MODEL',
+      message: importedFrom
+        ? `${importedFrom} names no model (${imported?.format} config)`
+        : `${command} needs a model`,
+      hint: `headroom ${command} llama-3.1-8b …, or --model ID with --from (headroom models lists the catalog)`,
+    });
+  }
+  const parsed = parseScenario(raw);
+  const model = await resolveModel(parsed.model);
+  const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
+  const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
+  return { scenario, model, gpu, imported, importedFrom };
+}
+
+/** One dim line saying what an imported config contributed. */
+export function importSummary(
+  loaded: Pick<LoadedScenario, 'imported' | 'importedFrom'>,
+  style: Style,
+): string | null {
+  if (!loaded.imported || !loaded.importedFrom) return null;
+  const r = loaded.imported;
+  return style.dim(
+    `from ${loaded.importedFrom} (${r.format}): ${r.mapped.length} keys mapped, ${r.assumed.length} trainer defaults assumed, ${r.unmapped.length} not mapped — headroom import ${loaded.importedFrom} shows which`,
+  );
+}
+
+/** A positive whole number from a flag, or undefined when absent. */
+export function countFlag(values: Values, flag: string): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' ? Number(raw.replace(/_/g, '')) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: `--${flag}`,
+      message: `--${flag} ${String(raw)}: not a whole number of at least 1`,
+      hint: `e.g. --${flag} 8`,
+    });
+  }
+  return n;
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  k: 1e3,
+  m: 1e6,
+  g: 1e9,
+  t: 1e12,
+  b: 1e9,
+};
+
+/** A token count such as 2e9, 500M, 1.5B, 2_000_000. */
+export function tokensFlag(values: Values, flag: string): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  const m = typeof raw === 'string' ? /^\s*([\d._]+(?:e\d+)?)\s*([kmgtb]?)\s*$/i.exec(raw) : null;
+  const n = m ? Number(m[1]!.replace(/_/g, '')) * SIZE_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
+  if (!Number.isFinite(n) || n < 1) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: `--${flag}`,
+      message: `--${flag} ${String(raw)}: not a token count`,
+      hint: `e.g. --${flag} 2e9, --${flag} 500M or --${flag} 1.5B`,
+    });
+  }
+  return Math.round(n);
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+};
+
+/** A size such as 40GB, 1.5TiB or 123456789 (bytes). */
+export function bytesFlag(values: Values, flag: string): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  const m = typeof raw === 'string' ? /^\s*([\d.]+)\s*([a-z]*)\s*$/i.exec(raw) : null;
+  const unit = m ? BYTE_UNITS[(m[2] || 'b').toLowerCase()] : undefined;
+  const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
+  if (!Number.isFinite(n) || n < 0) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: `--${flag}`,
+      message: `--${flag} ${String(raw)}: not a size`,
+      hint: `e.g. --${flag} 40GB or --${flag} 1.5TiB`,
+    });
+  }
+  return Math.round(n);
+}
+
+/** "1 h 20 min", "14 min", "38 s". */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '—';
+  if (seconds < 90) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 72 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86400).toFixed(1)} days`;
+}
+
+/** "12.4k tok/s". */
+export function formatRate(tokensPerSecond: number): string {
+  if (tokensPerSecond >= 1e6) return `${(tokensPerSecond / 1e6).toFixed(2)}M tok/s`;
+  if (tokensPerSecond >= 1e3) return `${(tokensPerSecond / 1e3).toFixed(1)}k tok/s`;
+  return `${tokensPerSecond.toFixed(0)} tok/s`;
+}
+
+export { formatBytes };

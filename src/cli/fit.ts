@@ -1,0 +1,125 @@
+/** `headroom fit`: the largest micro-batch and the longest sequence that fit a GPU with the margin. */
+import { describeScenario } from '../core/describe.js';
+import { HeadroomUserError } from '../core/errors.js';
+import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
+import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
+import { formatBytes } from '../core/units.js';
+import { meterBar } from './_bar.js';
+import { type CommandContext, parseFlags } from './_command.js';
+import { type Style, styleFor } from './_output.js';
+import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
+import {
+  FROM_HELP,
+  HEADROOM_HELP,
+  importSummary,
+  loadScenario,
+  SCENARIO_INPUT_OPTIONS,
+} from './_scenario-input.js';
+
+export const help = `headroom fit — the largest micro-batch and the longest sequence a GPU holds
+
+Usage:
+  headroom fit MODEL [flags] --gpu ID [--headroom 10%] [--json]
+  headroom fit --from CONFIG --gpu ID
+
+Searches the estimator (memory grows with both): the largest micro-batch at the scenario's sequence
+length, and the longest sequence at its micro-batch. The value shown fits with the margin; one more does
+not. The margin is there because real batches vary in length: each is padded to its longest sample.
+
+${SCENARIO_FLAGS_HELP}
+${FROM_HELP}
+${HEADROOM_HELP}
+
+Output:
+  --json                    { scenario, target, microBatch, seqLen }, each bound with its value, peak and
+                            the next value's peak
+
+Examples:
+  headroom fit llama-3.1-8b --method qlora --quantization nf4 --precision bf16-true --gradient-checkpointing full --gpu rtx-4090
+  headroom fit --from torchtune/recipes/configs/llama3_1/8B_lora_single_device.yaml --gpu a10g`;
+
+const OPTIONS = {
+  ...SCENARIO_INPUT_OPTIONS,
+  headroom: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+function line(label: string, unit: string, b: FitBound, result: FitResult, style: Style): string[] {
+  const { target } = result;
+  if (b.value === null || b.estimate === null) {
+    return [
+      style.red(
+        `  ${label.padEnd(12)} none: even 1 ${unit} needs ${formatBytes(b.next?.deviceBytes ?? 0)}, over the ${formatBytes(target.budgetBytes)} budget`,
+      ),
+      style.dim('               headroom plan … finds changes that make it fit'),
+    ];
+  }
+  const peak = b.estimate.peak.deviceBytes;
+  const out = [
+    `  ${label.padEnd(12)} ${style.bold(String(b.value).padStart(7))} ${unit.padEnd(7)} ${style.green(meterBar(peak, target.usableBytes, 30, target.budgetBytes))} ${formatBytes(peak)}`,
+  ];
+  if (b.next) {
+    out.push(
+      style.dim(
+        `  ${''.padEnd(12)} ${String(b.next.value).padStart(7)} ${unit.padEnd(7)} would need ${formatBytes(b.next.deviceBytes)}: ${formatBytes(b.next.deviceBytes - target.budgetBytes)} over the budget`,
+      ),
+    );
+  } else {
+    out.push(
+      style.dim(
+        `  ${''.padEnd(12)} ${b.limit === 'context' ? "stopped at the model's context length" : 'stopped at the search limit'}, not at memory`,
+      ),
+    );
+  }
+  return out;
+}
+
+/** Renders both limits with bars against the GPU. */
+export function renderFit(result: FitResult, modelId: string, style: Style): string {
+  const { target, scenario } = result;
+  return [
+    style.bold(describeScenario(scenario, modelId)),
+    style.dim(
+      `on ${target.name}: ${formatBytes(target.usableBytes)} usable, ${formatBytes(target.budgetBytes)} after the ${Math.round(target.marginFraction * 100)} % margin  (┃ marks it)`,
+    ),
+    '',
+    ...line('micro-batch', `× ${scenario.seqLen}`, result.microBatch, result, style),
+    ...line('sequence', `tokens`, result.seqLen, result, style),
+    '',
+    style.dim(`  the ${Math.round(target.marginFraction * 100)} % margin: ${MARGIN_REASON}.`),
+    style.dim('  change it with --headroom, e.g. --headroom 5% for packed, fixed-length batches'),
+  ].join('\n');
+}
+
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseFlags(args, OPTIONS, 'fit', 1);
+  const loaded = await loadScenario(values, positionals[0], 'fit');
+  if (!loaded.gpu) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--gpu',
+      message: 'fit needs a GPU',
+      hint: 'add --gpu ID (headroom gpus lists them)',
+    });
+  }
+  const marginFraction =
+    values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
+  const context = loaded.model.catalog?.max_position_embeddings ?? null;
+  const result = fitLimits({
+    scenario: loaded.scenario,
+    shape: loaded.model.shape,
+    exactParams: loaded.model.exactParams,
+    gpu: loaded.gpu,
+    contextTokens: context,
+    ...(marginFraction === undefined ? {} : { marginFraction }),
+  });
+  if (values.json) {
+    ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  const style = styleFor(ctx.stdout);
+  const summary = importSummary(loaded, style);
+  if (summary) ctx.stdout.write(`${summary}\n`);
+  ctx.stdout.write(`${renderFit(result, loaded.model.id, style)}\n`);
+  return 0;
+}

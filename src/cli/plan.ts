@@ -1,0 +1,222 @@
+/** `headroom plan`: the cheapest changes, in order, that make a scenario fit a GPU. */
+import { describeScenario } from '../core/describe.js';
+import { HeadroomUserError } from '../core/errors.js';
+import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
+import { makePlan, type Plan, type Rung } from '../core/plan.js';
+import { formatBytes } from '../core/units.js';
+import { meterBar } from './_bar.js';
+import { type CommandContext, parseFlags } from './_command.js';
+import { renderTable, type Style, styleFor } from './_output.js';
+import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
+import {
+  FROM_HELP,
+  HEADROOM_HELP,
+  importSummary,
+  loadScenario,
+  SCENARIO_INPUT_OPTIONS,
+} from './_scenario-input.js';
+
+export const help = `headroom plan — the cheapest changes that make a run fit
+
+Usage:
+  headroom plan MODEL [flags] --gpu ID [--gpus N] [--headroom 10%] [--allow-shorter] [--json]
+  headroom plan --from CONFIG --gpu ID
+  headroom plan --scenario FILE --gpu ID
+
+Climbs a ladder, cheapest change first, each on top of the ones before and skipped where it saves
+nothing: sdpa attention, smaller micro-batch with more accumulation (same effective batch), selective
+then full activation checkpointing, chunked loss, shorter sequences (only with --allow-shorter), pure
+bf16, an 8-bit optimizer, LoRA, QLoRA, ZeRO-2 then ZeRO-3 across --gpus, CPU then NVMe offload. Stops at
+the first rung that fits and lists the next best alternatives; if nothing fits, the hardware that would.
+Each rung shows the memory it saves, the time per training token relative to the start (docs/time-model.md)
+and its risk.
+
+${SCENARIO_FLAGS_HELP}
+${FROM_HELP}
+${HEADROOM_HELP}
+  --allow-shorter           let the plan shorten sequences (truncates samples)
+
+Output:
+  --json                    { scenario, target, fitsAlready, rungs: [{ change, scenario, estimate, savedBytes,
+                            relativeStepTime, risk, fits }], alternatives }, rungs in the order applied
+
+Examples:
+  headroom plan llama-3.1-8b --method full --micro-batch 4 --gpu rtx-4090
+  headroom plan llama-3.1-70b --method full --gpus 8 --gpu h100-sxm
+  headroom plan --from examples/llama-3/fft-8b.yaml --gpu a100-sxm-80gb`;
+
+const OPTIONS = {
+  ...SCENARIO_INPUT_OPTIONS,
+  headroom: { type: 'string' },
+  'allow-shorter': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+const BAR = 28;
+
+const riskColour = (style: Style, level: Rung['risk']['level']) =>
+  level === 'none'
+    ? style.green
+    : level === 'low'
+      ? style.cyan
+      : level === 'medium'
+        ? style.yellow
+        : style.red;
+
+const times = (r: number) => `${r < 0.1 ? r.toPrecision(2) : r.toFixed(2)}×`;
+
+/** Renders a plan for the terminal: memory falling rung by rung, each bar against the budget. */
+export function renderPlan(plan: Plan, modelId: string, style: Style): string {
+  const { target } = plan;
+  const lines: string[] = [];
+  lines.push(style.bold(describeScenario(plan.scenario, modelId)));
+  lines.push(
+    style.dim(
+      `target: ${target.gpus > 1 ? `${target.gpus} × ` : ''}${target.name} — ${formatBytes(target.usableBytes)} usable, ${formatBytes(target.budgetBytes)} with the ${Math.round(target.marginFraction * 100)} % margin (${MARGIN_REASON})`,
+    ),
+  );
+  lines.push('');
+  const start = target.startPeakBytes;
+  if (plan.fitsAlready) {
+    const free = target.headroomBytes;
+    lines.push(
+      `  ${meterBar(start, target.usableBytes, BAR * 2, target.budgetBytes)}  ${formatBytes(start)} of ${formatBytes(target.usableBytes)}`,
+    );
+    lines.push(
+      style.green(
+        `✓ fits already: ${formatBytes(start)} per GPU, ${formatBytes(free)} free (${((free / target.usableBytes) * 100).toFixed(0)} % headroom, ${formatBytes(target.budgetBytes - start)} beyond the margin) — nothing to change`,
+      ),
+    );
+    return lines.join('\n');
+  }
+  const scale = Math.max(start, target.usableBytes);
+  const row = (
+    n: string,
+    change: string,
+    peak: number,
+    saved: string,
+    time: string,
+    risk: string,
+    fits: boolean | null,
+  ) => [
+    n,
+    change,
+    (fits ? style.green : style.red)(meterBar(peak, scale, BAR, target.budgetBytes)),
+    formatBytes(peak),
+    saved,
+    time,
+    risk,
+    fits === null ? '' : fits ? style.green('✓') : style.red('✗'),
+  ];
+  const rows = [
+    row('', style.dim('as given'), start, '', '1.00×', '', false),
+    ...plan.rungs.map((r, i) =>
+      row(
+        String(i + 1),
+        r.change.summary,
+        r.estimate.peak.deviceBytes,
+        `−${formatBytes(r.savedBytes)}`,
+        times(r.relativeStepTime),
+        riskColour(style, r.risk.level)(r.risk.level),
+        r.fits,
+      ),
+    ),
+  ];
+  lines.push(
+    renderTable(
+      [
+        '',
+        'change (each on top of the ones above)',
+        `peak per GPU   ┃ = budget`,
+        'peak',
+        'saved',
+        'time/token',
+        'risk',
+        '',
+      ],
+      rows,
+      [3, 4, 5],
+    ),
+  );
+  const last = plan.rungs[plan.rungs.length - 1];
+  lines.push('');
+  if (last?.fits) {
+    const free = target.usableBytes - last.estimate.peak.deviceBytes;
+    lines.push(
+      style.green(
+        `✓ fits after ${plan.rungs.length} change${plan.rungs.length > 1 ? 's' : ''}: ${formatBytes(last.estimate.peak.deviceBytes)} per GPU, ${formatBytes(free)} free (${((free / target.usableBytes) * 100).toFixed(0)} %), ${times(last.relativeStepTime)} the time per token`,
+      ),
+    );
+  } else {
+    lines.push(
+      style.red(`✗ nothing on the ladder fits ${target.gpus > 1 ? `${target.gpus} × ` : ''}${target.gpu}`),
+    );
+  }
+  const risky = plan.rungs.filter((r) => r.risk.level !== 'none');
+  if (risky.length > 0) {
+    lines.push('');
+    lines.push('  risks:');
+    for (const r of risky)
+      lines.push(`   ${plan.rungs.indexOf(r) + 1}. ${riskColour(style, r.risk.level)(r.risk.note)}`);
+  }
+  if (plan.alternatives.length > 0) {
+    lines.push('');
+    lines.push(
+      last?.fits
+        ? `  instead of ${plan.rungs.length}, each of these fits too:`
+        : '  hardware that runs it (with only the risk-free changes above):',
+    );
+    lines.push(
+      renderTable(
+        ['  change', 'peak', 'time/token', 'risk'],
+        plan.alternatives.map((a) => [
+          `  ${a.change.summary}`,
+          formatBytes(a.estimate.peak.deviceBytes),
+          times(a.relativeStepTime),
+          riskColour(style, a.risk.level)(a.risk.note),
+        ]),
+        [1, 2],
+      ),
+    );
+  }
+  lines.push('');
+  lines.push(
+    style.dim(
+      'time/token: relative time to train on the same tokens (time model: FLOPs at 40 % of peak, links, offload)',
+    ),
+  );
+  return lines.join('\n');
+}
+
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseFlags(args, OPTIONS, 'plan', 1);
+  const loaded = await loadScenario(values, positionals[0], 'plan');
+  if (!loaded.gpu) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--gpu',
+      message: 'plan needs a target GPU',
+      hint: 'add --gpu ID (headroom gpus lists them), and --gpus N for several',
+    });
+  }
+  const marginFraction =
+    values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
+  const plan = makePlan({
+    scenario: loaded.scenario,
+    shape: loaded.model.shape,
+    exactParams: loaded.model.exactParams,
+    gpu: loaded.gpu,
+    ...(marginFraction === undefined ? {} : { marginFraction }),
+    allowShorter: values['allow-shorter'] === true,
+  });
+  if (values.json) {
+    ctx.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+    return 0;
+  }
+  const style = styleFor(ctx.stdout);
+  const summary = importSummary(loaded, style);
+  if (summary) ctx.stdout.write(`${summary}\n`);
+  const text = renderPlan(plan, loaded.model.id, style);
+  ctx.stdout.write(`${text}\n`);
+  return 0;
+}

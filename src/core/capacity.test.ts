@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { planCapacity } from './capacity.js';
+import { findGpu, GPUS, searchGpus } from './catalog/index.js';
+import { estimate } from './estimate.js';
+import { memoryTarget } from './margin.js';
+import { resolveModelRef } from './model-ref.js';
+import { parseScenario } from './scenario.js';
+
+const shape70 = resolveModelRef('llama-3.1-70b')!.shape;
+const full70 = parseScenario({ model: 'llama-3.1-70b', method: 'full', gradientCheckpointing: 'full' });
+
+describe('planCapacity', () => {
+  it('finds the fewest GPUs of each kind, with the sharding that needs', () => {
+    const r = planCapacity({ scenario: full70, shape: shape70, gpus: searchGpus('h100-sxm') });
+    expect(r.options.map((o) => [o.gpu, o.gpus, o.strategy])).toEqual([['h100-sxm', 32, 'zero3']]);
+    // 16 do not fit with the margin; 32 do.
+    const at = (gpus: number) =>
+      estimate({
+        scenario: { ...full70, parallelism: { strategy: 'zero3', gpus } },
+        shape: shape70,
+        gpu: findGpu('h100-sxm')!,
+      }).peak.deviceBytes;
+    const budget = memoryTarget(findGpu('h100-sxm')!).budgetBytes;
+    expect(at(16)).toBeGreaterThan(budget);
+    expect(at(32)).toBeLessThanOrEqual(budget);
+    expect(r.options[0]!.headroomBytes).toBe(memoryTarget(findGpu('h100-sxm')!).usableBytes - at(32));
+  });
+
+  // Regression: the foreach-AdamW step temporary was sized for the whole model, not this GPU's shard,
+  // so no ZeRO layout of llama-3.1-70b full fine-tuning fitted any GPU (315 GiB per GPU at 64 × H100).
+  it('llama-3.1-70b full fine-tuning with ZeRO-3 × 64: the optimizer temporary is per shard', () => {
+    const scenario = { ...full70, parallelism: { strategy: 'zero3' as const, gpus: 64 } };
+    const est = estimate({ scenario, shape: shape70, gpu: findGpu('h100-sxm')! });
+    expect(est.breakdown.optimizerTempBytes).toBe(Math.round(est.breakdown.optimizerBytes! / 2 / 2));
+    expect(est.peak.deviceBytes).toBeLessThan(40 * 1024 ** 3);
+  });
+
+  it('ranks the cheapest first by memory bought, then the older generation', () => {
+    const qlora = parseScenario({
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+    });
+    const r = planCapacity({ scenario: qlora, shape: resolveModelRef('llama-3.1-8b')!.shape, gpus: GPUS });
+    expect(r.options.slice(0, 3).map((o) => [o.gpu, o.gpus, o.memoryBoughtGB])).toEqual([
+      ['rtx-3060-12gb', 1, 12],
+      ['rtx-4070-ti', 1, 12],
+      ['p100-pcie-16gb', 1, 16],
+    ]);
+    // Between equal memory bought, the older generation first (2021 RTX 3060 before the 2023 RTX 4070 Ti).
+    expect([findGpu('rtx-3060-12gb')!.releaseYear, findGpu('rtx-4070-ti')!.releaseYear]).toEqual([
+      2021, 2023,
+    ]);
+    const bought = r.options.map((o) => o.memoryBoughtGB);
+    expect(bought).toEqual([...bought].sort((a, b) => a - b));
+    // The 10 GB RTX 3080 needs two, sharded.
+    expect(r.options.find((o) => o.gpu === 'rtx-3080')).toMatchObject({ gpus: 2, strategy: 'zero3' });
+    expect(r.misses).toEqual([]);
+  });
+
+  it('sorts fastest first on request, caps the count, and estimates the whole run', () => {
+    const r = planCapacity({
+      scenario: full70,
+      shape: shape70,
+      gpus: searchGpus('h100').concat(searchGpus('rtx-4090')),
+      maxGpus: 16,
+      tokens: 1e9,
+      sort: 'time',
+    });
+    expect(r.options).toEqual([]);
+    expect(r.misses.map((m) => m.gpu)).toEqual(['h100-sxm', 'h100-pcie', 'h100-nvl', 'rtx-4090']);
+    const ok = planCapacity({
+      scenario: full70,
+      shape: shape70,
+      gpus: searchGpus('h200').concat(searchGpus('b200')),
+      tokens: 1e9,
+      sort: 'time',
+    });
+    const rates = ok.options.map((o) => o.time.tokensPerSecond);
+    expect(rates).toEqual([...rates].sort((a, b) => b - a));
+    for (const o of ok.options) expect(o.runSeconds).toBeCloseTo(1e9 / o.time.tokensPerSecond, 6);
+  });
+});

@@ -1,0 +1,303 @@
+/**
+ * A captured training environment (`headroom env capture`): GPUs, driver and CUDA, Python framework
+ * versions, GPU interconnect and disk. Each part is either captured or recorded as missing with the
+ * reason — a machine without nvidia-smi or torch is a fact to report, not an error. The parsers here
+ * take the tools' text output; running the tools is the edge's job (src/io/env-capture.ts).
+ */
+import type { GpuSpec } from './catalog/gpu-spec.js';
+import { GPUS } from './catalog/index.js';
+import { HeadroomUserError } from './errors.js';
+import { parseNvidiaSmiCsv } from './nvidia-smi.js';
+import { parseNvidiaSmiTable } from './nvidia-smi-table.js';
+import { MIB } from './units.js';
+
+/** One part of the environment: its value, or why it could not be captured. */
+export type Captured<T> =
+  | { readonly status: 'ok'; readonly value: T }
+  | { readonly status: 'missing'; readonly reason: string };
+
+export interface EnvGpu {
+  readonly index: number;
+  readonly name: string;
+  /** nvidia-smi memory.total in bytes. */
+  readonly memoryTotalBytes: number | null;
+  readonly computeCapability: string | null;
+  readonly migMode: 'enabled' | 'disabled' | null;
+  /** Memory of each MIG instance when MIG is on: a process gets one instance, not the card. */
+  readonly migDevicesMemoryBytes: readonly number[];
+  readonly pcie: { readonly gen: number; readonly lanes: number } | null;
+  /** The catalog GPU it is (by name and memory), or null. */
+  readonly catalogId: string | null;
+}
+
+export interface EnvDriver {
+  readonly driverVersion: string | null;
+  /** The highest CUDA version the driver supports (nvidia-smi's "CUDA Version"). */
+  readonly cudaVersion: string | null;
+}
+
+/** Python packages whose versions matter to a fine-tuning run (distribution names). */
+export const FRAMEWORK_PACKAGES = [
+  'torch',
+  'transformers',
+  'peft',
+  'trl',
+  'accelerate',
+  'deepspeed',
+  'bitsandbytes',
+  'flash-attn',
+] as const;
+
+export interface EnvFrameworks {
+  readonly python: string;
+  /** Installed version per package; null when not installed. */
+  readonly packages: Readonly<Record<string, string | null>>;
+  /** The CUDA version torch was built against (torch.version.cuda), null for CPU builds or no torch. */
+  readonly torchCuda: string | null;
+}
+
+export type LinkLabel = 'X' | 'NV' | 'PIX' | 'PXB' | 'PHB' | 'NODE' | 'SYS' | 'SOC' | 'OTHER';
+
+export interface EnvInterconnect {
+  /** nvlink: every GPU pair has NVLink; partial: some do; pcie: none; single: one GPU. */
+  readonly kind: 'nvlink' | 'partial' | 'pcie' | 'single';
+  readonly gpuCount: number;
+  /** GPU pairs joined by NVLink, each counted once. */
+  readonly nvlinkPairs: number;
+  /** The GPU × GPU matrix as printed (`X`, `NV12`, `SYS`, ...). */
+  readonly matrix: readonly (readonly string[])[];
+}
+
+export interface EnvDisk {
+  readonly path: string;
+  readonly freeBytes: number;
+  readonly totalBytes: number;
+  /** Sequential write throughput measured on that folder, bytes/s; null when not probed. */
+  readonly writeBytesPerSecond: number | null;
+}
+
+export interface EnvHost {
+  readonly hostname: string;
+  readonly platform: string;
+  readonly arch: string;
+  readonly cpus: number;
+  readonly memoryBytes: number;
+}
+
+export interface EnvSnapshot {
+  readonly kind: 'headroom-env';
+  readonly version: 1;
+  /** ISO 8601. */
+  readonly capturedAt: string;
+  readonly host: EnvHost;
+  readonly gpus: Captured<readonly EnvGpu[]>;
+  readonly driver: Captured<EnvDriver>;
+  readonly frameworks: Captured<EnvFrameworks>;
+  readonly interconnect: Captured<EnvInterconnect>;
+  readonly disk: Captured<EnvDisk>;
+}
+
+/** The fields `headroom env capture` asks nvidia-smi for (--query-gpu, --format=csv). */
+export const GPU_QUERY_FIELDS = [
+  'index',
+  'name',
+  'memory.total',
+  'driver_version',
+  'compute_cap',
+  'mig.mode.current',
+  'pcie.link.gen.max',
+  'pcie.link.width.max',
+] as const;
+
+const normalizeName = (name: string): string =>
+  name
+    .toLowerCase()
+    .replace(/nvidia|geforce|tesla|amd|instinct/g, ' ')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+
+/**
+ * The catalog GPU an nvidia-smi name and memory.total describe. The model number must match
+ * (H200, A100, 4090, L40S); ties are broken by the catalog's recorded nvidia-smi memory.total.
+ * @example matchCatalogGpu('NVIDIA H100 80GB HBM3', 81559) // 'h100-sxm'
+ */
+export function matchCatalogGpu(
+  name: string,
+  memoryTotalMiB: number | null,
+  catalog: readonly GpuSpec[] = GPUS,
+): string | null {
+  const words = normalizeName(name).split(' ').filter(Boolean);
+  const model =
+    words.find((w) => /\d/.test(w) && /[a-z]/.test(w) && !/^\d+gb$/.test(w)) ??
+    words.find((w) => /^\d{4}$/.test(w));
+  if (!model) return null;
+  const candidates = catalog.filter((g) => {
+    const catalogWords = new Set(normalizeName(`${g.name} ${g.id.replace(/-/g, ' ')}`).split(' '));
+    return catalogWords.has(model);
+  });
+  if (candidates.length === 0) return null;
+  const score = (g: GpuSpec): number => {
+    const catalogWords = new Set(normalizeName(`${g.name} ${g.id.replace(/-/g, ' ')}`).split(' '));
+    const shared = words.filter((w) => catalogWords.has(w)).length;
+    const smi = g.nvidiaSmi?.memoryTotalMiB ?? null;
+    const memoryMatch =
+      memoryTotalMiB === null || smi === null
+        ? 0
+        : smi === memoryTotalMiB
+          ? 100
+          : -Math.abs(smi - memoryTotalMiB) / 1024;
+    return memoryMatch + shared;
+  };
+  return [...candidates].sort((a, b) => score(b) - score(a))[0]!.id;
+}
+
+/**
+ * GPUs from `nvidia-smi --query-gpu=<GPU_QUERY_FIELDS> --format=csv` (header and units kept; any field
+ * order and extra fields are fine). MIG instance sizes come from the plain `nvidia-smi` table when given.
+ */
+export function parseEnvGpus(queryCsv: string, table = ''): EnvGpu[] {
+  const csv = parseNvidiaSmiCsv(queryCsv, { kind: 'gpu' });
+  const mig = table ? parseNvidiaSmiTable(table).migDevices : [];
+  return csv.rows.map((row, i) => {
+    const cell = (field: string) => row.cells[field];
+    const number = (field: string): number | null => {
+      const v = cell(field)?.value;
+      return typeof v === 'number' ? v : null;
+    };
+    const text = (field: string): string | null => {
+      const c = cell(field);
+      return c && c.value !== null ? c.raw : null;
+    };
+    const index = number('index') ?? i;
+    const totalMiB = number('memory.total');
+    const migText = text('mig.mode.current');
+    const gen = number('pcie.link.gen.max');
+    const lanes = number('pcie.link.width.max');
+    const name = text('name') ?? text('gpu_name') ?? 'unknown GPU';
+    return {
+      index,
+      name,
+      memoryTotalBytes: totalMiB === null ? null : totalMiB * MIB,
+      computeCapability: text('compute_cap'),
+      migMode: migText === null ? null : /^enabled$/i.test(migText) ? 'enabled' : 'disabled',
+      migDevicesMemoryBytes: mig.filter((d) => d.gpu === index).map((d) => d.totalMiB * MIB),
+      pcie: gen !== null && lanes !== null ? { gen, lanes } : null,
+      catalogId: matchCatalogGpu(name, totalMiB),
+    };
+  });
+}
+
+/** Driver and CUDA versions from the plain `nvidia-smi` table header or `nvidia-smi -q`. */
+export function parseDriverVersions(text: string): EnvDriver {
+  const driver = /Driver Version\s*:?\s*([\d.]+)/.exec(text)?.[1] ?? null;
+  const cuda = /CUDA Version\s*:?\s*([\d.]+)/.exec(text)?.[1] ?? null;
+  return { driverVersion: driver, cudaVersion: cuda };
+}
+
+function linkLabel(cell: string): LinkLabel {
+  const c = cell.trim();
+  if (c === 'X') return 'X';
+  if (/^NV\d+$/.test(c)) return 'NV';
+  if (['PIX', 'PXB', 'PHB', 'NODE', 'SYS', 'SOC'].includes(c)) return c as LinkLabel;
+  return 'OTHER';
+}
+
+/**
+ * The GPU-to-GPU matrix of `nvidia-smi topo -m` (NIC rows and affinity columns ignored).
+ * Returns null when the text has no GPU matrix.
+ */
+export function parseTopoMatrix(text: string): EnvInterconnect | null {
+  const lines = text.split(/\r?\n/);
+  const headerAt = lines.findIndex((l) => /^\s*GPU0(\s|$)/.test(l) && !/^\s*GPU0\s+X\b/.test(l));
+  if (headerAt < 0) return null;
+  const header = lines[headerAt]!.trim()
+    .split(/\t+|\s{2,}/)
+    .map((h) => h.trim());
+  const gpuColumns = header.filter((h) => /^GPU\d+$/.test(h));
+  const matrix: string[][] = [];
+  for (const line of lines.slice(headerAt + 1)) {
+    const cells = line.split('\t').map((c) => c.trim());
+    if (!/^GPU\d+$/.test(cells[0] ?? '')) {
+      if (line.trim() === '' || /^Legend/.test(line.trim())) break;
+      continue;
+    }
+    matrix.push(cells.slice(1, 1 + gpuColumns.length));
+  }
+  if (matrix.length === 0) return null;
+  const n = matrix.length;
+  let pairs = 0;
+  let nv = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      pairs++;
+      if (linkLabel(matrix[i]![j] ?? '') === 'NV') nv++;
+    }
+  }
+  const kind = n === 1 ? 'single' : nv === pairs ? 'nvlink' : nv > 0 ? 'partial' : 'pcie';
+  return { kind, gpuCount: n, nvlinkPairs: nv, matrix };
+}
+
+/** The python3 probe's JSON output (see src/io/env-capture.ts) as framework versions. */
+export function parseFrameworkProbe(json: string): EnvFrameworks | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (raw === null || typeof raw !== 'object') return null;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.python !== 'string' || r.packages === null || typeof r.packages !== 'object') return null;
+  const packages: Record<string, string | null> = {};
+  for (const name of FRAMEWORK_PACKAGES) {
+    const v = (r.packages as Record<string, unknown>)[name];
+    packages[name] = typeof v === 'string' ? v : null;
+  }
+  return { python: r.python, packages, torchCuda: typeof r.torch_cuda === 'string' ? r.torch_cuda : null };
+}
+
+function invalidEnv(fileName: string, message: string): HeadroomUserError {
+  return new HeadroomUserError({
+    code: 'bad-file',
+    where: fileName,
+    message: `${fileName}: ${message}`,
+    hint: 'capture one with: headroom env capture -o env.json',
+  });
+}
+
+function checkPart(raw: Record<string, unknown>, part: string, fileName: string): void {
+  const value = raw[part] as Record<string, unknown> | undefined;
+  if (!value || typeof value !== 'object' || (value.status !== 'ok' && value.status !== 'missing')) {
+    throw invalidEnv(
+      fileName,
+      `"${part}" must be {"status": "ok", "value": ...} or {"status": "missing", "reason": ...}`,
+    );
+  }
+  if (value.status === 'ok' && (value.value === undefined || value.value === null))
+    throw invalidEnv(fileName, `"${part}" is ok but has no value`);
+}
+
+/**
+ * Reads an environment file written by `headroom env capture`; throws a user error naming the file.
+ * @example parseEnvSnapshot(readFileSync('env.json', 'utf8'), 'env.json').gpus
+ */
+export function parseEnvSnapshot(text: string, fileName: string): EnvSnapshot {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw invalidEnv(fileName, `not valid JSON (${(error as Error).message})`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalidEnv(fileName, 'not a JSON object');
+  const r = raw as Record<string, unknown>;
+  if (r.kind !== 'headroom-env')
+    throw invalidEnv(fileName, 'not a Headroom environment file (no "kind": "headroom-env")');
+  if (r.version !== 1)
+    throw invalidEnv(fileName, `environment file version ${String(r.version)} is not supported (1 is)`);
+  for (const part of ['gpus', 'driver', 'frameworks', 'interconnect', 'disk']) checkPart(r, part, fileName);
+  const gpus = r.gpus as Captured<unknown>;
+  if (gpus.status === 'ok' && !Array.isArray(gpus.value))
+    throw invalidEnv(fileName, '"gpus.value" must be a list');
+  return raw as EnvSnapshot;
+}

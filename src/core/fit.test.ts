@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { findGpu, findModel } from './catalog/index.js';
+import { estimate } from './estimate.js';
+import { fitLimits, largestFitting, MAX_MICRO_BATCH } from './fit.js';
+import { resolveModelRef } from './model-ref.js';
+import { parseScenario } from './scenario.js';
+
+describe('largestFitting', () => {
+  it('finds the boundary of a monotone predicate', () => {
+    expect(largestFitting((n) => n <= 37, 1000)).toBe(37);
+    expect(largestFitting((n) => n <= 1, 1000)).toBe(1);
+    expect(largestFitting((n) => n <= 64, 1000)).toBe(64);
+    expect(largestFitting((n) => n <= 65, 1000)).toBe(65);
+  });
+  it('returns 0 when nothing fits and the cap when everything does', () => {
+    expect(largestFitting(() => false, 1000)).toBe(0);
+    expect(largestFitting(() => true, 1000)).toBe(1000);
+    expect(largestFitting((n) => n <= 999, 1000)).toBe(999);
+  });
+  it('asks about O(log n) values', () => {
+    let calls = 0;
+    largestFitting((n) => {
+      calls++;
+      return n <= 123_456;
+    }, 1 << 20);
+    expect(calls).toBeLessThan(45);
+  });
+});
+
+describe('fitLimits', () => {
+  const shape = resolveModelRef('llama-3.1-8b')!.shape;
+  const qlora = parseScenario({
+    model: 'llama-3.1-8b',
+    method: 'qlora',
+    quantization: 'nf4',
+    precision: 'bf16-true',
+    gradientCheckpointing: 'full',
+  });
+  const gpu = findGpu('rtx-4090')!;
+  const result = fitLimits({ scenario: qlora, shape, gpu, contextTokens: 131072 });
+  const peakAt = (raw: Record<string, unknown>) =>
+    estimate({ scenario: { ...qlora, ...raw }, shape, gpu }).peak.deviceBytes;
+
+  it('finds the largest micro-batch: it fits with the margin, one more does not', () => {
+    expect(result.microBatch.value).toBe(3);
+    expect(peakAt({ microBatchSize: 3 })).toBeLessThanOrEqual(result.target.budgetBytes);
+    expect(peakAt({ microBatchSize: 4 })).toBeGreaterThan(result.target.budgetBytes);
+    expect(result.microBatch.next).toEqual({ value: 4, deviceBytes: peakAt({ microBatchSize: 4 }) });
+    expect(result.microBatch.limit).toBe('memory');
+  });
+
+  it('finds the longest sequence: it fits with the margin, one token more does not', () => {
+    expect(result.seqLen.value).toBe(7037);
+    expect(peakAt({ seqLen: 7037 })).toBeLessThanOrEqual(result.target.budgetBytes);
+    expect(peakAt({ seqLen: 7038 })).toBeGreaterThan(result.target.budgetBytes);
+    expect(result.seqLen.estimate!.peak.deviceBytes).toBe(peakAt({ seqLen: 7037 }));
+  });
+
+  it('keeps the margin: with none, the card holds more', () => {
+    const loose = fitLimits({ scenario: qlora, shape, gpu, marginFraction: 0, contextTokens: 131072 });
+    expect(loose.target.budgetBytes).toBe(loose.target.usableBytes);
+    expect(loose.seqLen.value!).toBeGreaterThan(result.seqLen.value!);
+  });
+
+  it('stops at the model’s context length, and says so', () => {
+    const small = parseScenario({
+      model: 'qwen2.5-0.5b',
+      method: 'lora',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+    });
+    const context = findModel('qwen2.5-0.5b')!.max_position_embeddings!;
+    const r = fitLimits({
+      scenario: small,
+      shape: resolveModelRef('qwen2.5-0.5b')!.shape,
+      gpu: findGpu('h200-sxm')!,
+      contextTokens: context,
+    });
+    expect(r.seqLen).toMatchObject({ value: context, next: null, limit: 'context' });
+  });
+
+  it('reports null when even one sample does not fit', () => {
+    const big = parseScenario({ model: 'llama-3.1-70b', method: 'full' });
+    const r = fitLimits({ scenario: big, shape: resolveModelRef('llama-3.1-70b')!.shape, gpu });
+    expect(r.microBatch.value).toBeNull();
+    expect(r.microBatch.next!.value).toBe(1);
+    expect(r.seqLen.value).toBeNull();
+    expect(MAX_MICRO_BATCH).toBe(4096);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The limits of a GPU for a scenario: the largest micro-batch and the longest sequence that fit within
+ * the memory margin, found by search on the estimator (memory grows with both). The value found fits;
+ * one more does not — unless the search stopped at the model's context length or the search cap.
+ */
+import type { ModelShape } from './architecture.js';
+import type { GpuSpec } from './catalog/gpu-spec.js';
+import { type Estimate, estimate } from './estimate.js';
+import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
+import type { Scenario } from './scenario.js';
+
+/** Largest micro-batch searched: far past what any GPU holds for a language model. */
+export const MAX_MICRO_BATCH = 4096;
+/** Longest sequence searched when the model's context length is unknown. */
+export const MAX_SEQ_LEN = 1 << 20;
+
+export interface FitBound {
+  /** The largest value that fits; null when even 1 does not. */
+  readonly value: number | null;
+  /** The estimate at that value. */
+  readonly estimate: Estimate | null;
+  /** The next value and its peak: it does not fit (null when the search stopped at a limit). */
+  readonly next: { readonly value: number; readonly deviceBytes: number } | null;
+  /** What stopped the search: memory, the model's context length, or the search cap. */
+  readonly limit: 'memory' | 'context' | 'cap';
+}
+
+export interface FitResult {
+  readonly target: MemoryTarget;
+  readonly scenario: Scenario;
+  /** Largest micro-batch at the scenario's sequence length. */
+  readonly microBatch: FitBound;
+  /** Longest sequence at the scenario's micro-batch. */
+  readonly seqLen: FitBound;
+}
+
+export interface FitInput {
+  readonly scenario: Scenario;
+  readonly shape: ModelShape;
+  readonly exactParams?: number | null;
+  readonly gpu: GpuSpec;
+  readonly marginFraction?: number;
+  /** The model's context length (max_position_embeddings), which caps the sequence search. */
+  readonly contextTokens?: number | null;
+}
+
+/**
+ * The largest n in [1, cap] with fits(n), for a monotone predicate: doubling, then bisection.
+ * Returns 0 when fits(1) is false.
+ */
+export function largestFitting(fits: (n: number) => boolean, cap: number): number {
+  if (cap < 1 || !fits(1)) return 0;
+  let lo = 1;
+  let hi = 2;
+  while (hi <= cap && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi > cap) {
+    if (fits(cap)) return cap;
+    hi = cap;
+  }
+  // fits(lo) and !fits(hi).
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function bound(
+  make: (n: number) => Scenario,
+  input: FitInput,
+  budget: number,
+  cap: number,
+  capKind: 'context' | 'cap',
+): FitBound {
+  const cache = new Map<number, Estimate>();
+  const at = (n: number): Estimate => {
+    let est = cache.get(n);
+    if (!est) {
+      est = estimate({
+        scenario: make(n),
+        shape: input.shape,
+        exactParams: input.exactParams ?? null,
+        gpu: input.gpu,
+      });
+      cache.set(n, est);
+    }
+    return est;
+  };
+  const value = largestFitting((n) => at(n).peak.deviceBytes <= budget, cap);
+  if (value === 0)
+    return {
+      value: null,
+      estimate: null,
+      next: { value: 1, deviceBytes: at(1).peak.deviceBytes },
+      limit: 'memory',
+    };
+  if (value >= cap) return { value, estimate: at(value), next: null, limit: capKind };
+  return {
+    value,
+    estimate: at(value),
+    next: { value: value + 1, deviceBytes: at(value + 1).peak.deviceBytes },
+    limit: 'memory',
+  };
+}
+
+/**
+ * The largest micro-batch and the longest sequence that fit the GPU with the margin.
+ * @example fitLimits({ scenario, shape, gpu: findGpu('a10g')! }).microBatch.value
+ */
+export function fitLimits(input: FitInput): FitResult {
+  const target = memoryTarget(input.gpu, input.marginFraction ?? DEFAULT_MARGIN_FRACTION);
+  const scenario: Scenario = { ...input.scenario, gpu: input.gpu.id };
+  const microBatch = bound(
+    (n) => ({ ...scenario, microBatchSize: n }),
+    input,
+    target.budgetBytes,
+    MAX_MICRO_BATCH,
+    'cap',
+  );
+  const context = input.contextTokens ?? null;
+  const seqLen = bound(
+    (n) => ({ ...scenario, seqLen: n }),
+    input,
+    target.budgetBytes,
+    context ?? MAX_SEQ_LEN,
+    context === null ? 'cap' : 'context',
+  );
+  return { target, scenario, microBatch, seqLen };
+}

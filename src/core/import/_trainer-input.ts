@@ -1,0 +1,85 @@
+/** Internal: what every trainer mapper receives, and how a referenced DeepSpeed config joins its report. */
+import type { Config, ReportBuilder } from './_builder.js';
+import { deepspeedPrecision, mapDeepSpeedConfig } from './deepspeed.js';
+
+/** A DeepSpeed file referenced by the config: read and parsed, or not found where it was looked for. */
+export type ReferencedDeepSpeed =
+  | { readonly path: string; readonly config: Config }
+  | { readonly path: string; readonly searched: readonly string[] };
+
+export interface MapperInput {
+  readonly config: Config;
+  /** The file's text: comments carry facts the parsed object loses (torchtune's recipe name). */
+  readonly text: string;
+  readonly fileName: string;
+  /** The DeepSpeed file the config references by path, when the edge could look for it. */
+  readonly deepspeed: ReferencedDeepSpeed | null;
+}
+
+/** Keys a trainer decides itself; the DeepSpeed file's "auto"/deferred entries for them are noise here. */
+const TRAINER_OWNED = new Set([
+  'train_micro_batch_size_per_gpu',
+  'gradient_accumulation_steps',
+  'train_batch_size',
+  'fp16.enabled',
+  'bf16.enabled',
+]);
+
+/**
+ * Merges the DeepSpeed config a trainer config names (inline object or file path) into the report.
+ * Returns whether DeepSpeed is in use and what it says about precision.
+ */
+export function absorbDeepSpeed(
+  b: ReportBuilder,
+  key: string,
+  value: unknown,
+  input: MapperInput,
+): { readonly present: boolean; readonly precision: 'bf16' | 'fp16' | 'auto' | null } {
+  if (value === undefined || value === null || value === false || value === '') {
+    return { present: false, precision: null };
+  }
+  let config: Config | null = null;
+  let prefix = `${key}.`;
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    config = value as Config;
+  } else if (typeof value === 'string') {
+    const ref = input.deepspeed;
+    if (ref && 'config' in ref) {
+      config = ref.config;
+      prefix = `${ref.path}:`;
+    } else {
+      b.skip(
+        key,
+        value,
+        'unresolved',
+        ref
+          ? `DeepSpeed file not found beside the config, in the ${ref.searched.length - 1} folders above it or in the working directory: parallelism and offload left out (pass --strategy)`
+          : 'DeepSpeed file not read: parallelism and offload left out',
+      );
+      return { present: true, precision: null };
+    }
+  } else {
+    b.skip(key, value, 'unresolved', 'expected a DeepSpeed JSON path or object');
+    return { present: false, precision: null };
+  }
+  const report = mapDeepSpeedConfig(config);
+  b.absorb(
+    {
+      ...report,
+      unmapped: report.unmapped.filter((u) => !(TRAINER_OWNED.has(u.key) && u.kind !== 'no-field')),
+    },
+    prefix,
+  );
+  return { present: true, precision: deepspeedPrecision(config) };
+}
+
+/** Splits "a,b, c" or a YAML list into trimmed names. */
+export function nameList(value: unknown): string[] | null {
+  if (Array.isArray(value)) return value.every((v) => typeof v === 'string') ? (value as string[]) : null;
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  return null;
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { mapDeepSpeedConfig } from './deepspeed.js';
+import { deepspeedReference, detectConfigFormat, importConfig } from './import-config.js';
+import { catalogIdForTorchtuneModel } from './torchtune.js';
+
+describe('catalogIdForTorchtuneModel', () => {
+  it.each([
+    ['torchtune.models.llama3_1.lora_llama3_1_8b', 'llama-3.1-8b'],
+    ['torchtune.models.llama3_2.llama3_2_3b', 'llama-3.2-3b'],
+    ['torchtune.models.llama3.llama3_8b', 'llama-3-8b'],
+    ['torchtune.models.llama2.qlora_llama2_7b', 'llama-2-7b'],
+    ['torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct', 'qwen2.5-7b'],
+    ['torchtune.models.qwen3.qwen3_8b', 'qwen3-8b'],
+    ['torchtune.models.gemma2.gemma2_9b', 'gemma-2-9b'],
+    ['torchtune.models.gemma.gemma_2b', 'gemma-2b'],
+    ['torchtune.models.phi3.lora_phi3_mini', 'phi-3-mini'],
+    ['torchtune.models.mistral.mistral_7b', 'mistral-7b-v0.1'],
+    ['torchtune.models.qwen2.qwen2_7b', null],
+    ['my.own.model_builder', null],
+  ])('%s → %s', (component, id) => {
+    expect(catalogIdForTorchtuneModel(component)).toBe(id);
+  });
+});
+
+describe('detectConfigFormat', () => {
+  it.each([
+    [{ zero_optimization: { stage: 2 } }, 'deepspeed'],
+    [{ distributed_type: 'FSDP', num_processes: 8 }, 'accelerate'],
+    [{ model: { _component_: 'torchtune.models.llama3_1.llama3_1_8b' } }, 'torchtune'],
+    [{ base_model: 'x', micro_batch_size: 1 }, 'axolotl'],
+    [{ model_name_or_path: 'x', finetuning_type: 'lora' }, 'llama-factory'],
+    [{ model_name_or_path: 'x', per_device_train_batch_size: 2 }, 'hf-trainer'],
+    [{ name: 'my app' }, null],
+  ] as const)('%o → %s', (config, format) => {
+    expect(detectConfigFormat(config)).toBe(format);
+  });
+});
+
+describe('importConfig', () => {
+  it('turns a torchtune QLoRA builder into qlora on an NF4 base', () => {
+    const r = importConfig({
+      config: { model: { _component_: 'torchtune.models.llama3_1.qlora_llama3_1_8b', lora_rank: 8 } },
+    });
+    expect(r.scenario).toMatchObject({
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4-dq',
+      lora: { rank: 8 },
+    });
+  });
+
+  it('keeps an unknown model as the config names it', () => {
+    const r = importConfig({ config: { base_model: 'acme/secret-13b', adapter: 'lora' } });
+    expect(r.scenario.model).toBe('acme/secret-13b');
+    const t = importConfig({ config: { model: { _component_: 'torchtune.models.qwen2.qwen2_7b' } } });
+    expect(t.scenario.model).toBe('torchtune.models.qwen2.qwen2_7b');
+  });
+
+  it('reads the legacy DeepSpeed offload keys and ignores parameter offload below stage 3', () => {
+    expect(
+      mapDeepSpeedConfig({ zero_optimization: { stage: 3, cpu_offload: true, cpu_offload_params: true } })
+        .scenario,
+    ).toEqual({
+      parallelism: { strategy: 'zero3' },
+      offload: { optimizer: 'cpu', params: 'cpu' },
+    });
+    const r = mapDeepSpeedConfig({ zero_optimization: { stage: 2, offload_param: { device: 'cpu' } } });
+    expect(r.scenario).toEqual({
+      parallelism: { strategy: 'zero2' },
+      offload: { optimizer: 'none', params: 'none' },
+    });
+    expect(r.unmapped[0]).toMatchObject({ key: 'zero_optimization.offload_param', kind: 'unresolved' });
+  });
+
+  it('reports DeepSpeed "auto" and odd values without guessing', () => {
+    const r = mapDeepSpeedConfig({
+      zero_optimization: { stage: 'auto', offload_optimizer: { device: 'gpu' } },
+    });
+    expect(r.scenario).toEqual({ offload: { params: 'none' } });
+    expect(r.unmapped.map((u) => [u.key, u.kind])).toEqual([
+      ['zero_optimization.stage', 'auto'],
+      ['zero_optimization.offload_optimizer.device', 'unresolved'],
+    ]);
+    // No zero_optimization at all is stage 0: plain data parallelism.
+    expect(mapDeepSpeedConfig({ train_micro_batch_size_per_gpu: 4 }).scenario.parallelism).toEqual({
+      strategy: 'ddp',
+    });
+  });
+
+  it('finds the DeepSpeed reference of each format', () => {
+    expect(deepspeedReference({ deepspeed: 'examples/deepspeed/ds_z3_config.json' }, 'llama-factory')).toBe(
+      'examples/deepspeed/ds_z3_config.json',
+    );
+    expect(deepspeedReference({ deepspeed_config: { deepspeed_config_file: 'ds.json' } }, 'accelerate')).toBe(
+      'ds.json',
+    );
+    expect(deepspeedReference({ deepspeed: { zero_optimization: {} } }, 'hf-trainer')).toBeNull();
+  });
+
+  it('fills LLaMA-Factory defaults the file leaves unset and says so', () => {
+    const r = importConfig({ config: { model_name_or_path: 'meta-llama/Llama-3.1-8B', stage: 'sft' } });
+    expect(r.assumed.map((a) => [a.field, a.value])).toEqual([
+      ['method', 'lora'],
+      ['lora.rank', 8],
+      ['lora.alpha', 16],
+      ['lora.dropout', 0],
+      ['lora.targets', 'all-linear'],
+      ['microBatchSize', 8],
+      ['seqLen', 2048],
+      ['gradientCheckpointing', 'full'],
+      ['attention', 'sdpa'],
+      ['optimizer', 'adamw'],
+    ]);
+  });
+
+  it('maps accelerate DeepSpeed plugin settings and multi-node GPU counts', () => {
+    const r = importConfig({
+      config: {
+        distributed_type: 'DEEPSPEED',
+        num_machines: 2,
+        num_processes: 8,
+        mixed_precision: 'bf16',
+        deepspeed_config: { zero_stage: 2, offload_optimizer_device: 'cpu', offload_param_device: 'none' },
+      },
+    });
+    expect(r.scenario).toEqual({
+      parallelism: { gpus: 16, strategy: 'zero2' },
+      offload: { optimizer: 'cpu', params: 'none' },
+      precision: 'bf16-mixed',
+    });
+  });
+
+  it('rejects what is not a config, naming the file', () => {
+    expect(() => importConfig({ config: [1, 2], fileName: 'x.yaml' })).toThrow(
+      'x.yaml: a trainer config must be a mapping of keys to values, not a list',
+    );
+    expect(() => importConfig({ config: null, fileName: 'x.yaml' })).toThrow('not null');
+    expect(() => importConfig({ config: 'text', fileName: 'x.yaml' })).toThrow('not a string');
+    expect(() => importConfig({ config: { port: 80 }, fileName: 'x.yaml' })).toThrow(
+      /x\.yaml: not a trainer config Headroom recognises/,
+    );
+  });
+
+  it('does not trust hostile values: wrong types are reported or ignored, never thrown', () => {
+    const r = importConfig({
+      config: {
+        base_model: 42,
+        adapter: 'lora',
+        lora_r: 'sixteen',
+        lora_target_modules: [1, 2],
+        micro_batch_size: -3,
+        sequence_len: 1.5,
+        optimizer: { nested: true },
+        fsdp: 'full_shard',
+        fsdp_config: 'not an object',
+      },
+    });
+    expect(r.scenario).toEqual({
+      method: 'lora',
+      parallelism: { strategy: 'fsdp' },
+      offload: { optimizer: 'none', params: 'none' },
+    });
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Trainer config → scenario: detects the format of an already-parsed config and maps it. Reading the
+ * file and finding a referenced DeepSpeed file happen at the edge (src/io/read-config.ts).
+ */
+import { HeadroomUserError } from '../errors.js';
+import { at, type Config } from './_builder.js';
+import type { MapperInput, ReferencedDeepSpeed } from './_trainer-input.js';
+import { looksLikeAccelerate, mapAccelerateConfig } from './accelerate.js';
+import { looksLikeAxolotl, mapAxolotlConfig } from './axolotl.js';
+import { looksLikeDeepSpeed, mapDeepSpeedConfig } from './deepspeed.js';
+import { looksLikeHfTrainer, mapHfTrainerConfig } from './hf-trainer.js';
+import { CONFIG_FORMATS, type ConfigFormat, type ImportReport } from './import-report.js';
+import { looksLikeLlamaFactory, mapLlamaFactoryConfig } from './llama-factory.js';
+import { looksLikeTorchtune, mapTorchtuneConfig } from './torchtune.js';
+
+export type { ReferencedDeepSpeed } from './_trainer-input.js';
+
+/** Most specific first: LLaMA-Factory and Axolotl configs also carry TrainingArguments keys. */
+const DETECTORS: readonly (readonly [ConfigFormat, (config: Config) => boolean])[] = [
+  ['accelerate', looksLikeAccelerate],
+  ['torchtune', looksLikeTorchtune],
+  ['axolotl', looksLikeAxolotl],
+  ['llama-factory', looksLikeLlamaFactory],
+  ['hf-trainer', looksLikeHfTrainer],
+  ['deepspeed', looksLikeDeepSpeed],
+];
+
+const MAPPERS: Readonly<Record<ConfigFormat, (input: MapperInput) => ImportReport>> = {
+  'llama-factory': mapLlamaFactoryConfig,
+  axolotl: mapAxolotlConfig,
+  torchtune: mapTorchtuneConfig,
+  'hf-trainer': mapHfTrainerConfig,
+  accelerate: mapAccelerateConfig,
+  deepspeed: (input) => mapDeepSpeedConfig(input.config),
+};
+
+/** The trainer format of a parsed config, or null when none matches. */
+export function detectConfigFormat(config: Config): ConfigFormat | null {
+  for (const [format, looksLike] of DETECTORS) if (looksLike(config)) return format;
+  return null;
+}
+
+/** The DeepSpeed file a config names by path (LLaMA-Factory/Axolotl/TrainingArguments `deepspeed`, accelerate's `deepspeed_config_file`). */
+export function deepspeedReference(config: Config, format: ConfigFormat): string | null {
+  const value =
+    format === 'accelerate'
+      ? at(config, 'deepspeed_config.deepspeed_config_file')
+      : format === 'deepspeed'
+        ? null
+        : config.deepspeed;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+export interface ImportConfigInput {
+  readonly config: unknown;
+  /** The file's text, for facts kept in comments. */
+  readonly text?: string;
+  /** The file name, for messages and for recipe names (torchtune `*_single_device.yaml`). */
+  readonly fileName?: string;
+  /** Force a format instead of detecting it. */
+  readonly format?: ConfigFormat;
+  /** The referenced DeepSpeed file, read by the caller (see deepspeedReference). */
+  readonly deepspeed?: ReferencedDeepSpeed | null;
+}
+
+/**
+ * Maps a parsed trainer config to scenario fields with a report of what was mapped, left out and assumed.
+ * Throws HeadroomUserError when the object is not a config Headroom recognises.
+ * @example importConfig({ config: { base_model: 'NousResearch/Meta-Llama-3-8B', adapter: 'lora', lora_r: 16 } })
+ */
+export function importConfig(input: ImportConfigInput): ImportReport {
+  const name = input.fileName ?? 'config';
+  const config = input.config;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: name,
+      message: `${name}: a trainer config must be a mapping of keys to values, not ${Array.isArray(config) ? 'a list' : typeof config === 'object' ? 'null' : `a ${typeof config}`}`,
+      hint: 'pass a LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed config',
+    });
+  }
+  const format = input.format ?? detectConfigFormat(config as Config);
+  if (format === null) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: name,
+      message: `${name}: not a trainer config Headroom recognises (${CONFIG_FORMATS.join(', ')})`,
+      hint: 'write the scenario as JSON instead (shared/validation/SCENARIO.md) and pass it with --scenario',
+    });
+  }
+  return MAPPERS[format]({
+    config: config as Config,
+    text: input.text ?? '',
+    fileName: name,
+    deepspeed: input.deepspeed ?? null,
+  });
+}

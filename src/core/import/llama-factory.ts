@@ -1,0 +1,170 @@
+/**
+ * A LLaMA-Factory training YAML to scenario fields. Keys and defaults follow LLaMA-Factory's
+ * src/llamafactory/hparams (finetuning_args.py, model_args.py, data_args.py) and HF TrainingArguments:
+ * finetuning_type defaults to lora, lora_rank 8, lora_alpha 2 × rank, lora_dropout 0, cutoff_len 2048,
+ * gradient checkpointing on unless disable_gradient_checkpointing, flash_attn "auto" (transformers' sdpa),
+ * 4-bit bitsandbytes quantization nf4 with double quantization.
+ */
+import type { Method } from '../scenario.js';
+import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { HF_OPTIMIZERS } from './_names.js';
+import { absorbDeepSpeed, type MapperInput, nameList } from './_trainer-input.js';
+import type { ImportReport } from './import-report.js';
+
+const FLASH_ATTN: Readonly<Record<string, 'eager' | 'sdpa' | 'flash'>> = {
+  fa2: 'flash',
+  fa3: 'flash',
+  sdpa: 'sdpa',
+  disabled: 'eager',
+};
+
+/** True when a parsed object looks like a LLaMA-Factory config. */
+export function looksLikeLlamaFactory(config: Readonly<Record<string, unknown>>): boolean {
+  return ['finetuning_type', 'cutoff_len', 'lora_target', 'quantization_bit', 'template', 'stage'].some((k) =>
+    has(config, k),
+  );
+}
+
+/** Maps a LLaMA-Factory config (with its referenced DeepSpeed file, if any) to scenario fields. */
+export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
+  const c = input.config;
+  const b = new ReportBuilder('llama-factory');
+  if (typeof c.model_name_or_path === 'string')
+    b.map('model_name_or_path', c.model_name_or_path, 'model', c.model_name_or_path);
+
+  const type = c.finetuning_type ?? 'lora';
+  const bits = wholeNumber(c.quantization_bit);
+  let method: Method | null = null;
+  if (type === 'lora' || type === 'full' || type === 'freeze') {
+    // A 4-bit base is QLoRA; an 8-bit base keeps method lora over an int8 base (as Axolotl's load_in_8bit).
+    method = type === 'lora' && bits === 4 ? 'qlora' : type;
+    if (has(c, 'finetuning_type')) b.map('finetuning_type', type, 'method', method);
+    else b.assume('method', method, 'finetuning_type not set: LLaMA-Factory defaults to lora');
+  } else {
+    b.skip('finetuning_type', type, 'unresolved', 'LLaMA-Factory finetuning_type is lora, freeze or full');
+  }
+
+  if (bits !== undefined) {
+    const quantMethod = c.quantization_method ?? 'bnb';
+    if (quantMethod !== 'bnb') {
+      b.skip(
+        'quantization_method',
+        quantMethod,
+        'unresolved',
+        `${String(quantMethod)} quantization is not modelled (bitsandbytes is)`,
+      );
+    } else if (bits === 8) {
+      b.map('quantization_bit', bits, 'quantization', 'int8');
+    } else if (bits === 4) {
+      const type4 = c.quantization_type ?? 'nf4';
+      const dq = has(c, 'double_quantization') ? truthy(c.double_quantization) : true;
+      const quant = type4 === 'fp4' ? 'fp4' : dq ? 'nf4-dq' : 'nf4';
+      b.map('quantization_bit', bits, 'quantization', quant);
+    } else {
+      b.skip('quantization_bit', bits, 'unresolved', 'bitsandbytes quantizes to 4 or 8 bits');
+    }
+  }
+
+  if (method === 'lora' || method === 'qlora') {
+    const rank = wholeNumber(c.lora_rank);
+    if (rank !== undefined) b.map('lora_rank', c.lora_rank, 'lora.rank', rank);
+    else b.assume('lora.rank', 8, 'lora_rank not set: LLaMA-Factory defaults to 8');
+    const effectiveRank = (b.get('lora.rank') as number | undefined) ?? 8;
+    const alpha = finiteNumber(c.lora_alpha);
+    if (alpha !== undefined) b.map('lora_alpha', c.lora_alpha, 'lora.alpha', alpha);
+    else b.assume('lora.alpha', effectiveRank * 2, 'lora_alpha not set: LLaMA-Factory uses 2 × lora_rank');
+    const dropout = finiteNumber(c.lora_dropout);
+    if (dropout !== undefined) b.map('lora_dropout', c.lora_dropout, 'lora.dropout', dropout);
+    else b.assume('lora.dropout', 0, 'lora_dropout not set: LLaMA-Factory defaults to 0');
+    const target = c.lora_target ?? 'all';
+    const targets = target === 'all' ? 'all-linear' : nameList(target);
+    if (targets === null)
+      b.skip('lora_target', target, 'unresolved', 'expected "all" or a comma-separated list of module names');
+    else if (has(c, 'lora_target')) b.map('lora_target', target, 'lora.targets', targets);
+    else b.assume('lora.targets', targets, 'lora_target not set: LLaMA-Factory defaults to all');
+    const extra = nameList(c.additional_target);
+    if (extra && extra.length > 0)
+      b.map('additional_target', c.additional_target, 'lora.modulesToSave', extra);
+  }
+  if (method === 'freeze') {
+    const layers = finiteNumber(c.freeze_trainable_layers);
+    if (layers !== undefined && layers > 0)
+      b.map('freeze_trainable_layers', layers, 'trainableLayers', layers);
+    else if (layers !== undefined)
+      b.skip(
+        'freeze_trainable_layers',
+        layers,
+        'unresolved',
+        'negative values train the bottom layers, which is not modelled',
+      );
+    else b.assume('trainableLayers', 2, 'freeze_trainable_layers not set: LLaMA-Factory defaults to 2');
+  }
+
+  const ds = absorbDeepSpeed(b, 'deepspeed', c.deepspeed, input);
+
+  // Precision: LoRA loads the base in the checkpoint's dtype (torch_dtype "auto") and computes in
+  // bf16/fp16; only adapters are upcast. Full and freeze upcast the trainable parameters to fp32
+  // (adapter.py), as does ZeRO-3, unless pure_bf16 keeps them in bf16.
+  const adapters = method === 'lora' || method === 'qlora';
+  if (truthy(c.pure_bf16)) b.map('pure_bf16', c.pure_bf16, 'precision', 'bf16-true');
+  else if (truthy(c.bf16)) b.map('bf16', c.bf16, 'precision', adapters ? 'bf16-true' : 'bf16-mixed');
+  else if (truthy(c.fp16)) b.map('fp16', c.fp16, 'precision', adapters ? 'fp16-true' : 'fp16-mixed');
+  else if (ds.precision === 'bf16' || ds.precision === 'fp16')
+    b.assume(
+      'precision',
+      adapters ? `${ds.precision}-true` : `${ds.precision}-mixed`,
+      'from the DeepSpeed file',
+    );
+
+  const micro = wholeNumber(c.per_device_train_batch_size);
+  if (micro !== undefined && micro > 0) b.map('per_device_train_batch_size', micro, 'microBatchSize', micro);
+  else
+    b.assume('microBatchSize', 8, 'per_device_train_batch_size not set: HF TrainingArguments defaults to 8');
+  const accum = wholeNumber(c.gradient_accumulation_steps);
+  if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
+  const cutoff = wholeNumber(c.cutoff_len);
+  if (cutoff !== undefined && cutoff > 0) b.map('cutoff_len', cutoff, 'seqLen', cutoff);
+  else b.assume('seqLen', 2048, 'cutoff_len not set: LLaMA-Factory defaults to 2048');
+
+  if (truthy(c.disable_gradient_checkpointing))
+    b.map(
+      'disable_gradient_checkpointing',
+      c.disable_gradient_checkpointing,
+      'gradientCheckpointing',
+      'none',
+    );
+  else
+    b.assume(
+      'gradientCheckpointing',
+      'full',
+      'LLaMA-Factory turns gradient checkpointing on unless disable_gradient_checkpointing: true',
+    );
+
+  const flash = c.flash_attn ?? 'auto';
+  const attention = FLASH_ATTN[String(flash)];
+  if (attention) b.map('flash_attn', flash, 'attention', attention);
+  else if (flash === 'auto')
+    b.assume('attention', 'sdpa', 'flash_attn "auto" is the transformers default, sdpa');
+  else b.skip('flash_attn', flash, 'unresolved', 'flash_attn is auto, disabled, sdpa, fa2 or fa3');
+
+  const optim = c.optim;
+  if (typeof optim === 'string') {
+    const optimizer = HF_OPTIMIZERS[optim];
+    if (optimizer) b.map('optim', optim, 'optimizer', optimizer);
+    else b.skip('optim', optim, 'unresolved', 'an optimizer Headroom does not model');
+  } else {
+    b.assume('optimizer', 'adamw', 'optim not set: HF TrainingArguments defaults to adamw_torch');
+  }
+  if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
+
+  for (const [key, why] of [
+    ['upcast_layernorm', 'norm weights kept in fp32'],
+    ['upcast_lmhead_output', 'lm_head output upcast to fp32'],
+    ['use_unsloth_gc', "Unsloth's offloaded gradient checkpointing"],
+    ['use_unsloth', 'Unsloth kernels'],
+    ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
+  ] as const) {
+    if (has(c, key) && at(c, key) !== false && at(c, key) !== null) b.skip(key, at(c, key), 'no-field', why);
+  }
+  return b.build();
+}

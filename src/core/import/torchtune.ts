@@ -1,0 +1,200 @@
+/**
+ * A torchtune recipe config to scenario fields. The model comes from `model._component_`
+ * (torchtune.models.llama3_1.lora_llama3_1_8b → llama-3.1-8b), the recipe (single device or
+ * distributed) from the config's header comment or file name, as torchtune's own configs state it.
+ * torchtune's LoRA module names map to Hugging Face ones: output_proj → o_proj, and the MLP's
+ * w1/w3/w2 → gate_proj/up_proj/down_proj (torchtune/models/convert_weights.py).
+ */
+import { findModel } from '../catalog/index.js';
+import type { Method } from '../scenario.js';
+import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { TORCHTUNE_OPTIMIZERS } from './_names.js';
+import type { MapperInput } from './_trainer-input.js';
+import type { ImportReport } from './import-report.js';
+
+/** How torchtune writes a family and version in a builder name, and the catalog's spelling. */
+const FAMILIES: readonly (readonly [RegExp, (version: string) => string])[] = [
+  [/^llama(\d)(?:_(\d))?$/, (v) => `llama-${v}`],
+  [/^code_llama(\d)$/, () => 'codellama'],
+  [/^qwen(\d)(?:_(\d))?$/, (v) => `qwen${v}`],
+  [/^gemma(\d)?$/, (v) => (v ? `gemma-${v}` : 'gemma')],
+  [/^phi(\d)?$/, (v) => (v ? `phi-${v}` : 'phi')],
+  [/^mistral$/, () => 'mistral'],
+];
+
+const LORA_MODULES: Readonly<Record<string, string>> = {
+  q_proj: 'q_proj',
+  k_proj: 'k_proj',
+  v_proj: 'v_proj',
+  output_proj: 'o_proj',
+};
+
+const CHUNKED_LOSSES = new Set([
+  'torchtune.modules.loss.LinearCrossEntropyLoss',
+  'torchtune.modules.loss.CEWithChunkedOutputLoss',
+  'torchtune.modules.loss.ChunkedCrossEntropyLoss',
+]);
+
+/** True when a parsed object looks like a torchtune config (`_component_` builders). */
+export function looksLikeTorchtune(config: Readonly<Record<string, unknown>>): boolean {
+  return (
+    typeof at(config, 'model._component_') === 'string' ||
+    typeof at(config, 'tokenizer._component_') === 'string'
+  );
+}
+
+/**
+ * The catalog id for a torchtune model builder, or null when the catalog has no such model.
+ * @example catalogIdForTorchtuneModel('torchtune.models.qwen2_5.lora_qwen2_5_7b_instruct') // 'qwen2.5-7b'
+ */
+export function catalogIdForTorchtuneModel(component: string): string | null {
+  const parts = component.split('.');
+  const builder = (parts.pop() ?? '').replace(/^q?lora_/, '');
+  const family = parts.pop() ?? '';
+  for (const [pattern, spell] of FAMILIES) {
+    const m = pattern.exec(family);
+    if (!m) continue;
+    const version = m[2] === undefined ? (m[1] ?? '') : `${m[1]}.${m[2]}`;
+    const prefix = family.replace(/\./g, '_');
+    const size = builder.startsWith(`${prefix}_`) ? builder.slice(prefix.length + 1) : builder;
+    const sizeName = size.replace(/_(instruct|base|chat|it)$/, '').replace(/_/g, '-');
+    const candidates = [`${spell(version)}-${sizeName}`];
+    if (family === 'mistral') candidates.push(`mistral-${sizeName}-v0.1`);
+    for (const id of candidates) {
+      const found = findModel(id);
+      if (found) return found.id;
+    }
+  }
+  return null;
+}
+
+/** Which recipe the config is for, from its header comment or file name. */
+function recipeKind(input: MapperInput): 'single' | 'distributed' | null {
+  const header = input.text
+    .split('\n')
+    .filter((line) => line.startsWith('#'))
+    .join('\n');
+  const recipe = /\b(\w+_(?:single_device|distributed))(?:\.py)?\b/.exec(header)?.[1] ?? '';
+  if (recipe.endsWith('single_device') || /single_device/.test(input.fileName)) return 'single';
+  if (recipe.endsWith('distributed') || /distributed/.test(input.fileName)) return 'distributed';
+  return null;
+}
+
+/** Maps a torchtune config to scenario fields. */
+export function mapTorchtuneConfig(input: MapperInput): ImportReport {
+  const c = input.config;
+  const b = new ReportBuilder('torchtune');
+  const component = at(c, 'model._component_');
+  let method: Method = 'full';
+  if (typeof component === 'string') {
+    const builder = component.split('.').pop() ?? '';
+    method = builder.startsWith('qlora_') ? 'qlora' : builder.startsWith('lora_') ? 'lora' : 'full';
+    const id = catalogIdForTorchtuneModel(component);
+    b.map('model._component_', component, 'model', id ?? component);
+    b.map('model._component_', component, 'method', method);
+    // torchtune's QLoRA builders quantize the base to NF4 with 8-bit block scales (torchao NF4Tensor).
+    if (method === 'qlora') b.map('model._component_', component, 'quantization', 'nf4-dq');
+  }
+  if (method === 'lora' || method === 'qlora') {
+    const rank = wholeNumber(at(c, 'model.lora_rank'));
+    if (rank !== undefined && rank > 0) b.map('model.lora_rank', rank, 'lora.rank', rank);
+    const alpha = finiteNumber(at(c, 'model.lora_alpha'));
+    if (alpha !== undefined) b.map('model.lora_alpha', alpha, 'lora.alpha', alpha);
+    const dropout = finiteNumber(at(c, 'model.lora_dropout'));
+    if (dropout !== undefined) b.map('model.lora_dropout', dropout, 'lora.dropout', dropout);
+    const attn = at(c, 'model.lora_attn_modules');
+    const targets: string[] = [];
+    if (Array.isArray(attn)) {
+      for (const name of attn) {
+        const hf = LORA_MODULES[String(name)];
+        if (hf) targets.push(hf);
+        else
+          b.skip(
+            'model.lora_attn_modules',
+            name,
+            'unresolved',
+            `"${String(name)}" is not a torchtune attention projection`,
+          );
+      }
+    }
+    if (truthy(at(c, 'model.apply_lora_to_mlp'))) targets.push('gate_proj', 'up_proj', 'down_proj');
+    if (truthy(at(c, 'model.apply_lora_to_output'))) targets.push('lm_head');
+    if (targets.length > 0) b.map('model.lora_attn_modules', attn, 'lora.targets', targets);
+  }
+
+  const batch = wholeNumber(c.batch_size);
+  if (batch !== undefined && batch > 0) b.map('batch_size', batch, 'microBatchSize', batch);
+  const accum = wholeNumber(c.gradient_accumulation_steps);
+  if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
+  const maxSeq = at(c, 'tokenizer.max_seq_len');
+  const seq = wholeNumber(maxSeq);
+  if (seq !== undefined && seq > 0) b.map('tokenizer.max_seq_len', maxSeq, 'seqLen', seq);
+  else if (has(c, 'tokenizer.max_seq_len'))
+    b.skip(
+      'tokenizer.max_seq_len',
+      maxSeq,
+      'no-field',
+      'no cap: each batch is padded to its longest sample — pass --seq-len',
+    );
+
+  const dtype = c.dtype;
+  if (dtype === 'bf16') b.map('dtype', dtype, 'precision', 'bf16-true');
+  else if (dtype === 'fp32') b.map('dtype', dtype, 'precision', 'fp32');
+  else if (dtype !== undefined) b.skip('dtype', dtype, 'unresolved', 'torchtune dtype is bf16 or fp32');
+
+  const optimizer = at(c, 'optimizer._component_');
+  if (typeof optimizer === 'string') {
+    let mapped = TORCHTUNE_OPTIMIZERS[optimizer];
+    if (mapped === 'sgd' && (finiteNumber(at(c, 'optimizer.momentum')) ?? 0) > 0) mapped = 'sgd-momentum';
+    if (mapped) b.map('optimizer._component_', optimizer, 'optimizer', mapped);
+    else b.skip('optimizer._component_', optimizer, 'unresolved', 'an optimizer Headroom does not model');
+  }
+  const loss = at(c, 'loss._component_');
+  if (typeof loss === 'string') {
+    if (CHUNKED_LOSSES.has(loss)) b.map('loss._component_', loss, 'loss', 'chunked');
+    else if (loss === 'torch.nn.CrossEntropyLoss') b.map('loss._component_', loss, 'loss', 'standard');
+    else b.skip('loss._component_', loss, 'unresolved', 'a loss Headroom does not model');
+  }
+  const ac = c.enable_activation_checkpointing;
+  if (ac !== undefined)
+    b.map('enable_activation_checkpointing', ac, 'gradientCheckpointing', truthy(ac) ? 'full' : 'none');
+
+  const recipe = recipeKind(input);
+  if (recipe === 'single') {
+    b.map('(recipe)', 'single_device', 'parallelism.strategy', 'single');
+    b.map('(recipe)', 'single_device', 'parallelism.gpus', 1);
+  } else if (recipe === 'distributed') {
+    // FSDP2 fully_shard; fsdp_reshard_after_forward false keeps parameters gathered (SHARD_GRAD_OP).
+    const reshard = c.fsdp_reshard_after_forward;
+    const strategy = reshard === false ? 'fsdp-grad-op' : 'fsdp';
+    b.map(
+      reshard === undefined ? '(recipe)' : 'fsdp_reshard_after_forward',
+      reshard ?? 'distributed',
+      'parallelism.strategy',
+      strategy,
+    );
+    if (has(c, 'fsdp_cpu_offload')) {
+      const target = truthy(c.fsdp_cpu_offload) ? 'cpu' : 'none';
+      b.map('fsdp_cpu_offload', c.fsdp_cpu_offload, 'offload.optimizer', target);
+      b.map('fsdp_cpu_offload', c.fsdp_cpu_offload, 'offload.params', target);
+    } else {
+      b.assume('offload.optimizer', 'none', 'fsdp_cpu_offload not set: torchtune defaults to False');
+      b.assume('offload.params', 'none', 'fsdp_cpu_offload not set: torchtune defaults to False');
+    }
+  }
+  b.assume('attention', 'sdpa', 'torchtune attention runs through SDPA');
+
+  for (const [key, why] of [
+    [
+      'dataset.packed',
+      'packed samples fill every row to the full length; unpacked rows are padded per batch',
+    ],
+    ['enable_activation_offloading', 'activations offloaded to CPU memory'],
+    ['compile', 'torch.compile fuses kernels and changes what is saved'],
+    ['custom_sharded_layers', 'embedding and output layers sharded as separate FSDP units'],
+    ['optimizer_in_bwd', 'the optimizer steps inside backward, freeing each gradient at once'],
+  ] as const) {
+    if (has(c, key)) b.skip(key, at(c, key), 'no-field', why);
+  }
+  return b.build();
+}

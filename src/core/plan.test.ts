@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { findGpu } from './catalog/index.js';
+import { estimate } from './estimate.js';
+import { memoryTarget } from './margin.js';
+import { resolveModelRef } from './model-ref.js';
+import { makePlan, SEQ_LEN_STEP } from './plan.js';
+import { parseScenario } from './scenario.js';
+
+const shapeOf = (id: string) => resolveModelRef(id)!.shape;
+const plan = (
+  raw: Record<string, unknown>,
+  gpu: string,
+  extra: { marginFraction?: number; allowShorter?: boolean } = {},
+) =>
+  makePlan({ scenario: parseScenario(raw), shape: shapeOf(String(raw.model)), gpu: findGpu(gpu)!, ...extra });
+
+describe('makePlan: the ladder', () => {
+  const fullOn4090 = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
+
+  it('applies rungs cheapest first, retrying a rung that saved nothing once it would', () => {
+    // Checkpointing saves nothing while the optimizer step is the peak (full fine-tuning with fp32 states),
+    // so it is skipped at first and applied once bf16-true has shrunk the states.
+    expect(fullOn4090.rungs.map((r) => r.change.id)).toEqual([
+      'smaller-micro-batch',
+      'pure-bf16',
+      'selective-checkpointing',
+      '8bit-optimizer',
+      'full-checkpointing',
+      'chunked-loss',
+      'lora',
+    ]);
+  });
+
+  it('stops at the first rung that fits, and each rung builds on the ones before', () => {
+    const fits = fullOn4090.rungs.map((r) => r.fits);
+    expect(fits).toEqual([false, false, false, false, false, false, true]);
+    const last = fullOn4090.rungs.at(-1)!;
+    expect(last.scenario).toMatchObject({
+      method: 'lora',
+      microBatchSize: 1,
+      gradAccumSteps: 4,
+      precision: 'bf16-true',
+      optimizer: 'adamw-8bit',
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+      lora: { rank: 16, targets: 'all-linear' },
+    });
+    expect(last.estimate.peak.deviceBytes).toBeLessThanOrEqual(fullOn4090.target.budgetBytes);
+    const before = fullOn4090.rungs.at(-2)!;
+    expect(before.estimate.peak.deviceBytes).toBeGreaterThan(fullOn4090.target.budgetBytes);
+  });
+
+  it('reports each rung’s saving against the one before, and the estimator agrees', () => {
+    let previous = fullOn4090.target.startPeakBytes;
+    for (const rung of fullOn4090.rungs) {
+      expect(rung.savedBytes).toBe(previous - rung.estimate.peak.deviceBytes);
+      expect(rung.savedBytes).toBeGreaterThan(0);
+      const again = estimate({
+        scenario: rung.scenario,
+        shape: shapeOf('llama-3.1-8b'),
+        gpu: findGpu('rtx-4090')!,
+      });
+      expect(rung.estimate.peak).toEqual(again.peak);
+      previous = rung.estimate.peak.deviceBytes;
+    }
+  });
+
+  it('keeps the effective batch when it shrinks the micro-batch', () => {
+    const first = fullOn4090.rungs[0]!;
+    expect(first.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(first.scenario.microBatchSize * first.scenario.gradAccumSteps).toBe(4);
+    expect(first.relativeStepTime).toBe(1);
+  });
+
+  it('prices recomputation in time and quantization in risk', () => {
+    const byId = new Map(fullOn4090.rungs.map((r) => [r.change.id, r]));
+    expect(byId.get('full-checkpointing')!.risk.level).toBe('none');
+    expect(byId.get('full-checkpointing')!.relativeStepTime).toBeGreaterThan(
+      byId.get('8bit-optimizer')!.relativeStepTime,
+    );
+    expect(byId.get('pure-bf16')!.risk).toMatchObject({ level: 'medium' });
+    const q = plan({ model: 'llama-3.1-70b', method: 'full' }, 'rtx-4090').rungs.find(
+      (r) => r.change.id === 'qlora',
+    )!;
+    expect(q.risk.level).toBe('medium');
+    expect(q.risk.note).toMatch(/^quality: 4-bit base weights/);
+  });
+
+  it('lists the next best alternatives: other rungs instead of the winning one, risk-free first', () => {
+    const four = plan(
+      { model: 'llama-3.1-8b', method: 'full', microBatchSize: 4, parallelism: { strategy: 'ddp', gpus: 4 } },
+      'a100-sxm-80gb',
+    );
+    expect(four.rungs.map((r) => r.change.id)).toEqual([
+      'smaller-micro-batch',
+      'pure-bf16',
+      'selective-checkpointing',
+      '8bit-optimizer',
+    ]);
+    expect(four.alternatives.map((a) => a.change.id)).toEqual(['zero2', 'zero3', 'offload-optimizer-cpu']);
+    for (const a of four.alternatives) {
+      expect(a.fits).toBe(true);
+      // Applied to the scenario before the winning rung (the 8-bit optimizer), not after it.
+      expect(a.scenario.optimizer).toBe('adamw');
+    }
+  });
+
+  it('does not shorten sequences unless allowed, and then to the longest multiple of 64 that fits', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      seqLen: 32768,
+    };
+    expect(plan(raw, 'rtx-4090').rungs.map((r) => r.change.id)).not.toContain('shorter-sequence');
+    const allowed = plan(raw, 'rtx-4090', { allowShorter: true });
+    expect(allowed.rungs.map((r) => r.change.id)).toEqual(['chunked-loss', 'shorter-sequence']);
+    const rung = allowed.rungs[1]!;
+    expect(rung.scenario.seqLen).toBe(4736);
+    expect(rung.scenario.seqLen % SEQ_LEN_STEP).toBe(0);
+    expect(rung.fits).toBe(true);
+    // One step longer does not fit.
+    const longer = estimate({
+      scenario: { ...rung.scenario, seqLen: rung.scenario.seqLen + SEQ_LEN_STEP },
+      shape: shapeOf('llama-3.1-8b'),
+      gpu: findGpu('rtx-4090')!,
+    });
+    expect(longer.peak.deviceBytes).toBeGreaterThan(allowed.target.budgetBytes);
+    expect(rung.risk.note).toBe('quality: samples longer than 4736 tokens are truncated (or must be split)');
+  });
+});
+
+describe('makePlan: the stopping rule and the margin', () => {
+  it('says a scenario already fits, with its headroom, and changes nothing', () => {
+    const p = plan(
+      {
+        model: 'llama-3.1-8b',
+        method: 'qlora',
+        quantization: 'nf4',
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+      },
+      'rtx-4090',
+    );
+    expect(p.fitsAlready).toBe(true);
+    expect(p.rungs).toEqual([]);
+    expect(p.alternatives).toEqual([]);
+    const usable = memoryTarget(findGpu('rtx-4090')!).usableBytes;
+    expect(p.target.headroomBytes).toBe(usable - p.target.startPeakBytes);
+    expect(p.target.headroomBytes).toBeGreaterThan(usable * 0.1);
+  });
+
+  it('a peak between the budget and the whole card does not fit: the margin is enforced', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      seqLen: 7600,
+    };
+    const usable = memoryTarget(findGpu('rtx-4090')!).usableBytes;
+    const peak = estimate({
+      scenario: parseScenario(raw),
+      shape: shapeOf('llama-3.1-8b'),
+      gpu: findGpu('rtx-4090')!,
+    }).peak.deviceBytes;
+    expect(peak).toBeGreaterThan(usable * 0.9);
+    expect(peak).toBeLessThan(usable);
+    expect(plan(raw, 'rtx-4090', { marginFraction: 0 }).fitsAlready).toBe(true);
+    const tight = plan(raw, 'rtx-4090', { marginFraction: 0.1 });
+    expect(tight.fitsAlready).toBe(false);
+    expect(tight.rungs.map((r) => [r.change.id, r.fits])).toEqual([['chunked-loss', true]]);
+  });
+
+  it('shrinks the micro-batch to the largest divisor that fits, keeping the effective batch', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      microBatchSize: 4,
+    };
+    const p = plan(raw, 'rtx-4090');
+    // 3 would fit too (19.66 GiB) but is not a divisor of 4: the effective batch would change.
+    expect(p.rungs.map((r) => r.change.summary)).toEqual(['micro-batch 4 → 2, accumulation 1 → 2']);
+    expect(p.rungs[0]!.scenario).toMatchObject({ microBatchSize: 2, gradAccumSteps: 2 });
+    expect(p.rungs[0]!.fits).toBe(true);
+  });
+
+  it('when nothing on the ladder fits, offers hardware that runs the risk-free version instead', () => {
+    const p = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
+    expect(p.rungs.every((r) => !r.fits)).toBe(true);
+    expect(p.alternatives.map((a) => [a.change.id, a.scenario.gpu, a.scenario.parallelism])).toEqual([
+      ['hardware', 'b200', { strategy: 'zero3', gpus: 2 }],
+      ['hardware', 'gb200', { strategy: 'zero2', gpus: 2 }],
+      ['hardware', 'mi300x', { strategy: 'zero2', gpus: 2 }],
+    ]);
+    // Risk-free rungs only: same method, precision and optimizer, checkpointing and chunked loss applied.
+    expect(p.alternatives[0]!.scenario).toMatchObject({
+      method: 'full',
+      precision: 'bf16-mixed',
+      optimizer: 'adamw',
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+    });
+    expect(p.alternatives[0]!.change.summary).toBe('run on 2 × b200 with ZeRO-3 (NVIDIA B200 SXM 180GB)');
+  });
+});

@@ -1,0 +1,510 @@
+/**
+ * The ladder: what to change, cheapest first, until a scenario fits a GPU with the margin. Each rung is
+ * applied on top of the ones before and skipped where it changes nothing; the ladder stops at the first
+ * rung that fits and names the next best alternatives. Each rung carries the memory it saves (the
+ * estimator), its cost (relative time per training token, the time model) and its risk. When nothing
+ * fits, the hardware that would is listed instead.
+ */
+import type { ModelShape } from './architecture.js';
+import { type CapacityOption, planCapacity } from './capacity.js';
+import type { GpuSpec } from './catalog/gpu-spec.js';
+import { GPUS } from './catalog/index.js';
+import { type Estimate, estimate } from './estimate.js';
+import { largestFitting } from './fit.js';
+import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
+import type { Scenario, Strategy } from './scenario.js';
+import { stepTime } from './time-model.js';
+import { formatBytes } from './units.js';
+
+export const RUNG_IDS = [
+  'sdpa-attention',
+  'smaller-micro-batch',
+  'selective-checkpointing',
+  'full-checkpointing',
+  'chunked-loss',
+  'shorter-sequence',
+  'pure-bf16',
+  '8bit-optimizer',
+  'lora',
+  'qlora',
+  'zero2',
+  'zero3',
+  'offload-optimizer-cpu',
+  'offload-params-cpu',
+  'offload-nvme',
+] as const;
+export type RungId = (typeof RUNG_IDS)[number];
+
+export interface Risk {
+  readonly level: 'none' | 'low' | 'medium' | 'high';
+  /** What could go wrong, in words ("quality: ..."). */
+  readonly note: string;
+}
+
+/** A ladder rung, or 'hardware' for an alternative that changes the GPUs instead of the training. */
+export type ChangeId = RungId | 'hardware';
+
+export interface Rung {
+  readonly change: { readonly id: ChangeId; readonly summary: string };
+  readonly scenario: Scenario;
+  readonly estimate: Estimate;
+  /** Device bytes saved against the scenario before this rung (for alternatives: before the winning rung). */
+  readonly savedBytes: number;
+  /** Time per training token against the starting scenario (1 = unchanged, 1.3 = 30 % slower). */
+  readonly relativeStepTime: number;
+  readonly risk: Risk;
+  readonly fits: boolean;
+}
+
+export interface PlanTarget extends MemoryTarget {
+  /** GPUs the plan may shard across (the scenario's parallelism.gpus). */
+  readonly gpus: number;
+  /** Per-GPU device peak of the scenario as given. */
+  readonly startPeakBytes: number;
+  /** usableBytes − startPeakBytes: the headroom as given (negative when it does not fit at all). */
+  readonly headroomBytes: number;
+}
+
+export interface Plan {
+  readonly scenario: Scenario;
+  readonly target: PlanTarget;
+  readonly fitsAlready: boolean;
+  /** The rungs applied, in ladder order; the last one fits when any does. */
+  readonly rungs: readonly Rung[];
+  /**
+   * The next best ways to fit: other rungs applied instead of the winning one, fastest first; or, when
+   * nothing on the ladder fits, the hardware that runs the scenario (its rungs without risk applied).
+   */
+  readonly alternatives: readonly Rung[];
+}
+
+export interface PlanInput {
+  readonly scenario: Scenario;
+  readonly shape: ModelShape;
+  readonly exactParams?: number | null;
+  readonly gpu: GpuSpec;
+  readonly marginFraction?: number;
+  /** Allow the shorter-sequence rung (it truncates samples). */
+  readonly allowShorter?: boolean;
+  /** GPUs searched for the hardware alternatives when nothing fits (default: the whole catalog). */
+  readonly catalog?: readonly GpuSpec[];
+}
+
+/** Shortest sequence the shorter-sequence rung proposes: below this a fine-tune loses its point. */
+export const MIN_SEQ_LEN = 256;
+/** Sequence lengths the shorter-sequence rung rounds down to. */
+export const SEQ_LEN_STEP = 64;
+/** Alternatives listed when a rung fits. */
+export const MAX_ALTERNATIVES = 3;
+
+interface Context {
+  readonly input: PlanInput;
+  readonly budget: number;
+  readonly gpus: number;
+  readonly estimateOf: (s: Scenario) => Estimate;
+}
+
+interface RungSpec {
+  readonly id: RungId;
+  /** The changed scenario and a one-line summary, or null where the rung does not apply. */
+  readonly apply: (s: Scenario, ctx: Context) => { scenario: Scenario; summary: string } | null;
+  readonly risk: (s: Scenario, next: Scenario, est: Estimate) => Risk;
+}
+
+const NONE: Risk = { level: 'none', note: 'none: the same training, computed differently' };
+const fullWeights = (s: Scenario) => s.method === 'full' || s.method === 'freeze';
+/** Rungs that change neither the training nor the layout: kept when asking which hardware would fit. */
+const SAFE_FOR_HARDWARE = new Set<RungId>([
+  'sdpa-attention',
+  'smaller-micro-batch',
+  'selective-checkpointing',
+  'full-checkpointing',
+  'chunked-loss',
+]);
+
+function sharded(s: Scenario, fullShard: boolean): Strategy {
+  const fsdp = s.parallelism.strategy.startsWith('fsdp');
+  if (fullShard) return fsdp ? 'fsdp' : 'zero3';
+  if (s.parallelism.strategy === 'zero3' || s.parallelism.strategy === 'fsdp') return s.parallelism.strategy;
+  return fsdp ? 'fsdp-grad-op' : 'zero2';
+}
+
+/** The ladder, cheapest first. */
+const LADDER: readonly RungSpec[] = [
+  {
+    id: 'sdpa-attention',
+    apply: (s) =>
+      s.attention === 'eager'
+        ? { scenario: { ...s, attention: 'sdpa' }, summary: 'attention: eager → sdpa' }
+        : null,
+    risk: () => NONE,
+  },
+  {
+    id: 'smaller-micro-batch',
+    apply: (s, ctx) => {
+      const b = s.microBatchSize;
+      if (b <= 1) return null;
+      // The largest divisor of b that fits keeps the effective batch exact; 1 if none does.
+      const divisors = Array.from({ length: b - 1 }, (_, i) => b - 1 - i).filter(
+        (d) => d >= 1 && b % d === 0,
+      );
+      const chosen =
+        divisors.find((d) => ctx.estimateOf({ ...s, microBatchSize: d }).peak.deviceBytes <= ctx.budget) ?? 1;
+      const accum = s.gradAccumSteps * (b / chosen);
+      return {
+        scenario: { ...s, microBatchSize: chosen, gradAccumSteps: accum },
+        summary: `micro-batch ${b} → ${chosen}, accumulation ${s.gradAccumSteps} → ${accum}`,
+      };
+    },
+    risk: () => ({ level: 'none', note: 'none: same effective batch, more and smaller steps' }),
+  },
+  {
+    id: 'selective-checkpointing',
+    apply: (s) =>
+      s.gradientCheckpointing === 'none'
+        ? {
+            scenario: { ...s, gradientCheckpointing: 'selective' },
+            summary: 'selective activation checkpointing',
+          }
+        : null,
+    risk: () => NONE,
+  },
+  {
+    id: 'full-checkpointing',
+    apply: (s) =>
+      s.gradientCheckpointing !== 'full'
+        ? {
+            scenario: { ...s, gradientCheckpointing: 'full' },
+            summary: 'full gradient checkpointing',
+          }
+        : null,
+    risk: () => NONE,
+  },
+  {
+    id: 'chunked-loss',
+    apply: (s) =>
+      s.loss === 'standard'
+        ? {
+            scenario: { ...s, loss: 'chunked' },
+            summary: 'chunked cross-entropy loss',
+          }
+        : null,
+    risk: () => NONE,
+  },
+  {
+    id: 'shorter-sequence',
+    apply: (s, ctx) => {
+      if (!ctx.input.allowShorter) return null;
+      const steps = Math.floor((s.seqLen - 1) / SEQ_LEN_STEP);
+      const fits = (k: number) =>
+        ctx.estimateOf({ ...s, seqLen: k * SEQ_LEN_STEP }).peak.deviceBytes <= ctx.budget;
+      const k = largestFitting(fits, steps);
+      const seqLen = k * SEQ_LEN_STEP;
+      // Only a length that fits is worth the truncation; otherwise later rungs may fit at full length.
+      if (k === 0 || seqLen < MIN_SEQ_LEN) return null;
+      return { scenario: { ...s, seqLen }, summary: `sequence length ${s.seqLen} → ${seqLen}` };
+    },
+    risk: (_s, next) => ({
+      level: 'medium',
+      note: `quality: samples longer than ${next.seqLen} tokens are truncated (or must be split)`,
+    }),
+  },
+  {
+    id: 'pure-bf16',
+    apply: (s, ctx) => {
+      if (s.precision === 'bf16-true' || s.precision === 'fp16-true') return null;
+      if (!ctx.input.gpu.bf16) return null;
+      return { scenario: { ...s, precision: 'bf16-true' }, summary: `precision ${s.precision} → bf16-true` };
+    },
+    risk: (s) =>
+      fullWeights(s)
+        ? {
+            level: 'medium',
+            note: 'quality: no fp32 master weights — small updates can round away in bf16 (Kahan summation or stochastic rounding help)',
+          }
+        : { level: 'low', note: 'quality: the frozen base is held in bf16; the adapters stay fp32' },
+  },
+  {
+    id: '8bit-optimizer',
+    apply: (s) => {
+      const to =
+        s.optimizer === 'adamw' ? 'adamw-8bit' : s.optimizer === 'paged-adamw' ? 'paged-adamw-8bit' : null;
+      return to ? { scenario: { ...s, optimizer: to }, summary: `optimizer ${s.optimizer} → ${to}` } : null;
+    },
+    risk: () => ({
+      level: 'low',
+      note: 'quality: block-wise 8-bit states matched 32-bit Adam in Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization)',
+    }),
+  },
+  {
+    id: 'lora',
+    apply: (s) => {
+      if (!fullWeights(s)) return null;
+      const { trainableLayers: _dropped, ...rest } = s;
+      return {
+        scenario: {
+          ...rest,
+          method: 'lora',
+          lora: { rank: 16, alpha: 32, dropout: 0, targets: 'all-linear', modulesToSave: [] },
+        },
+        summary: 'LoRA r16 on all linear layers',
+      };
+    },
+    risk: () => ({
+      level: 'medium',
+      note: 'quality: trains low-rank adapters, not the weights — usually close to full fine-tuning, can fall short far from the pretraining data',
+    }),
+  },
+  {
+    id: 'qlora',
+    apply: (s) => {
+      if (s.method !== 'lora' && s.method !== 'qlora') return null;
+      if (
+        s.quantization === 'nf4' ||
+        s.quantization === 'nf4-dq' ||
+        s.quantization === 'fp4' ||
+        s.quantization === 'int4-gptq'
+      )
+        return null;
+      return {
+        scenario: { ...s, method: 'qlora', quantization: 'nf4-dq' },
+        summary: 'QLoRA: 4-bit NF4 base (double quant)',
+      };
+    },
+    risk: () => ({
+      level: 'medium',
+      note: 'quality: 4-bit base weights — the QLoRA paper matched 16-bit LoRA on its benchmarks, but quantization error is real; dequantization slows each matmul',
+    }),
+  },
+  {
+    id: 'zero2',
+    apply: (s, ctx) => {
+      if (ctx.gpus <= 1) return null;
+      const to = sharded(s, false);
+      if (to === s.parallelism.strategy) return null;
+      return {
+        scenario: { ...s, parallelism: { strategy: to, gpus: ctx.gpus } },
+        summary: `${to === 'zero2' ? 'ZeRO-2' : 'FSDP SHARD_GRAD_OP'} across ${ctx.gpus} GPUs`,
+      };
+    },
+    risk: () => ({
+      level: 'none',
+      note: 'none: the same training; gradients are reduce-scattered every micro-batch',
+    }),
+  },
+  {
+    id: 'zero3',
+    apply: (s, ctx) => {
+      if (ctx.gpus <= 1) return null;
+      const to = sharded(s, true);
+      if (to === s.parallelism.strategy) return null;
+      return {
+        scenario: { ...s, parallelism: { strategy: to, gpus: ctx.gpus } },
+        summary: `${to === 'zero3' ? 'ZeRO-3' : 'FSDP FULL_SHARD'} across ${ctx.gpus} GPUs`,
+      };
+    },
+    risk: () => ({
+      level: 'none',
+      note: 'none: the same training; weights are gathered layer by layer, twice per micro-batch',
+    }),
+  },
+  {
+    id: 'offload-optimizer-cpu',
+    apply: (s, ctx) => {
+      if (s.offload.optimizer !== 'none') return null;
+      const strategy =
+        s.parallelism.strategy === 'single' ||
+        s.parallelism.strategy === 'ddp' ||
+        s.parallelism.strategy === 'zero1'
+          ? 'zero2'
+          : s.parallelism.strategy;
+      return {
+        scenario: {
+          ...s,
+          parallelism: { strategy, gpus: ctx.gpus },
+          offload: { ...s.offload, optimizer: 'cpu' },
+        },
+        summary: `optimizer offload to CPU (${strategy === 'zero2' ? 'ZeRO-Offload' : strategy})`,
+      };
+    },
+    risk: (_s, _next, est) => ({
+      level: 'low',
+      note: `needs ${formatBytes(est.host?.cpuBytes ?? 0)} of CPU RAM per node; the optimizer step runs on the CPU`,
+    }),
+  },
+  {
+    id: 'offload-params-cpu',
+    apply: (s, ctx) => {
+      if (s.offload.params !== 'none') return null;
+      const strategy: Strategy = s.parallelism.strategy.startsWith('fsdp') ? 'fsdp' : 'zero3';
+      return {
+        scenario: {
+          ...s,
+          parallelism: { strategy, gpus: ctx.gpus },
+          offload: { optimizer: s.offload.optimizer === 'none' ? 'cpu' : s.offload.optimizer, params: 'cpu' },
+        },
+        summary: `parameter offload to CPU (${strategy === 'zero3' ? 'ZeRO-3' : 'FSDP CPUOffload'})`,
+      };
+    },
+    risk: (_s, _next, est) => ({
+      level: 'low',
+      note: `needs ${formatBytes(est.host?.cpuBytes ?? 0)} of CPU RAM per node; every layer crosses PCIe twice per micro-batch`,
+    }),
+  },
+  {
+    id: 'offload-nvme',
+    apply: (s, ctx) => {
+      if (s.offload.params === 'nvme' && s.offload.optimizer === 'nvme') return null;
+      // FSDP offloads to CPU only; NVMe needs DeepSpeed ZeRO-Infinity.
+      return {
+        scenario: {
+          ...s,
+          parallelism: { strategy: 'zero3', gpus: ctx.gpus },
+          offload: { optimizer: 'nvme', params: 'nvme' },
+        },
+        summary: 'NVMe offload (ZeRO-Infinity)',
+      };
+    },
+    risk: (_s, _next, est) => ({
+      level: 'medium',
+      note: `needs ${formatBytes(est.host?.nvmeBytes ?? 0)} of NVMe and ${formatBytes(est.host?.cpuBytes ?? 0)} of CPU RAM per node; steps are bound by NVMe bandwidth`,
+    }),
+  },
+];
+
+const RISK_ORDER: Readonly<Record<Risk['level'], number>> = { none: 0, low: 1, medium: 2, high: 3 };
+
+/**
+ * Climbs the ladder for a scenario on a GPU (×gpus) until it fits with the margin.
+ * @example makePlan({ scenario, shape, gpu: findGpu('rtx-4090')! }).rungs.at(-1)?.fits
+ */
+export function makePlan(input: PlanInput): Plan {
+  const base = input.scenario;
+  const gpu = input.gpu;
+  const memory = memoryTarget(gpu, input.marginFraction ?? DEFAULT_MARGIN_FRACTION);
+  const cache = new Map<string, Estimate>();
+  const estimateOf = (s: Scenario): Estimate => {
+    const key = JSON.stringify(s);
+    let est = cache.get(key);
+    if (!est) {
+      est = estimate({ scenario: s, shape: input.shape, exactParams: input.exactParams ?? null, gpu });
+      cache.set(key, est);
+    }
+    return est;
+  };
+  const secondsPerToken = (s: Scenario): number => {
+    const t = stepTime({ scenario: s, shape: input.shape, gpu, estimate: estimateOf(s) });
+    return t.stepSeconds / (t.tokensPerStepPerGpu * s.parallelism.gpus);
+  };
+  const baseEstimate = estimateOf(base);
+  const baseSeconds = secondsPerToken(base);
+  const target: PlanTarget = {
+    ...memory,
+    gpus: base.parallelism.gpus,
+    startPeakBytes: baseEstimate.peak.deviceBytes,
+    headroomBytes: memory.usableBytes - baseEstimate.peak.deviceBytes,
+  };
+  const fits = (est: Estimate) => est.peak.deviceBytes <= target.budgetBytes;
+  if (fits(baseEstimate)) return { scenario: base, target, fitsAlready: true, rungs: [], alternatives: [] };
+
+  const ctx: Context = { input, budget: target.budgetBytes, gpus: target.gpus, estimateOf };
+  const build = (spec: RungSpec, from: Scenario): Rung | null => {
+    const applied = spec.apply(from, ctx);
+    if (!applied) return null;
+    const before = estimateOf(from);
+    const est = estimateOf(applied.scenario);
+    const saved = before.peak.deviceBytes - est.peak.deviceBytes;
+    if (saved <= 0) return null;
+    return {
+      change: { id: spec.id, summary: applied.summary },
+      scenario: applied.scenario,
+      estimate: est,
+      savedBytes: saved,
+      relativeStepTime: secondsPerToken(applied.scenario) / baseSeconds,
+      risk: spec.risk(from, applied.scenario, est),
+      fits: fits(est),
+    };
+  };
+
+  // Each step applies the cheapest rung not yet applied that saves memory now: a rung that changed
+  // nothing earlier (checkpointing while the optimizer step was the peak) is tried again later.
+  const rungs: Rung[] = [];
+  const applied = new Set<RungId>();
+  let current = base;
+  let winner: RungId | null = null;
+  for (;;) {
+    let next: Rung | null = null;
+    for (const spec of LADDER) {
+      if (applied.has(spec.id)) continue;
+      next = build(spec, current);
+      if (next) break;
+    }
+    if (!next) break;
+    applied.add(next.change.id as RungId);
+    rungs.push(next);
+    if (next.fits) {
+      winner = next.change.id as RungId;
+      break;
+    }
+    current = next.scenario;
+  }
+
+  if (winner !== null) {
+    // Alternatives: every other rung not yet applied, applied instead of the winning one.
+    const alternatives: Rung[] = [];
+    for (const spec of LADDER) {
+      if (applied.has(spec.id)) continue;
+      const rung = build(spec, current);
+      if (rung?.fits) alternatives.push(rung);
+    }
+    alternatives.sort(
+      (a, b) =>
+        RISK_ORDER[a.risk.level] - RISK_ORDER[b.risk.level] || a.relativeStepTime - b.relativeStepTime,
+    );
+    return {
+      scenario: base,
+      target,
+      fitsAlready: false,
+      rungs,
+      alternatives: alternatives.slice(0, MAX_ALTERNATIVES),
+    };
+  }
+
+  // Nothing on the ladder fits: the hardware that runs the scenario with only the risk-free rungs applied.
+  // (applied whether or not they save memory on this GPU: on another layout they will).
+  let safe = base;
+  for (const spec of LADDER) {
+    if (SAFE_FOR_HARDWARE.has(spec.id)) safe = spec.apply(safe, ctx)?.scenario ?? safe;
+  }
+  const capacity = planCapacity({
+    scenario: safe,
+    shape: input.shape,
+    exactParams: input.exactParams ?? null,
+    gpus: input.catalog ?? GPUS,
+    marginFraction: target.marginFraction,
+  });
+  const alternatives = capacity.options
+    .slice(0, MAX_ALTERNATIVES)
+    .map((o) => hardwareRung(o, estimateOf(base), baseSeconds));
+  return { scenario: base, target, fitsAlready: false, rungs, alternatives };
+}
+
+function hardwareRung(option: CapacityOption, base: Estimate, baseSeconds: number): Rung {
+  const perToken = option.time.stepSeconds / (option.time.tokensPerStepPerGpu * option.gpus);
+  const layout =
+    option.gpus === 1
+      ? ''
+      : ` with ${option.strategy === 'zero3' ? 'ZeRO-3' : option.strategy === 'zero2' ? 'ZeRO-2' : option.strategy}`;
+  return {
+    change: {
+      id: 'hardware',
+      summary: `run on ${option.gpus} × ${option.gpu}${layout} (${option.gpuName})`,
+    },
+    scenario: option.scenario,
+    estimate: option.estimate,
+    savedBytes: base.peak.deviceBytes - option.estimate.peak.deviceBytes,
+    relativeStepTime: perToken / baseSeconds,
+    risk: { level: 'none', note: 'none: different hardware, the same training' },
+    fits: true,
+  };
+}

@@ -1,0 +1,418 @@
+/** Black-box tests of import, plan, fit, gpus --for, env and migrate, run as a user runs them (build first). */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sharedFile } from './shared.js';
+
+const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
+const CONFIGS = (name: string) => sharedFile('fixtures', 'configs', name);
+
+function headroom(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', HF_ENDPOINT: 'http://127.0.0.1:9', ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const json = (args: string[]) => {
+  const r = headroom([...args, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+};
+
+describe('headroom import', () => {
+  it('--json is exactly { scenario, mapped, unmapped, assumed }', () => {
+    const out = json(['import', CONFIGS('axolotl__examples__llama-3__qlora.yml')]);
+    expect(Object.keys(out)).toEqual(['scenario', 'mapped', 'unmapped', 'assumed']);
+    expect(out.scenario).toEqual({
+      model: 'NousResearch/Meta-Llama-3-8B',
+      method: 'qlora',
+      quantization: 'nf4-dq',
+      lora: { rank: 32, alpha: 16, dropout: 0.05, targets: 'all-linear' },
+      microBatchSize: 2,
+      seqLen: 4096,
+      gradAccumSteps: 4,
+      optimizer: 'paged-adamw',
+      gradientCheckpointing: 'full',
+      attention: 'flash',
+      precision: 'bf16-true',
+    });
+    expect(out.mapped).toContainEqual({ key: 'lora_r', value: 32, field: 'lora.rank', to: 32 });
+  });
+
+  it('shows each field with where it came from, Headroom defaults included', () => {
+    const r = headroom(['import', CONFIGS('llama-factory__examples__train_lora__qwen3_lora_sft.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('— LLaMA-Factory config');
+    expect(r.stdout).toMatch(/^lora\.targets +all-linear +lora_target$/m);
+    expect(r.stdout).toMatch(
+      /^gradientCheckpointing +full +trainer default: LLaMA-Factory turns gradient checkpointing on/m,
+    );
+    expect(r.stdout).toMatch(/^parallelism\.strategy +single +not in the file: Headroom default$/m);
+  });
+
+  it('a file that is not a config is a user error with a hint', () => {
+    const r = headroom(['import', join(REPO_ROOT, 'package.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: package\.json: not a trainer config Headroom recognises/);
+    expect(r.stderr).toContain('Try: write the scenario as JSON instead');
+  });
+});
+
+describe('--from on estimate', () => {
+  it('imports the config, lets flags override it, and says what was imported', () => {
+    const out = json([
+      'estimate',
+      '--from',
+      CONFIGS('torchtune__recipes__configs__llama3_1__8B_lora_single_device.yaml'),
+      '--seq-len',
+      '1024',
+      '--gpu',
+      'a10g',
+    ]);
+    expect(out.scenario).toMatchObject({
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      seqLen: 1024,
+      microBatchSize: 2,
+      loss: 'chunked',
+      lora: { rank: 8, targets: ['q_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] },
+    });
+    expect(out.imported).toMatchObject({ format: 'torchtune' });
+    expect((out.fits as { ok: boolean }).ok).toBe(true);
+  });
+
+  it('a DeepSpeed file has no model: MODEL comes from the command line', () => {
+    const file = CONFIGS('llama-factory__examples__deepspeed__ds_z3_offload_config.json');
+    const missing = headroom(['estimate', '--from', file]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/names no model \(deepspeed config\)/);
+    const out = json(['estimate', 'llama-3.1-8b', '--from', file, '--gpus', '4', '--gpu', 'a100-sxm-80gb']);
+    expect(out.scenario).toMatchObject({
+      parallelism: { strategy: 'zero3', gpus: 4 },
+      offload: { optimizer: 'cpu', params: 'cpu' },
+    });
+  });
+
+  it('a flag that changes the method drops the imported adapter settings', () => {
+    const out = json([
+      'estimate',
+      '--from',
+      CONFIGS('axolotl__examples__llama-3__qlora.yml'),
+      '--model',
+      'llama-3-8b',
+      '--method',
+      'full',
+    ]);
+    expect(out.scenario).toMatchObject({ method: 'full', quantization: 'none' });
+    expect((out.scenario as Record<string, unknown>).lora).toBeUndefined();
+  });
+});
+
+describe('headroom plan', () => {
+  it('shows memory falling rung by rung until it fits', () => {
+    const r = headroom([
+      'plan',
+      'llama-3.1-8b',
+      '--method',
+      'full',
+      '--micro-batch',
+      '4',
+      '--gpu',
+      'rtx-4090',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {3}as given +█+┃█+ +175\.30 GiB +1\.00× +✗$/m);
+    expect(r.stdout).toMatch(
+      /^1 {2}micro-batch 4 → 1, accumulation 1 → 4 .* 153\.72 GiB +−21\.58 GiB +1\.00× +none +✗$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^7 {2}LoRA r16 on all linear layers .* 18\.56 GiB +−29\.57 GiB +1\.01× +medium +✓$/m,
+    );
+    expect(r.stdout).toContain('✓ fits after 7 changes: 18.56 GiB per GPU');
+    expect(r.stdout).toContain('instead of 7, each of these fits too:');
+    expect(r.stdout).toContain('real batches vary in length');
+  });
+
+  it('--json is exactly { scenario, target, fitsAlready, rungs, alternatives } with rungs in order', () => {
+    const out = json(['plan', 'llama-3.1-8b', '--method', 'full', '--micro-batch', '4', '--gpu', 'rtx-4090']);
+    expect(Object.keys(out)).toEqual(['scenario', 'target', 'fitsAlready', 'rungs', 'alternatives']);
+    const rungs = out.rungs as Record<string, unknown>[];
+    expect(Object.keys(rungs[0]!)).toEqual([
+      'change',
+      'scenario',
+      'estimate',
+      'savedBytes',
+      'relativeStepTime',
+      'risk',
+      'fits',
+    ]);
+    expect(rungs.map((r) => (r.change as { id: string }).id)).toEqual([
+      'smaller-micro-batch',
+      'pure-bf16',
+      'selective-checkpointing',
+      '8bit-optimizer',
+      'full-checkpointing',
+      'chunked-loss',
+      'lora',
+    ]);
+    expect(out.scenario).toMatchObject({ model: 'llama-3.1-8b', microBatchSize: 4, gpu: 'rtx-4090' });
+  });
+
+  it('says when a run fits already, with its headroom', () => {
+    const r = headroom([
+      'plan',
+      'llama-3.1-8b',
+      '--method',
+      'qlora',
+      '--quantization',
+      'nf4',
+      '--gradient-checkpointing',
+      'full',
+      '--gpu',
+      'rtx-4090',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /✓ fits already: 12\.75 GiB per GPU, 11\.24 GiB free \(47 % headroom, 8\.84 GiB beyond the margin\)/,
+    );
+  });
+
+  it('needs a GPU, and a valid margin', () => {
+    const r = headroom(['plan', 'llama-3.1-8b']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'error: plan needs a target GPU\nTry: add --gpu ID (headroom gpus lists them), and --gpus N for several\n',
+    );
+    const m = headroom(['plan', 'llama-3.1-8b', '--gpu', 'a10g', '--headroom', 'lots']);
+    expect(m.stderr).toBe(
+      'error: --headroom lots: not a margin between 0 % and 90 %\nTry: e.g. --headroom 10%\n',
+    );
+  });
+});
+
+describe('headroom fit', () => {
+  it('shows both limits, the value that does not fit, and why the margin exists', () => {
+    const r = headroom([
+      'fit',
+      'llama-3.1-8b',
+      '--method',
+      'qlora',
+      '--quantization',
+      'nf4',
+      '--precision',
+      'bf16-true',
+      '--gradient-checkpointing',
+      'full',
+      '--gpu',
+      'rtx-4090',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}micro-batch {8}3 × 2048 .* 19\.66 GiB$/m);
+    expect(r.stdout).toMatch(/^ +4 × 2048 {2}would need 24\.09 GiB: 2\.50 GiB over the budget$/m);
+    expect(r.stdout).toMatch(/^ {2}sequence {8}7037 tokens .* 21\.59 GiB$/m);
+    expect(r.stdout).toContain(
+      'the 10 % margin: real batches vary in length — each is padded to its longest sample',
+    );
+  });
+
+  it('--json carries the scenario, the target and both bounds', () => {
+    const out = json([
+      'fit',
+      'llama-3.1-8b',
+      '--method',
+      'qlora',
+      '--quantization',
+      'nf4',
+      '--precision',
+      'bf16-true',
+      '--gradient-checkpointing',
+      'full',
+      '--gpu',
+      'rtx-4090',
+      '--headroom',
+      '5%',
+    ]);
+    expect(Object.keys(out)).toEqual(['target', 'scenario', 'microBatch', 'seqLen']);
+    expect(out.target).toMatchObject({ gpu: 'rtx-4090', marginFraction: 0.05 });
+    expect(out.microBatch).toMatchObject({ value: 3, limit: 'memory', next: { value: 4 } });
+    // With a 5 % margin the sequence can grow past the 7037 tokens a 10 % margin allows.
+    expect((out.seqLen as { value: number }).value).toBeGreaterThan(7037);
+  });
+});
+
+describe('headroom gpus --for', () => {
+  it('lists the fewest of each GPU, cheapest first, with the run time for --tokens', () => {
+    const r = headroom([
+      'gpus',
+      'a100',
+      'h100',
+      '--for',
+      'llama-3.1-70b',
+      '--method',
+      'full',
+      '--gradient-checkpointing',
+      'full',
+      '--tokens',
+      '2e9',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^gpu +count +layout +peak\/GPU +headroom +step +throughput +2B tokens +bought$/m,
+    );
+    expect(r.stdout).toMatch(/^h100-sxm +32 × +ZeRO-3 +50\.90 GiB +28\.74 GiB \(36 %\) .* 2560 GB$/m);
+    expect(r.stdout).toMatch(/^a100-sxm-40gb +64 × +ZeRO-3 +31\.21 GiB/m);
+  });
+
+  it('--json gives each option with its scenario; a trainer config works as --for', () => {
+    const out = json([
+      'gpus',
+      'rtx-4090',
+      '--for',
+      CONFIGS('torchtune__recipes__configs__qwen2_5__7B_lora_single_device.yaml'),
+      '--seq-len',
+      '2048',
+    ]);
+    expect(out.scenario).toMatchObject({ model: 'qwen2.5-7b', method: 'lora', seqLen: 2048 });
+    const options = out.options as { gpu: string; gpus: number; strategy: string }[];
+    expect(options.map((o) => [o.gpu, o.gpus, o.strategy])).toEqual([['rtx-4090', 1, 'single']]);
+  });
+
+  it('rejects a bad sort', () => {
+    const r = headroom(['gpus', '--for', 'llama-3.1-8b', '--sort', 'price']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: --sort price: cost or time\nTry: --sort time\n');
+  });
+});
+
+describe('headroom env and migrate', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-env-'));
+  // A stand-in nvidia-smi first on PATH, printing real H200 captures (shared/validation/nvidia-smi).
+  const bin = join(dir, 'bin');
+  spawnSync('mkdir', [bin]);
+  writeFileSync(
+    join(bin, 'nvidia-smi'),
+    `#!/bin/sh
+case "$1" in
+  --query-gpu=*) exec /bin/cat '${sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv')}' ;;
+  topo) printf '\\tGPU0\\tCPU Affinity\\nGPU0\\t X \\t0-19\\n' ;;
+  *) exec /bin/cat '${sharedFile('validation', 'nvidia-smi', '04_h200_table_load.txt')}' ;;
+esac
+`,
+  );
+  chmodSync(join(bin, 'nvidia-smi'), 0o755);
+  const h200 = join(dir, 'h200.json');
+
+  it('env capture writes the environment and prints a summary', () => {
+    const r = headroom(['env', 'capture', '-o', h200, '--dir', dir, '--no-disk-probe'], {
+      PATH: `${bin}:${process.env.PATH}`,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^ {2}GPUs {10}0: NVIDIA H200 \(h200-sxm\) · 140\.40 GiB · compute 9\.0 · MIG off · PCIe gen 5 x16$/m,
+    );
+    expect(r.stdout).toMatch(/^ {2}driver {8}590\.48\.01 · CUDA 13\.1$/m);
+    const env = JSON.parse(readFileSync(h200, 'utf8'));
+    expect(env.kind).toBe('headroom-env');
+    expect(env.gpus.value[0].catalogId).toBe('h200-sxm');
+  });
+
+  it('env capture on a machine without nvidia-smi records it missing and exits 0', () => {
+    const r = headroom(['env', 'capture', '--dir', dir, '--no-disk-probe'], { PATH: '/nonexistent' });
+    expect(r.code).toBe(0);
+    const env = JSON.parse(r.stdout);
+    expect(env.gpus).toEqual({ status: 'missing', reason: 'nvidia-smi is not installed (not on PATH)' });
+  });
+
+  it('env show renders a file, and refuses what is not one', () => {
+    const r = headroom(['env', 'show', h200]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('interconnect  one GPU');
+    const bad = headroom(['env', 'show', CONFIGS('expected.jsonl')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: .*expected\.jsonl: not valid JSON/);
+    expect(headroom(['env', 'frobnicate']).stderr).toBe(
+      'error: env: unknown subcommand "frobnicate"\nTry: headroom env capture -o env.json, or headroom env show env.json\n',
+    );
+  });
+
+  it('migrate: a captured H200 to a catalog T4 fails on bf16 and lists what it could not check', () => {
+    const r = headroom([
+      'migrate',
+      '--from-env',
+      h200,
+      '--to-gpu',
+      't4',
+      'llama-3.1-8b',
+      '--method',
+      'qlora',
+      '--quantization',
+      'nf4',
+      '--precision',
+      'bf16-true',
+      '--gradient-checkpointing',
+      'full',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}✓ peak memory fits the target +peak 10\.79 GiB per GPU ≤ 13\.50 GiB/m);
+    expect(r.stdout).toMatch(/^ {2}✗ bf16 supported +t4 \(catalog\) has no bf16 tensor cores/m);
+    expect(r.stdout).toContain('· versions: no environment file for t4');
+    expect(r.stdout).toMatch(
+      /1\. smoke run on t4: 30 steps on a small subset \(61k tokens\)\. Expect a peak of 10\.79 GiB per GPU/,
+    );
+    expect(r.stdout).toContain('✗ not ready: fix the ✗ items before moving');
+  });
+
+  it('migrate --json carries the scenario, the items and the plan', () => {
+    const out = json([
+      'migrate',
+      '--from-env',
+      h200,
+      '--to-env',
+      h200,
+      'llama-3.1-8b',
+      '--method',
+      'lora',
+      '--precision',
+      'bf16-true',
+      '--save-steps',
+      '100',
+    ]);
+    expect(out.scenario).toMatchObject({ model: 'llama-3.1-8b', gpu: 'h200-sxm' });
+    const items = out.items as { id: string; status: string }[];
+    expect(items.map((i) => i.id)).toEqual([
+      'memory-fit',
+      'gpu-count',
+      'bf16',
+      'interconnect',
+      'checkpoint-disk',
+      'versions',
+      'checkpoint-frequency',
+    ]);
+    expect(items.find((i) => i.id === 'versions')!.status).toBe('fail');
+  });
+
+  it('migrate needs a target', () => {
+    const r = headroom(['migrate', 'llama-3.1-8b']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: migrate needs a target: --to-env FILE/);
+  });
+});
+
+describe('headroom --help', () => {
+  it('lists the new commands', () => {
+    const r = headroom(['--help']);
+    for (const command of [
+      'import FILE',
+      'plan MODEL --gpu ID',
+      'fit MODEL --gpu ID',
+      'env capture|show',
+      'migrate --to-env B.json',
+    ])
+      expect(r.stdout).toContain(`  ${command}`);
+  });
+});
