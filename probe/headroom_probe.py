@@ -1,0 +1,517 @@
+"""headroom_probe: records what PyTorch's allocator holds at every training step, for `headroom run`.
+
+Single file, no dependencies; torch is never imported by this module (it reads the `torch` your
+script already imported). Everything is a no-op unless the environment variable HEADROOM_LOG names
+a file, which `headroom run` sets for you.
+
+    import headroom_probe                      # installs the OOM / exception hook (if HEADROOM_LOG is set)
+
+    for step, batch in enumerate(loader, 1):
+        loss = train_step(batch)
+        headroom_probe.step(step, loss=loss.item(), lr=sched.get_last_lr()[0],
+                            batch_size=len(batch), seq_len=batch["input_ids"].shape[1])
+        if step % 500 == 0:
+            with headroom_probe.phase("eval"):
+                evaluate()
+
+    # Hugging Face Trainer (also TRL's trainers):
+    trainer = Trainer(..., callbacks=[headroom_probe.HeadroomCallback()])
+
+Each event is one JSON object on one line, written with a single unbuffered write as it happens, so
+a process that dies loses nothing already recorded (the format: README, "The probe log"; the
+reader: src/core/probe-log.ts). With several ranks (torchrun's RANK,
+LOCAL_RANK and WORLD_SIZE, WORLD_SIZE > 1), each rank writes its own file: `probe.jsonl` becomes
+`probe.rank0.jsonl`, `probe.rank1.jsonl`, ...
+
+Peaks: every event that carries device figures reports the peak allocated and reserved bytes since
+the previous such event of this process, then resets PyTorch's peak counters
+(`torch.cuda.reset_peak_memory_stats`); so the `step` event holds the peak of that step, and an OOM
+event the peak between the last step and the failure. Code of yours that reads
+`max_memory_allocated()` sees these per-step resets.
+
+Overhead: per step one `torch.cuda.memory_stats(d)` and one `reset_peak_memory_stats(d)` per device
+this process uses (host-side reads of allocator counters, no device synchronisation), one
+`json.dumps` and one `os.write`. A loss passed as a tensor is converted with `float()`, which does
+synchronise; pass `loss.item()` where you already call it.
+"""
+
+import atexit
+import contextlib
+import json
+import math
+import os
+import socket
+import sys
+import threading
+import time
+import traceback
+
+__all__ = [
+    "HeadroomCallback",
+    "LOG_ENV",
+    "enabled",
+    "log_path",
+    "phase",
+    "record_exception",
+    "set_phase",
+    "step",
+]
+
+PROBE_VERSION = "1"
+SCHEMA_VERSION = 1
+LOG_ENV = "HEADROOM_LOG"
+# Tracebacks and messages are cut to this many characters (a line must stay well under the reader's
+# 1 MiB line limit, MAX_PROBE_LINE_BYTES in src/core/probe-log.ts).
+MAX_TEXT_CHARS = 200_000
+
+# Keys of torch.cuda.memory_stats(device) (torch/cuda/memory.py, memory_stats docstring).
+_STAT_KEYS = (
+    ("allocatedBytes", "allocated_bytes.all.current"),
+    ("reservedBytes", "reserved_bytes.all.current"),
+    ("peakAllocatedBytes", "allocated_bytes.all.peak"),
+    ("peakReservedBytes", "reserved_bytes.all.peak"),
+    ("inactiveSplitBytes", "inactive_split_bytes.all.current"),
+    ("numAllocRetries", "num_alloc_retries"),
+    ("numOoms", "num_ooms"),
+)
+
+
+def _env_int(env, *names):
+    for name in names:
+        value = env.get(name)
+        if value is not None and value.strip().lstrip("-").isdigit():
+            return int(value)
+    return None
+
+
+def _rank_info(env):
+    """Rank, local rank and world size from torchrun's variables (then MPI's and Slurm's)."""
+    rank = _env_int(env, "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID")
+    local = _env_int(env, "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID")
+    world = _env_int(env, "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
+    return (rank or 0, local if local is not None else (rank or 0), world or 1)
+
+
+def log_path(base=None, env=None):
+    """The file this process writes: HEADROOM_LOG, or its per-rank sibling when WORLD_SIZE > 1."""
+    env = os.environ if env is None else env
+    base = env.get(LOG_ENV) if base is None else base
+    if not base:
+        return None
+    rank, _, world = _rank_info(env)
+    if world <= 1:
+        return base
+    root, ext = os.path.splitext(base)
+    return "%s.rank%d%s" % (root, rank, ext)
+
+
+def _finite_or_none(value):
+    if value is None:
+        return None, None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None, str(value)[:100]
+    if math.isnan(number) or math.isinf(number):
+        return None, repr(number)
+    return number, None
+
+
+def _int_or_none(value):
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _cut(text):
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    half = MAX_TEXT_CHARS // 2
+    return text[:half] + "\n[... %d characters cut by headroom_probe ...]\n" % (len(text) - 2 * half) + text[-half:]
+
+
+def _is_oom(exc):
+    """True when the exception, or one it was raised from, is a CUDA out-of-memory error."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__):
+            return True
+        if "out of memory" in str(exc).lower():
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+class _Probe:
+    """The writer behind the module functions; one per process."""
+
+    def __init__(self, path, env):
+        self.path = path
+        self.rank, self.local_rank, self.world_size = _rank_info(env)
+        self.cuda_visible_devices = env.get("CUDA_VISIBLE_DEVICES")
+        self.lock = threading.RLock()
+        self.fd = None
+        self.broken = False
+        self._reset_process_state()
+
+    def _reset_process_state(self):
+        self.pid = os.getpid()
+        self.started = False
+        self.phase = "train"
+        self.last_step = None
+        self.last_step_t = None
+        self.steps = 0
+        self.devices_seen = set()
+        self.uncaught = None
+        self.fd = None
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _open(self):
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # A writer that died mid-line left no newline: start on a fresh line so that our first
+        # record is not glued to the broken one (the reader reports the broken line and goes on).
+        size = os.fstat(fd).st_size
+        if size > 0:
+            with open(self.path, "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    os.write(fd, b"\n")
+        return fd
+
+    def write(self, record):
+        """Writes one event as one line with one write call; never raises into the training code."""
+        if self.broken:
+            return
+        with self.lock:
+            try:
+                if self.fd is None:
+                    self.fd = self._open()
+                data = (json.dumps(record, separators=(",", ":"), allow_nan=False, default=str) + "\n").encode(
+                    "utf-8", "replace"
+                )
+                view = memoryview(data)
+                while view:
+                    written = os.write(self.fd, view)
+                    view = view[written:]
+            except Exception as error:  # disk full, permissions, a value json cannot encode...
+                self.broken = True
+                try:
+                    sys.stderr.write("headroom_probe: cannot write %s (%s); recording stopped\n" % (self.path, error))
+                except Exception:
+                    pass
+
+    def base(self, event):
+        return {
+            "v": SCHEMA_VERSION,
+            "event": event,
+            "t": round(time.time(), 6),
+            "pid": os.getpid(),
+            "rank": self.rank,
+            "localRank": self.local_rank,
+            "worldSize": self.world_size,
+        }
+
+    def ensure_started(self):
+        if os.getpid() != self.pid:  # a forked child: it gets its own start record
+            self._reset_process_state()
+        if self.started:
+            return
+        self.started = True
+        torch = sys.modules.get("torch")
+        record = self.base("start")
+        record.update(
+            {
+                "probeVersion": PROBE_VERSION,
+                "host": socket.gethostname(),
+                "argv": list(sys.argv),
+                "python": sys.version.split()[0],
+                "torch": getattr(torch, "__version__", None) if torch is not None else None,
+                "cuda": getattr(getattr(torch, "version", None), "cuda", None) if torch is not None else None,
+                "cudaVisibleDevices": self.cuda_visible_devices,
+            }
+        )
+        self.write(record)
+
+    # -- reading the allocator ----------------------------------------------------------------------
+
+    def devices(self, reset):
+        """Allocator figures of each device this process uses; resets the peaks after reading them."""
+        torch = sys.modules.get("torch")
+        cuda = getattr(torch, "cuda", None) if torch is not None else None
+        if cuda is None:
+            return []
+        try:
+            if not cuda.is_initialized():
+                return []
+            count = cuda.device_count()
+            current = cuda.current_device()
+        except Exception:
+            return []
+        out = []
+        for index in range(count):
+            try:
+                stats = cuda.memory_stats(index)
+            except Exception:
+                continue
+            if index != current and not stats.get("reserved_bytes.all.peak", 0):
+                continue  # a device this process never allocated on
+            entry = {"index": index}
+            for key, stat in _STAT_KEYS:
+                entry[key] = int(stats.get(stat, 0))
+            out.append(entry)
+            if index not in self.devices_seen:
+                self.devices_seen.add(index)
+                self.describe_device(cuda, index)
+            if reset:
+                try:
+                    cuda.reset_peak_memory_stats(index)
+                except Exception:
+                    pass
+        return out
+
+    def describe_device(self, cuda, index):
+        record = self.base("device")
+        record.update({"index": index, "name": None, "totalBytes": None, "uuid": None})
+        try:
+            props = cuda.get_device_properties(index)
+            record["name"] = getattr(props, "name", None)
+            record["totalBytes"] = _int_or_none(getattr(props, "total_memory", None))
+            uuid = getattr(props, "uuid", None)
+            record["uuid"] = None if uuid is None else str(uuid)
+        except Exception:
+            pass
+        self.write(record)
+
+    # -- events ------------------------------------------------------------------------------------
+
+    def step(self, step, loss, lr, batch_size, seq_len):
+        with self.lock:
+            self.ensure_started()
+            now = time.time()
+            loss_value, loss_text = _finite_or_none(loss)
+            lr_value, _ = _finite_or_none(lr)
+            record = self.base("step")
+            record.update(
+                {
+                    "step": _int_or_none(step),
+                    "phase": self.phase,
+                    "loss": loss_value,
+                    "lr": lr_value,
+                    "batchSize": _int_or_none(batch_size),
+                    "seqLen": _int_or_none(seq_len),
+                    "durationS": None if self.last_step_t is None else round(now - self.last_step_t, 6),
+                }
+            )
+            if loss_text is not None:
+                record["lossText"] = loss_text
+            devices = self.devices(reset=True)
+            record["devices"] = devices
+            self.write(record)
+            self.last_step = record["step"]
+            self.last_step_t = now
+            self.steps += 1
+
+    def set_phase(self, name):
+        with self.lock:
+            self.ensure_started()
+            previous = self.phase
+            record = self.base("phase")
+            record.update({"phase": str(name), "previous": previous, "step": self.last_step})
+            record["devices"] = self.devices(reset=True)
+            self.write(record)
+            self.phase = str(name)
+
+    def exception(self, exc, tb=None, thread=None, phase=None):
+        with self.lock:
+            self.ensure_started()
+            oom = _is_oom(exc)
+            record = self.base("oom" if oom else "exception")
+            text = "".join(traceback.format_exception(type(exc), exc, tb if tb is not None else exc.__traceback__))
+            cls = type(exc)
+            record.update(
+                {
+                    "type": "%s.%s" % (cls.__module__, cls.__qualname__) if cls.__module__ != "builtins" else cls.__qualname__,
+                    "message": _cut(str(exc)),
+                    "traceback": _cut(text),
+                    "phase": phase or getattr(exc, "_headroom_phase", None) or self.phase,
+                    "step": self.last_step,
+                    "thread": thread,
+                }
+            )
+            # Peaks since the last step are where an out-of-memory happens; no reset, nothing follows.
+            record["devices"] = self.devices(reset=False)
+            self.write(record)
+            if thread is None:
+                self.uncaught = "oom" if oom else "exception"
+
+    def end(self):
+        if not self.started or os.getpid() != self.pid:
+            return
+        record = self.base("end")
+        record.update({"reason": self.uncaught or "exit", "steps": self.steps})
+        self.write(record)
+
+
+_probe = None
+_previous_excepthook = None
+_previous_threading_excepthook = None
+
+
+def _excepthook(exc_type, exc, tb):
+    try:
+        if _probe is not None and exc is not None:
+            _probe.exception(exc, tb)
+    except Exception:
+        pass
+    (_previous_excepthook or sys.__excepthook__)(exc_type, exc, tb)
+
+
+def _threading_excepthook(args):
+    try:
+        if _probe is not None and args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
+            name = args.thread.name if args.thread is not None else None
+            _probe.exception(args.exc_value, args.exc_traceback, thread=name)
+    except Exception:
+        pass
+    if _previous_threading_excepthook is not None:
+        _previous_threading_excepthook(args)
+
+
+def _install(env=None):
+    """Sets up the writer and the hooks when HEADROOM_LOG is set; called once on import."""
+    global _probe, _previous_excepthook, _previous_threading_excepthook
+    env = os.environ if env is None else env
+    path = log_path(env=env)
+    if path is None:
+        return None
+    _probe = _Probe(path, env)
+    _previous_excepthook = sys.excepthook
+    sys.excepthook = _excepthook
+    if hasattr(threading, "excepthook"):
+        _previous_threading_excepthook = threading.excepthook
+        threading.excepthook = _threading_excepthook
+    atexit.register(_probe.end)
+    return _probe
+
+
+def enabled():
+    """True when events are being recorded (HEADROOM_LOG was set when the probe was imported)."""
+    return _probe is not None and not _probe.broken
+
+
+def step(step, loss=None, lr=None, batch_size=None, seq_len=None):
+    """Records one finished training step: loss, learning rate, batch shape and the step's memory."""
+    if _probe is None:
+        return
+    _probe.step(step, loss, lr, batch_size, seq_len)
+
+
+def set_phase(name):
+    """Marks the start of a phase ("train", "eval", "save", or any name) from here on."""
+    if _probe is None:
+        return
+    _probe.set_phase(name)
+
+
+@contextlib.contextmanager
+def phase(name):
+    """`with phase("eval"):` records the phase for the block, then returns to the previous one."""
+    if _probe is None:
+        yield
+        return
+    previous = _probe.phase
+    _probe.set_phase(name)
+    try:
+        yield
+    except BaseException as exc:
+        # Leave the peaks for the exception record, and remember where it happened.
+        try:
+            if getattr(exc, "_headroom_phase", None) is None:
+                exc._headroom_phase = str(name)
+        except Exception:
+            pass
+        _probe.phase = previous
+        raise
+    _probe.set_phase(previous)
+
+
+def record_exception(exc, phase=None):
+    """Records an exception you caught (e.g. an OOM you recover from) with the memory at that moment."""
+    if _probe is None:
+        return
+    _probe.exception(exc, exc.__traceback__, thread=threading.current_thread().name, phase=phase)
+
+
+def _callback_class():
+    try:
+        from transformers import TrainerCallback as base  # noqa: PLC0415 - only when asked for
+    except Exception:  # transformers missing or broken: a plain class that ignores other events
+        base = object
+
+    class HeadroomCallback(base):
+        """Hugging Face Trainer callback (TRL's trainers too): a step event per optimizer step, with the
+        latest logged loss and learning rate; eval and save phases."""
+
+        def __init__(self):
+            self._loss = None
+            self._lr = None
+            self._in_eval = False
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if logs:
+                self._loss = logs.get("loss", self._loss)
+                self._lr = logs.get("learning_rate", self._lr)
+
+        def on_step_end(self, args, state, control, **kwargs):
+            step(
+                state.global_step,
+                loss=self._loss,
+                lr=self._lr,
+                batch_size=getattr(args, "per_device_train_batch_size", None),
+            )
+
+        def on_prediction_step(self, args, state, control, **kwargs):
+            if not self._in_eval:
+                self._in_eval = True
+                set_phase("eval")
+
+        def on_evaluate(self, args, state, control, **kwargs):
+            if self._in_eval:
+                self._in_eval = False
+                set_phase("train")
+
+        def on_save(self, args, state, control, **kwargs):
+            # The Trainer calls this after saving: the "save" event carries the peak since the last step,
+            # which includes the save.
+            set_phase("save")
+            set_phase("train")
+
+        if base is object:
+
+            def __getattr__(self, name):
+                if name.startswith("on_"):
+                    return lambda *args, **kwargs: None
+                raise AttributeError(name)
+
+    return HeadroomCallback
+
+
+_callback_cls = None
+
+
+def __getattr__(name):
+    # HeadroomCallback subclasses transformers.TrainerCallback, imported only when first asked for.
+    global _callback_cls
+    if name == "HeadroomCallback":
+        if _callback_cls is None:
+            _callback_cls = _callback_class()
+        return _callback_cls
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+_install()

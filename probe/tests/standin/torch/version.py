@@ -1,0 +1,3 @@
+"""Stand-in for torch.version."""
+
+cuda = "12.4"

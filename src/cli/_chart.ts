@@ -1,0 +1,78 @@
+/** Terminal charts: a one-line sparkline and a per-step peak chart, as plain strings. */
+import { formatBytes } from '../core/units.js';
+import type { Style } from './_output.js';
+
+const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/**
+ * One character per value, scaled between the smallest and largest; a spread under 5 % of the
+ * largest is drawn as flat, so noise does not look like growth.
+ */
+export function sparkline(values: readonly number[]): string {
+  if (values.length === 0) return '';
+  const max = Math.max(...values);
+  const min = Math.min(...values);
+  const lo = max - min < 0.05 * max ? max - 0.05 * max : min;
+  const span = max - lo || 1;
+  return values.map((v) => SPARKS[Math.max(0, Math.min(7, Math.round(((v - lo) / span) * 7)))]!).join('');
+}
+
+export interface ChartPoint {
+  readonly step: number;
+  readonly allocatedBytes: number;
+  readonly reservedBytes: number;
+}
+
+const EIGHTHS = ['', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
+
+/**
+ * Per-step peaks as columns from 0 bytes: allocated in `█` (eighth blocks at the top), the reserved
+ * cache above it in `░`. Steps are bucketed to at most `width` columns (the highest of each bucket).
+ */
+export function renderStepChart(
+  points: readonly ChartPoint[],
+  style: Style,
+  options: { readonly width?: number; readonly height?: number } = {},
+): string {
+  if (points.length === 0) return '';
+  const width = Math.max(8, options.width ?? 60);
+  const height = Math.max(3, options.height ?? 8);
+  const columns = Math.min(width, points.length);
+  const buckets: ChartPoint[] = [];
+  for (let c = 0; c < columns; c++) {
+    const from = Math.floor((c * points.length) / columns);
+    const to = Math.max(from + 1, Math.floor(((c + 1) * points.length) / columns));
+    const slice = points.slice(from, to);
+    buckets.push({
+      step: slice[slice.length - 1]!.step,
+      allocatedBytes: Math.max(...slice.map((p) => p.allocatedBytes)),
+      reservedBytes: Math.max(...slice.map((p) => p.reservedBytes)),
+    });
+  }
+  const max = Math.max(...buckets.map((b) => Math.max(b.allocatedBytes, b.reservedBytes))) || 1;
+  const labels = [formatBytes(max), formatBytes(max / 2), '0 B'];
+  const labelWidth = Math.max(...labels.map((l) => l.length));
+  const rows: string[] = [];
+  for (let r = height - 1; r >= 0; r--) {
+    const cells = buckets.map((b) => {
+      const alloc = (b.allocatedBytes / max) * height;
+      const reserved = Math.round((b.reservedBytes / max) * height);
+      const eighths = Math.round((alloc - r) * 8);
+      if (eighths >= 8) return style.cyan('█');
+      if (eighths > 0) return style.cyan(EIGHTHS[eighths]!);
+      if (reserved > r) return style.dim('░');
+      return ' ';
+    });
+    const label = r === height - 1 ? labels[0]! : r === Math.floor((height - 1) / 2) ? labels[1]! : '';
+    const axis = label ? '┤' : '│';
+    rows.push(`  ${label.padStart(labelWidth)} ${axis}${cells.join('')}`);
+  }
+  rows.push(`  ${labels[2]!.padStart(labelWidth)} └${'─'.repeat(buckets.length)}`);
+  const first = String(points[0]!.step);
+  const last = String(points[points.length - 1]!.step);
+  const gap = Math.max(1, buckets.length - first.length - last.length);
+  rows.push(
+    `  ${' '.repeat(labelWidth)}  ${first}${' '.repeat(gap)}${buckets.length > first.length ? last : ''}  step`,
+  );
+  return rows.join('\n');
+}

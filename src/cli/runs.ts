@@ -1,0 +1,266 @@
+/** `headroom runs`: the ledger of recorded runs — list, show, diff, export, rm. */
+import { HeadroomUserError } from '../core/errors.js';
+import { diffRuns } from '../core/run-diff.js';
+import type { RunRecord } from '../core/run-record.js';
+import { detectGrowth, layerGaps, perStepPeaks, runOutcome } from '../core/run-summary.js';
+import { headroomHome, Ledger } from '../io/ledger.js';
+import { alive } from '../io/recorder.js';
+import { type CommandContext, parseFlags } from './_command.js';
+import { styleFor } from './_output.js';
+import { renderDiff, renderRunShow, renderRunsTable, runJson } from './render-run.js';
+
+export const help = `headroom runs — the runs headroom recorded (headroom run, headroom watch)
+
+Usage:
+  headroom runs [--last N] [--json]         a table: id, name, status, model, method, batch, sequence,
+                                            peaks at the three levels, steps, duration
+  headroom runs show ID [--json]            summary, per-step peak chart, phases, events
+  headroom runs diff A B [--json]           what changed in the configuration and in the peaks
+  headroom runs export ID --format jsonl|csv [--table steps|gpu-samples|process-samples|events]
+  headroom runs rm ID [--force]             delete a run and its files
+
+ID is a run's number, its --name (the latest run of that name), or "last".
+Statuses: running, ok, oom (ended in a CUDA out-of-memory), failed, killed.
+The ledger is $HEADROOM_HOME/ledger.db (default ~/.headroom).`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  last: { type: 'string' },
+  format: { type: 'string' },
+  table: { type: 'string' },
+  force: { type: 'boolean' },
+} as const;
+
+const TABLES = ['steps', 'gpu-samples', 'process-samples', 'events'] as const;
+type Table = (typeof TABLES)[number];
+
+function findRun(ledger: Ledger, ref: string | undefined, sub: string): RunRecord {
+  if (ref === undefined) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: 'ID',
+      message: `runs ${sub} needs a run id`,
+      hint: `headroom runs lists them; headroom runs ${sub} last works too`,
+    });
+  }
+  const run = ledger.getRun(ref);
+  if (!run) {
+    const runs = ledger.listRuns();
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: 'ID',
+      message: `no run "${ref}" in ${ledger.path}`,
+      hint:
+        runs.length === 0
+          ? 'record one with headroom run -- python train.py'
+          : `headroom runs lists the ${runs.length} recorded (ids ${runs[0]!.id}–${runs[runs.length - 1]!.id})`,
+    });
+  }
+  return run;
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Rows of one ledger table of a run. */
+function tableRows(ledger: Ledger, runId: number, table: Table): readonly object[] {
+  switch (table) {
+    case 'steps':
+      return ledger.steps(runId);
+    case 'gpu-samples':
+      return ledger.gpuSamples(runId);
+    case 'process-samples':
+      return ledger.processSamples(runId);
+    case 'events':
+      return ledger.events(runId);
+  }
+}
+
+// Column order of each table for CSV (fixed, so that an empty table still has its header).
+const COLUMNS: Readonly<Record<Table, readonly string[]>> = {
+  steps: [
+    'tMs',
+    'pid',
+    'rank',
+    'localRank',
+    'device',
+    'step',
+    'phase',
+    'loss',
+    'lossText',
+    'lr',
+    'batchSize',
+    'seqLen',
+    'durationS',
+    'allocatedBytes',
+    'reservedBytes',
+    'peakAllocatedBytes',
+    'peakReservedBytes',
+    'inactiveSplitBytes',
+    'numAllocRetries',
+    'numOoms',
+  ],
+  'gpu-samples': [
+    'tMs',
+    'gpu',
+    'uuid',
+    'name',
+    'totalBytes',
+    'reservedBytes',
+    'usedBytes',
+    'freeBytes',
+    'utilizationPercent',
+    'ownBytes',
+  ],
+  'process-samples': ['tMs', 'gpu', 'gpuUuid', 'pid', 'name', 'usedBytes', 'ours'],
+  events: ['id', 'tMs', 'kind', 'source', 'pid', 'rank', 'step', 'phase', 'message', 'data'],
+};
+
+/** Runs the command; returns the exit code. */
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseFlags(args, OPTIONS, 'runs', 3);
+  const [sub, ...refs] = positionals;
+  const style = styleFor(ctx.stdout, ctx.env);
+  const out = (text: string) => ctx.stdout.write(`${text}\n`);
+  const ledger = Ledger.open(headroomHome(ctx.env));
+  try {
+    if (sub === undefined || sub === 'list') {
+      let runs = ledger.listRuns();
+      if (values.last !== undefined) {
+        const n = Number(values.last);
+        if (!Number.isInteger(n) || n < 1) {
+          throw new HeadroomUserError({
+            code: 'bad-flag',
+            where: '--last',
+            message: `--last ${values.last}: not a whole number of at least 1`,
+            hint: 'e.g. --last 10',
+          });
+        }
+        runs = runs.slice(-n);
+      }
+      if (values.json) {
+        out(
+          JSON.stringify(
+            runs.map((r) => ({ ...runJson(r), monitorAlive: r.monitorPid !== null && alive(r.monitorPid) })),
+            null,
+            2,
+          ),
+        );
+      } else if (runs.length === 0) {
+        out(`no runs recorded yet in ${ledger.path}\nTry: headroom run -- python train.py`);
+      } else {
+        out(renderRunsTable(runs, style));
+        const orphaned = runs.filter(
+          (r) => r.status === 'running' && (r.monitorPid === null || !alive(r.monitorPid)),
+        );
+        for (const r of orphaned) {
+          out(
+            style.yellow(
+              `run ${r.id} is "running" but nothing records it: headroom watch --log ${r.logPath} resumes it`,
+            ),
+          );
+        }
+      }
+      return 0;
+    }
+    if (sub === 'show') {
+      const r = findRun(ledger, refs[0], 'show');
+      const steps = ledger.steps(r.id);
+      const events = ledger.events(r.id);
+      if (values.json) {
+        const peaks = perStepPeaks(steps);
+        out(
+          JSON.stringify(
+            {
+              ...runJson(r),
+              gaps: layerGaps(r),
+              growth: detectGrowth(peaks),
+              outcome: runOutcome(r, events),
+              perStep: peaks,
+              events,
+              gpuSamples: ledger.gpuSamples(r.id).length,
+              processSamples: ledger.processSamples(r.id).length,
+            },
+            null,
+            2,
+          ),
+        );
+      } else {
+        out(renderRunShow(r, steps, events, style, ctx.stdout.columns ?? 100));
+      }
+      return 0;
+    }
+    if (sub === 'diff') {
+      const a = findRun(ledger, refs[0], 'diff');
+      const b = findRun(ledger, refs[1], 'diff');
+      const diff = diffRuns(a, b);
+      if (values.json) out(JSON.stringify(diff, null, 2));
+      else out(renderDiff(diff, a, b, style));
+      return 0;
+    }
+    if (sub === 'export') {
+      const r = findRun(ledger, refs[0], 'export');
+      const format = values.format ?? 'jsonl';
+      if (format !== 'jsonl' && format !== 'csv') {
+        throw new HeadroomUserError({
+          code: 'bad-flag',
+          where: '--format',
+          message: `--format ${format}: not jsonl or csv`,
+          hint: 'headroom runs export ID --format jsonl',
+        });
+      }
+      const table = (values.table ?? 'steps') as Table;
+      if (!TABLES.includes(table)) {
+        throw new HeadroomUserError({
+          code: 'bad-flag',
+          where: '--table',
+          message: `--table ${table}: not one of ${TABLES.join(', ')}`,
+          hint: '--table steps',
+        });
+      }
+      if (format === 'jsonl') {
+        // Everything of the run, one record per line, each with its type.
+        const lines = [JSON.stringify({ type: 'run', ...runJson(r) })];
+        for (const s of ledger.steps(r.id)) lines.push(JSON.stringify({ type: 'step', ...s }));
+        for (const g of ledger.gpuSamples(r.id)) lines.push(JSON.stringify({ type: 'gpu-sample', ...g }));
+        for (const p of ledger.processSamples(r.id))
+          lines.push(JSON.stringify({ type: 'process-sample', ...p }));
+        for (const e of ledger.events(r.id)) lines.push(JSON.stringify({ type: 'event', ...e }));
+        out(lines.join('\n'));
+      } else {
+        const columns = COLUMNS[table];
+        const rows = tableRows(ledger, r.id, table) as readonly Record<string, unknown>[];
+        out(
+          [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n'),
+        );
+      }
+      return 0;
+    }
+    if (sub === 'rm') {
+      const r = findRun(ledger, refs[0], 'rm');
+      if (r.status === 'running' && r.monitorPid !== null && alive(r.monitorPid) && !values.force) {
+        throw new HeadroomUserError({
+          code: 'bad-flag',
+          where: 'ID',
+          message: `run ${r.id} is being recorded (headroom pid ${r.monitorPid})`,
+          hint: `wait for it to end, or headroom runs rm ${r.id} --force`,
+        });
+      }
+      ledger.deleteRun(r.id);
+      if (values.json) out(JSON.stringify({ removed: r.id }));
+      else out(`removed run ${r.id}${r.name ? ` "${r.name}"` : ''} and its files`);
+      return 0;
+    }
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: sub,
+      message: `runs: unknown subcommand "${sub}"`,
+      hint: 'headroom runs [show|diff|export|rm] (headroom runs --help)',
+    });
+  } finally {
+    ledger.close();
+  }
+}

@@ -1,0 +1,250 @@
+/** `headroom watch --log FILE`: record a run started elsewhere, or resume one whose recorder died. */
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { HeadroomUserError } from '../core/errors.js';
+import type { RunStatus } from '../core/run-record.js';
+import { findOomInStderr } from '../core/stderr-oom.js';
+import { probeLogFiles } from '../io/follow-log.js';
+import { headroomHome, Ledger } from '../io/ledger.js';
+import { alive, RunRecorder } from '../io/recorder.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
+import { readFileTail } from '../io/stderr-capture.js';
+import { type CommandContext, parseFlags } from './_command.js';
+import { styleFor } from './_output.js';
+import { StatusBar, type TerminalStream } from './_status-bar.js';
+import { renderPlainStatus, renderRunSummary, renderStatusLine, runJson } from './render-run.js';
+import { visibleGpus } from './run.js';
+
+export const help = `headroom watch — record a run started elsewhere, from its probe log
+
+Usage:
+  headroom watch --log FILE [options]
+
+Follows FILE (the HEADROOM_LOG the training was started with; ranks' FILE.rankN siblings too) and
+samples the GPUs with nvidia-smi, into the ledger, until every probe writer has ended. When a run
+of this log is already in the ledger and its recorder is gone (headroom run was killed), watch
+resumes it where the ledger stopped: no line is lost or counted twice.
+
+Options:
+  --log FILE                the probe log to follow (required)
+  --name NAME               a name for a new run
+  --interval-ms N           nvidia-smi sampling period in milliseconds        [${DEFAULT_SAMPLE_INTERVAL_MS}]
+  --no-smi                  do not run nvidia-smi (probe layer only)
+  --status-every S          without a terminal: a status line every S seconds [30]
+  --json                    print the run's record as JSON at the end
+
+Start the training with the probe's log named, e.g.:
+  HEADROOM_LOG=/tmp/probe.jsonl PYTHONPATH=$(headroom probe path) python train.py &
+  headroom watch --log /tmp/probe.jsonl
+
+Ctrl-C stops watching (the training goes on); the run stays "running" and watch --log resumes it.`;
+
+const OPTIONS = {
+  log: { type: 'string' },
+  name: { type: 'string' },
+  'interval-ms': { type: 'string' },
+  'no-smi': { type: 'boolean' },
+  'status-every': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+function positive(raw: string | undefined, flag: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: `--${flag}`,
+      message: `--${flag} ${raw}: not a positive number`,
+      hint: `e.g. --${flag} ${fallback}`,
+    });
+  }
+  return n;
+}
+
+/** Runs the command; returns the exit code. */
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseFlags(args, OPTIONS, 'watch', 0);
+  if (typeof values.log !== 'string') {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--log',
+      message: 'watch needs --log FILE, the probe log of the run',
+      hint: 'headroom watch --log /tmp/probe.jsonl (the HEADROOM_LOG the training was started with)',
+    });
+  }
+  const logPath = resolve(values.log);
+  const intervalMs = positive(values['interval-ms'], 'interval-ms', DEFAULT_SAMPLE_INTERVAL_MS);
+  const statusEveryMs = positive(values['status-every'], 'status-every', 30) * 1000;
+  const queryTimeoutMs = positive(
+    ctx.env.HEADROOM_NVIDIA_SMI_TIMEOUT_MS,
+    'HEADROOM_NVIDIA_SMI_TIMEOUT_MS',
+    DEFAULT_QUERY_TIMEOUT_MS,
+  );
+  const err = styleFor(ctx.stderr, ctx.env);
+  const say = (text: string) => ctx.stderr.write(`${text}\n`);
+
+  const ledger = Ledger.open(headroomHome(ctx.env));
+  try {
+    let run = ledger.findRunByLog(logPath);
+    if (
+      run &&
+      run.status === 'running' &&
+      run.monitorPid !== null &&
+      run.monitorPid !== process.pid &&
+      alive(run.monitorPid) &&
+      run.host === hostname()
+    ) {
+      throw new HeadroomUserError({
+        code: 'bad-flag',
+        where: '--log',
+        message: `run ${run.id} of ${logPath} is being recorded by headroom (pid ${run.monitorPid})`,
+        hint: `headroom runs show ${run.id} shows it so far`,
+      });
+    }
+    if (run && run.status !== 'running') {
+      throw new HeadroomUserError({
+        code: 'bad-flag',
+        where: '--log',
+        message: `run ${run.id} already recorded ${logPath} (${run.status})`,
+        hint: `headroom runs show ${run.id}; to record the log again, headroom runs rm ${run.id} first`,
+      });
+    }
+    const resumed = run !== undefined;
+    if (run) {
+      ledger.updateRun(run.id, { monitorPid: process.pid });
+      ledger.addEvent(run.id, {
+        tMs: Date.now(),
+        kind: 'note',
+        source: 'headroom',
+        message: `resumed by headroom watch (pid ${process.pid}) from the stored probe-log offsets`,
+        data: { offsets: Object.fromEntries(ledger.logOffsets(run.id)) },
+      });
+      say(err.dim(`headroom: resuming run ${run.id} from where the ledger stopped`));
+    } else {
+      run = ledger.createRun({
+        name: values.name ?? null,
+        command: [],
+        cwd: process.cwd(),
+        host: hostname(),
+        scenario: null,
+        estimate: null,
+        env: {
+          platform: process.platform,
+          node: process.version,
+          cudaVisibleDevices: ctx.env.CUDA_VISIBLE_DEVICES ?? null,
+        },
+        startedAtMs: Date.now(),
+        monitorPid: process.pid,
+      });
+      ledger.updateRun(run.id, { logPath });
+    }
+    const runId = run.id;
+    if (probeLogFiles(logPath).length === 0) say(err.dim(`headroom: waiting for ${logPath} …`));
+
+    const query = values['no-smi'] ? null : await queryNvidiaSmi({ env: ctx.env }, queryTimeoutMs);
+    if (query && !query.ok) {
+      say(`${err.yellow(`headroom: ⚠ ${query.problem.message}`)}\n  Try: ${query.problem.hint}`);
+      ledger.addEvent(runId, {
+        tMs: Date.now(),
+        kind: 'sampler-problem',
+        source: 'sampler',
+        message: query.problem.message,
+        data: { ...query.problem },
+      });
+    }
+    const tty = ctx.stderr.isTTY === true && ctx.env.TERM !== 'dumb';
+    const bar = tty ? new StatusBar(ctx.stderr as unknown as TerminalStream) : null;
+    const recorder = new RunRecorder({
+      ledger,
+      runId,
+      logPath,
+      sample: query?.ok === true,
+      intervalMs,
+      ...(query?.ok ? { gpuFields: query.gpuFields } : {}),
+      env: ctx.env,
+      visibleGpus: visibleGpus(ctx.env),
+      onProblem: (p) => {
+        bar?.stop();
+        say(`${err.yellow(`headroom: ⚠ ${p.message}`)}\n  Try: ${p.hint}`);
+        bar?.start();
+      },
+    });
+    if (run.childPid !== null) recorder.addProcess(run.childPid);
+    recorder.start();
+    bar?.start();
+
+    const startedAtMs = run.startedAtMs;
+    const childPid = run.childPid;
+    let lastPlainAt = Date.now();
+    let lastPlainStep: number | null = null;
+    let stopped = false;
+    const finished = await new Promise<boolean>((settle) => {
+      const timer = setInterval(() => {
+        const elapsed = Date.now() - startedAtMs;
+        if (bar) bar.draw(renderStatusLine(recorder.live, elapsed, bar.columns, err));
+        else if (Date.now() - lastPlainAt >= statusEveryMs && recorder.live.step !== lastPlainStep) {
+          lastPlainAt = Date.now();
+          lastPlainStep = recorder.live.step;
+          say(renderPlainStatus(recorder.live, elapsed));
+        }
+        // Done when the command headroom run started has exited, else when every probe writer ended.
+        const done =
+          childPid !== null && run!.host === hostname() ? !alive(childPid) : recorder.writersDone();
+        if (done || stopped) {
+          clearInterval(timer);
+          process.off('SIGINT', onStop);
+          process.off('SIGTERM', onStop);
+          settle(done);
+        }
+      }, 250);
+      const onStop = () => {
+        stopped = true;
+      };
+      process.on('SIGINT', onStop);
+      process.on('SIGTERM', onStop);
+    });
+    bar?.stop();
+    // A writer that is still going may be mid-line: only a finished run's last line counts as truncated.
+    await recorder.finish(finished);
+
+    if (!finished) {
+      ledger.updateRun(runId, { monitorPid: null });
+      say(
+        err.yellow(
+          `headroom: stopped watching; run ${runId} stays "running" and headroom watch --log ${values.log} resumes it`,
+        ),
+      );
+    } else {
+      const events = ledger.events(runId);
+      const ends = events.filter((e) => e.kind === 'end');
+      const stderrTail = run.stderrPath && existsSync(run.stderrPath) ? readFileTail(run.stderrPath) : '';
+      const oomText = stderrTail ? findOomInStderr(stderrTail) : null;
+      if (oomText) {
+        ledger.addEvent(runId, {
+          tMs: Date.now(),
+          kind: 'oom-text',
+          source: 'stderr',
+          message: oomText.message,
+          data: { ...oomText },
+        });
+      }
+      const oom = recorder.live.oomSeen || oomText !== null || ends.some((e) => e.data.reason === 'oom');
+      const failed = ends.some((e) => e.data.reason === 'exception');
+      const allEnded = ends.length > 0 && [...recorder.writers.values()].every((w) => w.ended);
+      const status: RunStatus = oom ? 'oom' : failed ? 'failed' : allEnded ? 'ok' : 'killed';
+      ledger.updateRun(runId, { status, endedAtMs: Date.now(), monitorPid: null });
+    }
+    const final = ledger.getRun(runId)!;
+    if (values.json) ctx.stdout.write(`${JSON.stringify(runJson(final))}\n`);
+    else {
+      say('');
+      say(renderRunSummary(final, ledger.steps(runId), ledger.events(runId), err));
+      say(err.dim(`  ${resumed ? 'resumed' : 'recorded'} as run ${runId}: headroom runs show ${runId}`));
+    }
+    return 0;
+  } finally {
+    ledger.close();
+  }
+}

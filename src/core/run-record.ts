@@ -1,0 +1,148 @@
+/**
+ * A recorded run as data: what the ledger (src/io/ledger.ts) stores and returns, and what the
+ * summaries, diffs and diagnoses read. Times are milliseconds since the Unix epoch; memory in bytes.
+ */
+
+export const RUN_STATUSES = ['running', 'ok', 'oom', 'failed', 'killed'] as const;
+/**
+ * `running` while recorded (or when the recorder was killed: see `RunRecord.monitorPid`); `ok` exit 0;
+ * `oom` a CUDA out-of-memory was seen (probe or stderr) and the command failed; `failed` any other
+ * non-zero exit or a command that could not start; `killed` ended by a signal or by Ctrl-C.
+ */
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The estimator's per-GPU peaks for the run's scenario. */
+export interface EstimatedPeak {
+  readonly allocatedBytes: number;
+  readonly reservedBytes: number;
+  readonly deviceBytes: number;
+}
+
+/** The highest figure of one layer and when it was seen. */
+export interface LayerPeak {
+  readonly bytes: number;
+  readonly atMs: number;
+  /** The step it belongs to (probe layers: the step whose interval held it); null when not tied to a step. */
+  readonly step: number | null;
+  /** GPU index (system layer) or device index as the process saw it (probe layers); null if unknown. */
+  readonly gpu: number | null;
+}
+
+export interface RunRecord {
+  readonly id: number;
+  readonly name: string | null;
+  readonly status: RunStatus;
+  /** The command's exit code; 128 + n when it ended by signal n; null while running or when never started. */
+  readonly exitCode: number | null;
+  /** The signal that ended it (`SIGKILL`), if any. */
+  readonly signal: string | null;
+  /** argv of the command; empty for a run attached with `headroom watch`. */
+  readonly command: readonly string[];
+  readonly cwd: string | null;
+  readonly host: string | null;
+  /** The resolved scenario (SCENARIO.md fields), when one was given. */
+  readonly scenario: Readonly<Record<string, unknown>> | null;
+  readonly estimate: EstimatedPeak | null;
+  /** Environment summary: GPUs seen before launch, CUDA_VISIBLE_DEVICES, versions. */
+  readonly env: Readonly<Record<string, unknown>>;
+  /** The probe log (HEADROOM_LOG); ranks write siblings `stem.rankN.ext`. */
+  readonly logPath: string | null;
+  /** The command's stderr as captured (`headroom run` only). */
+  readonly stderrPath: string | null;
+  readonly startedAtMs: number;
+  readonly endedAtMs: number | null;
+  /** The process recording it (headroom run / watch); a `running` run whose monitor is gone can be resumed with `headroom watch`. */
+  readonly monitorPid: number | null;
+  readonly childPid: number | null;
+  /** Distinct step numbers recorded. */
+  readonly steps: number;
+  readonly lastStep: number | null;
+  /** Micro-batch size and sequence length: the first step that reported them, else the scenario's. */
+  readonly batchSize: number | null;
+  readonly seqLen: number | null;
+  /** torch.cuda max_memory_allocated over the run, per device. */
+  readonly peakAllocated: LayerPeak | null;
+  /** torch.cuda max_memory_reserved over the run, per device. */
+  readonly peakReserved: LayerPeak | null;
+  /** nvidia-smi's per-process figure for the run's processes, summed per GPU (null when nvidia-smi gave none). */
+  readonly peakDevice: LayerPeak | null;
+  /** nvidia-smi's memory.used of a whole GPU the run used (other processes included). */
+  readonly peakGpuUsed: LayerPeak | null;
+}
+
+/** One device of one rank at one step (a step without device figures has `device` null). */
+export interface StepRecord {
+  readonly tMs: number;
+  readonly pid: number;
+  readonly rank: number;
+  readonly localRank: number;
+  readonly device: number | null;
+  readonly step: number;
+  readonly phase: string;
+  readonly loss: number | null;
+  readonly lossText: string | null;
+  readonly lr: number | null;
+  readonly batchSize: number | null;
+  readonly seqLen: number | null;
+  readonly durationS: number | null;
+  readonly allocatedBytes: number | null;
+  readonly reservedBytes: number | null;
+  /** Peak within the step (since the previous probe reading). */
+  readonly peakAllocatedBytes: number | null;
+  readonly peakReservedBytes: number | null;
+  readonly inactiveSplitBytes: number | null;
+  readonly numAllocRetries: number | null;
+  readonly numOoms: number | null;
+}
+
+/** One GPU in one nvidia-smi sample. */
+export interface GpuSampleRecord {
+  readonly tMs: number;
+  readonly gpu: number;
+  readonly uuid: string | null;
+  readonly name: string | null;
+  readonly totalBytes: number | null;
+  readonly reservedBytes: number | null;
+  readonly usedBytes: number | null;
+  readonly freeBytes: number | null;
+  readonly utilizationPercent: number | null;
+  /** The run's processes on this GPU at the latest per-process sample; null when unknown. */
+  readonly ownBytes: number | null;
+}
+
+/** One compute process in one nvidia-smi per-process sample. */
+export interface ProcessSampleRecord {
+  readonly tMs: number;
+  readonly gpu: number | null;
+  readonly gpuUuid: string | null;
+  readonly pid: number | null;
+  readonly name: string | null;
+  /** Null where nvidia-smi prints [N/A] (Windows WDDM). */
+  readonly usedBytes: number | null;
+  /** The run's command or one of its descendants, or a process the probe reported. */
+  readonly ours: boolean;
+}
+
+/** Where an event came from. */
+export type RunEventSource = 'probe' | 'stderr' | 'headroom' | 'sampler';
+
+/**
+ * Kinds: from the probe `start`, `device`, `phase`, `oom`, `exception`, `end`, `other`; from the
+ * command's stderr `oom-text` (the out-of-memory message and its traceback) and `stderr-tail`; from
+ * headroom `prelaunch` (a warning before start), `probe-bad-line`, `spawn-error`, `interrupted`,
+ * `note`; from the sampler `sampler-problem`.
+ */
+export interface RunEvent {
+  readonly id: number;
+  readonly tMs: number;
+  readonly kind: string;
+  readonly source: RunEventSource;
+  readonly pid: number | null;
+  readonly rank: number | null;
+  readonly step: number | null;
+  readonly phase: string | null;
+  /** One line for people (the OOM message, the warning). */
+  readonly message: string | null;
+  /** The whole event (the probe's JSON object, or headroom's details). */
+  readonly data: Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,123 @@
+/**
+ * Follows a probe log as it grows: the file HEADROOM_LOG names and its per-rank siblings
+ * (`probe.jsonl` → `probe.rank0.jsonl`, `probe.rank1.jsonl`, ...). Each call returns the complete
+ * lines appended since the last one, with their byte offsets; a line still being written waits for
+ * its newline, except on the final read, where it is returned as it is (and reported truncated by
+ * the parser). Start from stored offsets to resume after a restart.
+ */
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { MAX_PROBE_LINE_BYTES } from '../core/probe-log.js';
+
+/** Most bytes read from one file per call, so one call stays short while a big backlog is read. */
+export const FOLLOW_READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
+export interface FollowedLine {
+  /** The line without its newline (UTF-8 decoded). */
+  readonly text: string;
+  /** Byte offset of the line's start in its file. */
+  readonly offset: number;
+}
+
+export interface FollowedFile {
+  readonly path: string;
+  readonly lines: readonly FollowedLine[];
+  /** Offset after the last line returned: where the next read starts. */
+  readonly endOffset: number;
+  /** Set when the file is now shorter than what was read (replaced or truncated): reading restarts at 0. */
+  readonly restarted?: boolean;
+}
+
+/** The files of a probe log: the base path and its `stem.rankN.ext` siblings that exist. */
+export function probeLogFiles(basePath: string): string[] {
+  const dir = dirname(basePath);
+  const ext = extname(basePath);
+  const stem = basename(basePath, ext);
+  const rank = new RegExp(
+    `^${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.rank\\d+${ext.replace('.', '\\.')}$`,
+  );
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const rankNumber = (name: string) => Number(/\.rank(\d+)/.exec(name)?.[1] ?? -1);
+  return names
+    .filter((name) => name === basename(basePath) || rank.test(name))
+    .sort((a, b) => rankNumber(a) - rankNumber(b))
+    .map((name) => join(dir, name));
+}
+
+/** Reads a probe log incrementally. */
+export class ProbeLogFollower {
+  readonly basePath: string;
+  private readonly offsets: Map<string, number>;
+
+  constructor(basePath: string, offsets: ReadonlyMap<string, number> = new Map()) {
+    this.basePath = basePath;
+    this.offsets = new Map(offsets);
+  }
+
+  /** Current offset per file. */
+  positions(): ReadonlyMap<string, number> {
+    return this.offsets;
+  }
+
+  /** Lines appended since the last call, per file that has any. */
+  read(final = false): FollowedFile[] {
+    const out: FollowedFile[] = [];
+    for (const path of probeLogFiles(this.basePath)) {
+      const got = this.readFile(path, final);
+      if (got) out.push(got);
+    }
+    return out;
+  }
+
+  private readFile(path: string, final: boolean): FollowedFile | null {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      return null;
+    }
+    try {
+      let start = this.offsets.get(path) ?? 0;
+      const size = fstatSync(fd).size;
+      let restarted = false;
+      if (size < start) {
+        start = 0;
+        restarted = true;
+      }
+      const lines: FollowedLine[] = [];
+      let offset = start;
+      // Keep reading while whole chunks come back, so that one call drains a backlog (bounded by size).
+      while (offset < size) {
+        const length = Math.min(FOLLOW_READ_CHUNK_BYTES, size - offset);
+        const buffer = Buffer.allocUnsafe(length);
+        const got = readSync(fd, buffer, 0, length, offset);
+        if (got <= 0) break;
+        let lineStart = 0;
+        for (let i = 0; i < got; i++) {
+          if (buffer[i] !== 0x0a) continue;
+          lines.push({ text: buffer.toString('utf8', lineStart, i), offset: offset + lineStart });
+          lineStart = i + 1;
+        }
+        const rest = got - lineStart;
+        const atEnd = offset + got >= size;
+        if (rest > 0 && (rest > MAX_PROBE_LINE_BYTES || (final && atEnd))) {
+          // No newline: a line too long to be a record, or the last line of a finished writer.
+          lines.push({ text: buffer.toString('utf8', lineStart, got), offset: offset + lineStart });
+          lineStart = got;
+        }
+        offset += lineStart;
+        if (lineStart === 0 || atEnd) break; // a partial line waits for more bytes
+      }
+      if (offset === start && !restarted) return null;
+      this.offsets.set(path, offset);
+      return { path, lines, endOffset: offset, ...(restarted ? { restarted } : {}) };
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
