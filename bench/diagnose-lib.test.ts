@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { sharedFile } from '../test/shared.js';
+import { benchDiagnose, type CorpusCase, renderBenchReport, scoreCase } from './diagnose-lib.js';
+
+const CORPUS: CorpusCase[] = readFileSync(sharedFile('validation', 'oom_corpus.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
+
+describe('bench:diagnose', () => {
+  it('scores the corpus: fields exact on every case with error text, family on all, phase on 29 of 36', () => {
+    const f = benchDiagnose(CORPUS);
+    expect([f.fieldsExact, f.withText, f.familyRightAll, f.cases, f.phaseRight, f.phaseKnown]).toEqual([
+      42, 42, 49, 49, 29, 36,
+    ]);
+    expect(renderBenchReport(f, 'corpus')).toContain(
+      '| phase right, cases whose expectedPhase is known | 29/36 (80.6 %) | ≥ 80 % |',
+    );
+  });
+
+  it('counts a field the message does not carry as a miss', () => {
+    const c = CORPUS.find((x) => x.id === 'pt-2.x-16417-batch')!;
+    const { thisProcessInUseBytes: _dropped, ...expected } = c.expected as Record<string, unknown>;
+    const s = scoreCase({ ...c, expected: expected as CorpusCase['expected'] });
+    expect(s.fieldMisses).toEqual(['thisProcessInUseBytes: 25340307046 ≠ null']);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Calibration from a short run: the run's measured per-step peaks against the estimate for its scenario
+ * give the run's own activation factor (how many bytes of activations the run really keeps per byte the
+ * model predicts) and allocator factor (how much the caching allocator really holds above allocated), and
+ * applyCalibration predicts another setup of the same run (a larger batch, a longer sequence) from them.
+ * The estimator itself is unchanged; the factors act on the terms it reports (estimate.ts, docs/memory-model.md
+ * §6–7): the activation terms of the peak phase, and reserved − allocated.
+ */
+import {
+  ALLOCATOR_BASE_RESERVE_BYTES,
+  ALLOCATOR_FRAGMENTATION,
+  type Estimate,
+  type Phase,
+} from './estimate.js';
+
+/** One step's measured peaks (torch.cuda.max_memory_allocated / max_memory_reserved; nvidia-smi when sampled). */
+export interface MeasuredStepPeak {
+  readonly peakAllocatedBytes: number;
+  readonly peakReservedBytes: number;
+  /** The process's device memory as nvidia-smi saw it at its highest in the step; null when not sampled. */
+  readonly deviceBytes?: number | null;
+}
+
+/** The run's peak at each level. */
+export interface MeasuredPeaks {
+  readonly allocatedBytes: number;
+  readonly reservedBytes: number;
+  readonly deviceBytes: number | null;
+}
+
+/** Steps skipped before the peak is read: the first step creates optimizer states and warms the allocator up. */
+export const CALIBRATION_WARMUP_STEPS = 1;
+
+/** The highest peak of the steps after the warm-up (all steps when there are no others). */
+export function measuredPeaks(
+  steps: readonly MeasuredStepPeak[],
+  warmupSteps = CALIBRATION_WARMUP_STEPS,
+): MeasuredPeaks {
+  const used = steps.length > warmupSteps ? steps.slice(warmupSteps) : steps;
+  if (used.length === 0) throw new RangeError('measuredPeaks needs at least one step');
+  const devices = used.map((s) => s.deviceBytes).filter((d): d is number => typeof d === 'number');
+  return {
+    allocatedBytes: Math.max(...used.map((s) => s.peakAllocatedBytes)),
+    reservedBytes: Math.max(...used.map((s) => s.peakReservedBytes)),
+    deviceBytes: devices.length > 0 ? Math.max(...devices) : null,
+  };
+}
+
+export interface Calibration {
+  /** Measured activation bytes ÷ estimated, at the peak phase; null when the peak holds no activations. */
+  readonly activationFactor: number | null;
+  /** Measured (reserved − allocated) ÷ the model's, once activations are calibrated. */
+  readonly allocatorFactor: number;
+  /** Measured device − reserved: CUDA context, NCCL, memory outside torch; null without device samples. */
+  readonly nonTorchBytes: number | null;
+  /** (estimate − measured) ÷ measured per level, before calibration. */
+  readonly errors: { readonly allocated: number; readonly reserved: number; readonly device: number | null };
+  readonly measured: MeasuredPeaks;
+  readonly peakPhase: Phase;
+}
+
+/** Activation bytes the estimate holds at the high point of a phase (0 for load and the optimizer step). */
+function activationTerms(e: Estimate, phase: Phase): number {
+  const b = e.breakdown;
+  const resident = (b.activationsSavedBytes ?? 0) + (b.lossResidentBytes ?? 0);
+  if (phase === 'forward') return resident;
+  if (phase === 'backward') return resident + (b.backwardTransientBytes ?? 0);
+  return 0;
+}
+
+/** Whether the estimate's backward peak is the start of backward (activations and the loss gradients alive). */
+function backwardAtStart(e: Estimate): boolean {
+  return e.phases.backward >= e.phases.forward + (e.breakdown.backwardTransientBytes ?? 0);
+}
+
+/** The bytes that churn (activations, temporaries), from the estimate's reserved − allocated. */
+function churnOf(e: Estimate): number {
+  return Math.max(
+    0,
+    (e.peak.reservedBytes - e.peak.allocatedBytes - ALLOCATOR_BASE_RESERVE_BYTES) / ALLOCATOR_FRAGMENTATION,
+  );
+}
+
+interface Scaled {
+  readonly allocatedBytes: number;
+  readonly gapBytes: number;
+  readonly peakPhase: Phase;
+}
+
+/** The estimate's allocated peak and model reserve gap with activations scaled by `k`. */
+function scale(e: Estimate, k: number): Scaled {
+  const p = e.phases;
+  const extraForward = (k - 1) * activationTerms(e, 'forward');
+  const extraBackward = (k - 1) * activationTerms(e, 'backward');
+  const backward = backwardAtStart(e)
+    ? p.backward + extraBackward
+    : Math.max(p.backward, p.forward + (e.breakdown.backwardTransientBytes ?? 0) + extraBackward);
+  const phases: Record<Phase, number> = {
+    load: p.load,
+    forward: p.forward + extraForward,
+    backward,
+    'optimizer-step': p['optimizer-step'],
+  };
+  let peakPhase: Phase = 'load';
+  for (const phase of ['forward', 'backward', 'optimizer-step'] as const)
+    if (phases[phase] > phases[peakPhase]) peakPhase = phase;
+  const allocated = phases[peakPhase];
+  // The churning bytes move with the activations; persistent states pack well (estimate.ts).
+  const churn = Math.max(0, churnOf(e) + (allocated - e.peak.allocatedBytes));
+  return {
+    allocatedBytes: allocated,
+    gapBytes: ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * churn,
+    peakPhase,
+  };
+}
+
+/**
+ * Derives the run's factors from its measured peaks and the estimate of its scenario.
+ * @example calibrate(estimate({ scenario, shape }), measuredPeaks(steps)).activationFactor // 1.18
+ */
+export function calibrate(estimate: Estimate, measured: MeasuredPeaks): Calibration {
+  const phase = estimate.peakPhase;
+  const terms = activationTerms(estimate, phase);
+  const activationFactor =
+    terms > 0 ? 1 + (measured.allocatedBytes - estimate.peak.allocatedBytes) / terms : null;
+  const scaled = scale(estimate, activationFactor ?? 1);
+  const measuredGap = measured.reservedBytes - measured.allocatedBytes;
+  const rel = (est: number, real: number) => (est - real) / real;
+  return {
+    activationFactor,
+    allocatorFactor: scaled.gapBytes > 0 ? measuredGap / scaled.gapBytes : 1,
+    nonTorchBytes: measured.deviceBytes === null ? null : measured.deviceBytes - measured.reservedBytes,
+    errors: {
+      allocated: rel(estimate.peak.allocatedBytes, measured.allocatedBytes),
+      reserved: rel(estimate.peak.reservedBytes, measured.reservedBytes),
+      device: measured.deviceBytes === null ? null : rel(estimate.peak.deviceBytes, measured.deviceBytes),
+    },
+    measured,
+    peakPhase: phase,
+  };
+}
+
+export interface CalibratedPeak {
+  readonly allocatedBytes: number;
+  readonly reservedBytes: number;
+  readonly deviceBytes: number;
+  readonly peakPhase: Phase;
+}
+
+/**
+ * Predicts the peaks of an estimate (of the calibrated run or of a changed setup of it: batch, sequence,
+ * checkpointing) with the run's own factors. With factors of 1 and no measured non-torch bytes it returns
+ * the estimate's own peaks.
+ */
+export function applyCalibration(estimate: Estimate, calibration: Calibration): CalibratedPeak {
+  const scaled = scale(estimate, calibration.activationFactor ?? 1);
+  const reserved = scaled.allocatedBytes + calibration.allocatorFactor * scaled.gapBytes;
+  const nonTorch = calibration.nonTorchBytes ?? estimate.peak.deviceBytes - estimate.peak.reservedBytes;
+  return {
+    allocatedBytes: Math.round(scaled.allocatedBytes),
+    reservedBytes: Math.round(reserved),
+    deviceBytes: Math.round(reserved + nonTorch),
+    peakPhase: scaled.peakPhase,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Step 3 of the troubleshooting order, from the message alone: a large "reserved but unallocated" is
+ * memory the allocator holds and cannot hand out — fragmentation (shared/docs/MONITORING.md rule 1:
+ * "R ≥ A and R large → fragmentation; suggest expandable_segments:True"). The step-timeline rules are in
+ * timeline-rules.ts.
+ */
+import { cachedFreeBytes } from '../oom/index.js';
+import type { Finding } from './finding.js';
+import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+
+/** Cached-but-unusable memory counts as fragmentation from this share of the card on… */
+export const FRAGMENTED_MIN_SHARE = 0.02;
+/** …when it could have held the request, or is this large a share of the card by itself. */
+export const FRAGMENTED_LARGE_SHARE = 0.1;
+
+/** Fragmentation read from the allocator's figures. */
+export function messageCodeFindings(input: RuleInput): Finding[] {
+  const m = input.match;
+  if (!m || (m.oom.family !== 'torch-v1' && m.oom.family !== 'torch-v2')) return [];
+  const o = m.oom;
+  const cache = cachedFreeBytes(m);
+  const T = o.totalBytes;
+  if (cache === null || T === null || cache < FRAGMENTED_MIN_SHARE * T) return [];
+  const A = o.requestedBytes;
+  if (A !== null && cache < A && cache < FRAGMENTED_LARGE_SHARE * T) return [];
+  const evidence = [
+    o.reservedUnallocatedBytes !== null
+      ? ev(input, 'reserved-unallocated', `${bytes(cache)} (${percent(cache, T)} of the card)`)
+      : ev(
+          input,
+          'reserved-unallocated',
+          m.layout === 'v1-cached'
+            ? `${bytes(cache)} ("cached")`
+            : `${bytes(cache)} (${bytes(o.reservedTotalBytes ?? 0)} reserved − ${bytes(o.allocatedByTorchBytes ?? 0)} allocated)`,
+        ),
+  ];
+  if (A !== null) {
+    evidence.push(ev(input, 'requested', bytes(A)));
+    if (o.freeBytes !== null) {
+      const pool = o.freeBytes + cache;
+      evidence.push(
+        ev(
+          input,
+          'free-plus-cache',
+          `${bytes(o.freeBytes)} + ${bytes(cache)} = ${bytes(pool)} ${pool >= A ? '≥' : '<'} ${bytes(A)}`,
+        ),
+      );
+    }
+  }
+  return [
+    say(
+      input,
+      'fragmentation',
+      'warn',
+      { cached: bytes(cache), legacy: m.oom.family === 'torch-v1' },
+      evidence,
+    ),
+  ];
+}

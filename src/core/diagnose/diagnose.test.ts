@@ -1,0 +1,277 @@
+/** Findings for real corpus cases and hostile variants, in the fixed order, with the numbers they read. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { sharedFile } from '../../../test/shared.js';
+import { findGpu } from '../catalog/index.js';
+import { estimate } from '../estimate.js';
+import { resolveModelRef } from '../model-ref.js';
+import { parseScenario } from '../scenario.js';
+import { diagnose } from './diagnose.js';
+import { FINDING_GROUP, FINDING_ORDER } from './finding.js';
+import { EN } from './messages.js';
+import { remedyFigure } from './remedies.js';
+
+const CORPUS: readonly { id: string; text: string }[] = readFileSync(
+  sharedFile('validation', 'oom_corpus.jsonl'),
+  'utf8',
+)
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line));
+const text = (id: string) => CORPUS.find((c) => c.id === id)!.text;
+const codes = (id: string) => diagnose({ text: text(id) }).findings.map((f) => f.code);
+const finding = (id: string, code: string) =>
+  diagnose({ text: text(id) }).findings.find((f) => f.code === code)!;
+const values = (id: string, code: string) => finding(id, code).evidence.map((e) => `${e.label}: ${e.value}`);
+
+describe('the fixed order', () => {
+  it('lists the groups environment, configuration, code, each code once', () => {
+    const groups = FINDING_ORDER.map((c) => FINDING_GROUP[c]);
+    expect(groups.indexOf('configuration')).toBeGreaterThan(groups.lastIndexOf('environment'));
+    expect(groups.indexOf('code')).toBeGreaterThan(groups.lastIndexOf('configuration'));
+    expect(new Set(FINDING_ORDER).size).toBe(FINDING_ORDER.length);
+  });
+
+  it('sorts every corpus diagnosis in that order', () => {
+    for (const c of CORPUS) {
+      const ranks = diagnose({ text: c.text }).findings.map((f) => FINDING_ORDER.indexOf(f.code));
+      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    }
+  });
+});
+
+describe('environment', () => {
+  it('the container trap: one "Process N" that adds up to the used memory is this process', () => {
+    expect(codes('kaito-976-private-pools')).toEqual([
+      'own-process-in-container',
+      'activations',
+      'fragmentation',
+    ]);
+    expect(values('kaito-976-private-pools', 'own-process-in-container')).toEqual([
+      'process: pid 562167: 15.25 GiB',
+      'used on the card (total − free): 15.27 GiB',
+    ]);
+    expect(codes('pt-152135-hours-in')).toEqual(['own-process-in-container', 'mid-run', 'fragmentation']);
+  });
+
+  it('another process beside this one is an error, with its size', () => {
+    const d = diagnose({
+      text: 'CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.00 GiB is free. Process 441650 has 30.51 GiB memory in use. Including non-PyTorch memory, this process has 47.60 GiB memory in use. Of the allocated memory 45.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.',
+    });
+    const f = d.findings[0]!;
+    expect([f.code, f.severity, f.title]).toEqual([
+      'other-processes',
+      'error',
+      '1 other process holds 30.51 GiB on GPU 0',
+    ]);
+    expect(f.evidence.map((e) => e.value)).toEqual([
+      'pid 441650: 30.51 GiB',
+      '30.51 GiB',
+      '47.60 GiB',
+      '79.15 GiB',
+    ]);
+    expect(d.phase).toBe('other-process');
+  });
+
+  it('memory used that no process accounts for (NVML lists none)', () => {
+    expect(values('pt-1.0-cached-format', 'memory-outside-process')).toEqual([
+      'used on the card (total − free): 1.64 GiB',
+      'reserved by PyTorch in total: 13.3 MiB',
+      'CUDA context (assumed): 500 MiB',
+      'used by nothing listed: 1.14 GiB (10 % of the card)',
+    ]);
+    expect(codes('pt-1.x-59778-free-but-fails')).toEqual([
+      'memory-outside-process',
+      'free-exceeds-request',
+      'phase-unknown',
+    ]);
+  });
+
+  it('"free > requested" is explained, not read as a contradiction; rounding slack is not reported', () => {
+    expect(finding('taggui-188-expandable', 'free-exceeds-request').title).toBe(
+      'The card reported 2.35 GiB free, more than the 20.0 MiB requested',
+    );
+    expect(codes('mygirlgpt-11-4gb')).toEqual(['weights-at-load']); // 41.6 MiB free for 32 MiB: rounding
+  });
+
+  it('a request larger than the card is a shape bug; allocated > total is WDDM', () => {
+    expect(codes('replacer-74-wddm')).toEqual([
+      'request-exceeds-card',
+      'allocated-exceeds-card',
+      'activations',
+    ]);
+    expect(finding('replacer-74-wddm', 'request-exceeds-card').title).toBe(
+      'One request of 27.12 GiB on a 11.99 GiB card: a shape bug, not memory pressure',
+    );
+    expect(finding('nccl-1284-1EB', 'request-exceeds-card').title).toBe(
+      'A request of more than 1 EB: a corrupted size, not memory pressure',
+    );
+  });
+
+  it('a request larger than --gpu when the message has no total', () => {
+    const d = diagnose({ text: text('slime-1951-logits-fp32'), gpu: findGpu('a100-sxm-40gb')! });
+    expect(d.findings.map((f) => f.code)).toEqual(['request-exceeds-card', 'phase-unknown']);
+  });
+
+  it('host-memory kills, by kind', () => {
+    expect(codes('alpaca-546-host-oom-loading')).toEqual(['host-memory']);
+    expect(finding('alpaca-546-host-oom-loading', 'host-memory').action).toContain('low_cpu_mem_usage=True');
+    expect(finding('dataloader-dcpdn-12', 'host-memory').action).toContain('num_workers');
+    const shm = diagnose({
+      text: "RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+    });
+    expect(shm.findings[0]!.action).toContain('--shm-size');
+  });
+
+  it('leftover processes and a second model copy, from the words of the text', () => {
+    expect(codes('trixie-92-stopped-process')).toEqual(['no-oom-message', 'leftover-process']);
+    expect(finding('trixie-92-stopped-process', 'leftover-process').evidence[0]!.quote).toBe(
+      '| 0 N/A N/A 1395 C python 25081MiB |', // quotes collapse whitespace
+    );
+    expect(codes('internvl-154-eval-reload-gpu0')).toEqual(['no-oom-message', 'second-model-copy']);
+  });
+
+  it('a look-alike is named, and nothing else is claimed', () => {
+    const d = diagnose({ text: text('xtuner-247-paged-unsupported') });
+    expect(d.oom.family).toBe('not-oom');
+    expect(d.findings.map((f) => [f.code, f.severity])).toEqual([['not-an-oom', 'error']]);
+    expect(d.findings[0]!.action).toContain('non-paged optimizer');
+  });
+
+  it('numberless messages send you to the system layer', () => {
+    expect(finding('graphgdp-1-dataparallel', 'numberless-oom').action).toContain('CUDA_LAUNCH_BLOCKING=1');
+    expect(finding('opensora-386-nccl', 'numberless-oom').action).toContain('NCCL_DEBUG=INFO');
+    expect(finding('jaxline-11', 'framework-preallocation').action).toContain(
+      'XLA_PYTHON_CLIENT_PREALLOCATE=false',
+    );
+  });
+});
+
+describe('configuration and code', () => {
+  it('the phase picks the part: optimizer states, with the frame quoted', () => {
+    const f = finding('fsdp-70b-optimizer-step', 'optimizer-states');
+    expect(f.evidence).toEqual([
+      { label: 'phase', value: 'optimizer step (from the traceback)', quote: 'optimizer.step()' },
+    ]);
+  });
+
+  it('a genuinely full card is activations, with the share it read', () => {
+    expect(values('pt-2.x-16417-batch', 'activations')).toEqual([
+      'phase: backward (from the allocator’s figures: PyTorch tensors fill the card: the step reached its peak (saved activations plus the loss’s gradients))',
+      'allocated by PyTorch: 22.90 GiB of 23.65 GiB (97 %)',
+      'reserved by PyTorch, unallocated: 195 MiB',
+    ]);
+    expect(codes('pt-2.x-16417-batch')).not.toContain('fragmentation');
+  });
+
+  it('fragmentation from the message: whether free + cache would have covered the request', () => {
+    expect(values('lerf-73-reserved', 'fragmentation')).toEqual([
+      'reserved by PyTorch, unallocated: 4.84 GiB (20 % of the card)',
+      'requested: 3.00 GiB',
+      'free + reserved-unallocated: 1.66 GiB + 4.84 GiB = 6.50 GiB ≥ 3.00 GiB',
+    ]);
+    expect(values('cads-4-reserved-unalloc', 'fragmentation')[2]).toBe(
+      'free + reserved-unallocated: 12.73 GiB + 9.35 GiB = 22.08 GiB < 22.78 GiB',
+    );
+    // PyTorch ≤ 2.0 has no expandable_segments.
+    expect(finding('alpaca-65-fsdp-save', 'fragmentation').action).toContain('max_split_size_mb:128');
+  });
+
+  it('each remedy carries the estimator’s figure against the card in the message', () => {
+    const scenario = parseScenario({
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      precision: 'bf16-true',
+      microBatchSize: 4,
+      seqLen: 2048,
+    });
+    const shape = resolveModelRef('llama-3.1-8b')!.shape;
+    const d = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } });
+    const f = d.findings.find((x) => x.code === 'activations')!;
+    expect(f.severity).toBe('error');
+    const card = 25393994138; // 23.65 GiB, the message's total capacity
+    const device = (raw: Record<string, unknown>) =>
+      estimate({ scenario: parseScenario({ ...scenario, ...raw }), shape }).peak.deviceBytes;
+    const before = device({});
+    const ckpt = device({ gradientCheckpointing: 'full' });
+    const both = device({ microBatchSize: 1, gradAccumSteps: 4, gradientCheckpointing: 'full' });
+    expect(f.remedies!.map((r) => r.flags)).toEqual([
+      '--micro-batch 1 --grad-accum 4',
+      '--gradient-checkpointing full',
+      '--loss fused',
+      '--seq-len 1024',
+      '--micro-batch 1 --grad-accum 4 --gradient-checkpointing full',
+    ]);
+    expect(f.remedies![1]).toEqual({
+      change: 'gradient checkpointing (none → full)',
+      flags: '--gradient-checkpointing full',
+      savedBytes: before - ckpt,
+      fitsAfter: false,
+      headroomAfterBytes: card - ckpt,
+    });
+    expect(f.remedies![4]).toMatchObject({
+      savedBytes: before - both,
+      fitsAfter: true,
+      headroomAfterBytes: card - both,
+    });
+    expect(remedyFigure(f.remedies![4]!, EN)).toBe('−54.76 GiB, fits with 3.61 GiB to spare');
+  });
+
+  it('when the estimate’s floor is another part, the combination that fits reaches into it', () => {
+    const scenario = parseScenario({
+      model: 'llama-3.2-1b',
+      method: 'full',
+      microBatchSize: 4,
+      seqLen: 1024,
+    });
+    const shape = resolveModelRef('llama-3.2-1b')!.shape;
+    const f = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } }).findings[0]!;
+    expect(f.remedies!.map((r) => r.fitsAfter)).toEqual([false, false, false, false, true]);
+    const last = f.remedies!.at(-1)!;
+    expect(last.flags).toBe('--loss fused --optimizer adamw-8bit');
+    const device = (raw: Record<string, unknown>) =>
+      estimate({ scenario: parseScenario({ ...scenario, ...raw }), shape }).peak.deviceBytes;
+    expect(last.savedBytes).toBe(device({}) - device({ loss: 'fused', optimizer: 'adamw-8bit' }));
+    // Neither change fits alone: the pair is the smallest combination.
+    expect(device({ optimizer: 'adamw-8bit' })).toBeGreaterThan(25393994138);
+    expect(device({ loss: 'fused' })).toBeGreaterThan(25393994138);
+  });
+
+  it('an unknown phase with a scenario points at the estimate’s largest part', () => {
+    const scenario = parseScenario({ model: 'qwen2.5-7b', method: 'full', precision: 'bf16-mixed' });
+    const d = diagnose({
+      text: text('lerf-73-reserved'),
+      scenario: { scenario, shape: resolveModelRef('qwen2.5-7b')!.shape },
+    });
+    const f = d.findings.find((x) => x.code === 'phase-unknown')!;
+    expect(f.evidence[1]!.value).toMatch(/^optimizer [\d.]+ GiB \(\d+ % of the peak\)$/);
+    expect(f.remedies!.map((r) => r.flags)[0]).toBe('--optimizer adamw-8bit');
+  });
+});
+
+describe('the JSON contract', () => {
+  it('is { oom, phase, findings } with the corpus’s names', () => {
+    const d = diagnose({ text: text('kaito-976-private-pools') });
+    expect(d.oom).toEqual({
+      family: 'torch-v2',
+      requestedBytes: 572522496,
+      totalBytes: 16932908564,
+      freeBytes: 539167293,
+      allocatedByTorchBytes: 14742475244,
+      reservedUnallocatedBytes: 772653711,
+      reservedTotalBytes: null,
+      gpuIndex: 0,
+      processes: [{ pid: 562167, bytes: 16374562816 }],
+      privatePoolsBytes: 48234496,
+    });
+    expect(d.phase).toBe('forward');
+    for (const f of d.findings)
+      expect(Object.keys(f)).toEqual(
+        expect.arrayContaining(['code', 'severity', 'title', 'evidence', 'action']),
+      );
+  });
+
+  it('an empty text has no findings', () => {
+    expect(diagnose({ text: '' }).findings).toEqual([]);
+  });
+});

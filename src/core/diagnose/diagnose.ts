@@ -1,0 +1,120 @@
+/**
+ * `headroom diagnose` as a pure function: a log or traceback (and, in phase 2, a step timeline) in,
+ * `{ oom, phase, findings }` out. The message is parsed (../oom), the phase read, and the rules run in
+ * the fixed troubleshooting order: environment, configuration, code.
+ */
+import type { GpuSpec } from '../catalog/gpu-spec.js';
+import { usableBytes } from '../estimate.js';
+import {
+  detectPhase,
+  emptyOom,
+  findLookAlikeErrors,
+  findOomMessages,
+  normalizeLog,
+  type OomMatch,
+  type OomMessage,
+  type OomPhase,
+  type PhaseReading,
+  primaryOom,
+} from '../oom/index.js';
+import { messageCodeFindings } from './code-rules.js';
+import { configurationFindings } from './configuration-rules.js';
+import { environmentFindings } from './environment-rules.js';
+import { type Finding, sortFindings } from './finding.js';
+import { EN, type MessageCatalog } from './messages.js';
+import { baselineEstimate, type ScenarioContext } from './remedies.js';
+import type { RuleInput } from './rule-kit.js';
+import type { Timeline } from './timeline.js';
+import { timelineFindings } from './timeline-rules.js';
+
+export interface DiagnoseInput {
+  /** A log file's text or a pasted traceback. */
+  readonly text?: string | null;
+  /** The run's memory step by step (phase 2: from the run ledger). */
+  readonly timeline?: Timeline | null;
+  /** The setup, when known: remedies then carry the estimator's figures. */
+  readonly scenario?: ScenarioContext | null;
+  /** The card, when known without a scenario (--gpu): the capacity when the message does not give one. */
+  readonly gpu?: GpuSpec | null;
+  readonly catalog?: MessageCatalog;
+}
+
+/** What `--json` prints: the message in the corpus's shape, the phase, the findings in order. */
+export interface Diagnosis {
+  readonly oom: OomMessage;
+  readonly phase: OomPhase;
+  readonly findings: readonly Finding[];
+}
+
+/** A diagnosis with how the text was read (for renderers; not part of the JSON contract). */
+export interface DiagnosisResult extends Diagnosis {
+  readonly reading: {
+    readonly match: OomMatch | null;
+    readonly matches: readonly OomMatch[];
+    readonly lookAlike: OomMatch | null;
+    readonly phase: PhaseReading;
+  };
+}
+
+/** Findings of the same code (from the message and from the timeline) become one, evidence joined. */
+function merge(findings: readonly Finding[]): Finding[] {
+  const order: Record<string, number> = { error: 0, warn: 1, info: 2 };
+  const byCode = new Map<string, Finding>();
+  for (const f of findings) {
+    const prev = byCode.get(f.code);
+    if (!prev) {
+      byCode.set(f.code, f);
+      continue;
+    }
+    const remedies = prev.remedies ?? f.remedies;
+    byCode.set(f.code, {
+      ...prev,
+      severity: order[f.severity]! < order[prev.severity]! ? f.severity : prev.severity,
+      evidence: [...prev.evidence, ...f.evidence],
+      ...(remedies ? { remedies } : {}),
+    });
+  }
+  return [...byCode.values()];
+}
+
+/**
+ * Diagnoses an out-of-memory failure.
+ * @example diagnose({ text: traceback, scenario: { scenario, shape, gpu } }).findings[0].title
+ */
+export function diagnose(input: DiagnoseInput): DiagnosisResult {
+  const text = input.text ?? '';
+  const catalog = input.catalog ?? EN;
+  const lines = normalizeLog(text);
+  const matches = findOomMessages(text);
+  const match = primaryOom(matches) ?? null;
+  const lookAlike = match ? null : (findLookAlikeErrors(text)[0] ?? null);
+  const phase = detectPhase(text, match, matches);
+  const scenario = input.scenario ?? null;
+  const gpu = scenario?.gpu ?? input.gpu ?? null;
+  const ruleInput: RuleInput = {
+    lines,
+    match,
+    matches,
+    lookAlike,
+    phase,
+    timeline: input.timeline ?? null,
+    scenario,
+    baseline: scenario ? baselineEstimate(scenario) : null,
+    capacityBytes: match?.oom.totalBytes ?? (gpu ? usableBytes(gpu) : null),
+    catalog,
+  };
+  const findings = sortFindings(
+    merge([
+      ...environmentFindings(ruleInput),
+      ...configurationFindings(ruleInput),
+      ...messageCodeFindings(ruleInput),
+      ...timelineFindings(ruleInput),
+    ]),
+  );
+  return {
+    oom: match?.oom ?? lookAlike?.oom ?? emptyOom('none'),
+    phase: phase.phase,
+    findings,
+    reading: { match, matches, lookAlike, phase },
+  };
+}

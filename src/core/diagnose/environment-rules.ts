@@ -1,0 +1,276 @@
+/**
+ * Step 1 of the troubleshooting order: the environment. Other processes on the card (and the container
+ * trap, where the one "Process N" is this process), leftovers of earlier runs, memory used that no
+ * process accounts for, a request no card holds, host-memory kills, a second model copy. Rules follow
+ * shared/docs/MONITORING.md's "Rules the corpus suggests" 1, 2, 7 and 8.
+ */
+import { CUDA_CONTEXT_BYTES } from '../estimate.js';
+import { foreignProcesses, type OomMatch } from '../oom/index.js';
+import { GIB, MIB } from '../units.js';
+import type { Evidence, Finding } from './finding.js';
+import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+
+/** Memory nobody accounts for counts only above this (and above UNACCOUNTED_SHARE of the card). */
+export const UNACCOUNTED_MIN_BYTES = GIB;
+export const UNACCOUNTED_SHARE = 0.1;
+/** Processes under this size are CUDA contexts of other ranks (phase.ts RANK_CONTEXT_MAX_BYTES). */
+const RANK_CONTEXT_MAX_BYTES = 1.5 * GIB;
+
+const isTorch = (m: OomMatch | null): m is OomMatch =>
+  m !== null && (m.oom.family === 'torch-v1' || m.oom.family === 'torch-v2');
+
+function messageEvidence(input: RuleInput, m: OomMatch): Evidence {
+  return ev(input, 'message', input.catalog.families[m.oom.family], m.quote);
+}
+
+function processes(input: RuleInput, m: OomMatch): Finding[] {
+  const o = m.oom;
+  const list = o.processes ?? [];
+  if (list.length === 0) return [];
+  const out: Finding[] = [];
+  const others = foreignProcesses(m);
+  const own = list.filter((p) => !others.includes(p));
+  const used = o.totalBytes !== null && o.freeBytes !== null ? o.totalBytes - o.freeBytes : null;
+  if (o.thisProcessInUseBytes === undefined && own.length === 1) {
+    const self = own[0]!;
+    const evidence = [ev(input, 'process', `pid ${self.pid}: ${bytes(self.bytes)}`)];
+    if (used !== null) evidence.push(ev(input, 'card-used', bytes(used)));
+    // NVML lists every compute process, this one included: without a "this process" line, the biggest
+    // "Process N" is this one. When the sizes do not add up, memory-outside-process reports the rest.
+    out.push(
+      say(
+        input,
+        'own-process-in-container',
+        'info',
+        { pid: String(self.pid), bytes: bytes(self.bytes) },
+        evidence,
+      ),
+    );
+  }
+  // Small processes are other ranks' contexts: the configuration step (rank imbalance) reports them.
+  if (others.length > 0 && !others.every((p) => p.bytes <= RANK_CONTEXT_MAX_BYTES)) {
+    const total = others.reduce((s, p) => s + p.bytes, 0);
+    const evidence = others.map((p) => ev(input, 'process', `pid ${p.pid}: ${bytes(p.bytes)}`));
+    evidence.push(ev(input, 'processes-total', bytes(total)));
+    if (o.thisProcessInUseBytes !== undefined)
+      evidence.push(ev(input, 'this-process', bytes(o.thisProcessInUseBytes)));
+    if (o.totalBytes !== null) evidence.push(ev(input, 'card-total', bytes(o.totalBytes)));
+    out.push(
+      say(
+        input,
+        'other-processes',
+        'error',
+        { count: others.length, bytes: bytes(total), gpu: o.gpuIndex === null ? '?' : String(o.gpuIndex) },
+        evidence,
+      ),
+    );
+  }
+  return out;
+}
+
+/** Memory in use on the card that neither this process nor a listed process explains. */
+function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
+  const o = m.oom;
+  if (o.totalBytes === null || o.freeBytes === null) return [];
+  if (o.allocatedByTorchBytes !== null && o.allocatedByTorchBytes > o.totalBytes) return [];
+  const used = o.totalBytes - o.freeBytes;
+  const listed = (o.processes ?? []).reduce((s, p) => s + p.bytes, 0);
+  const evidence: Evidence[] = [ev(input, 'card-used', bytes(used))];
+  let explained: number;
+  if (o.thisProcessInUseBytes !== undefined) {
+    explained = o.thisProcessInUseBytes + listed;
+    evidence.push(ev(input, 'this-process', bytes(o.thisProcessInUseBytes)));
+  } else if (listed > 0) {
+    explained = listed;
+  } else {
+    // No process lines (NVML unavailable: Windows, some containers): PyTorch's own figures plus a context.
+    const known =
+      o.reservedTotalBytes !== null ||
+      (o.allocatedByTorchBytes !== null && o.reservedUnallocatedBytes !== null);
+    if (!known) return []; // a truncated message: too little to add up
+    const torch =
+      o.reservedTotalBytes !== null
+        ? o.reservedTotalBytes + (m.layout === 'v1-cached' ? (o.allocatedByTorchBytes ?? 0) : 0)
+        : (o.allocatedByTorchBytes ?? 0) + (o.reservedUnallocatedBytes ?? 0);
+    explained = torch + CUDA_CONTEXT_BYTES;
+    evidence.push(
+      ev(input, o.reservedTotalBytes !== null ? 'reserved-total' : 'torch-allocated', bytes(torch)),
+      ev(input, 'cuda-context', bytes(CUDA_CONTEXT_BYTES)),
+    );
+  }
+  if (listed > 0) evidence.push(ev(input, 'processes-total', bytes(listed)));
+  const rest = used - explained;
+  if (rest < Math.max(UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE * o.totalBytes)) return [];
+  evidence.push(ev(input, 'unaccounted', `${bytes(rest)} (${percent(rest, o.totalBytes)} of the card)`));
+  return [say(input, 'memory-outside-process', 'warn', { bytes: bytes(rest) }, evidence)];
+}
+
+/**
+ * Free memory this far above the request is more than rounding: the allocator asks CUDA for the request
+ * rounded up to 2 MiB (20 MiB for 1–10 MiB requests), and the driver keeps some memory for itself.
+ */
+export const FREE_SLACK_BYTES = 64 * MIB;
+export const FREE_SLACK_SHARE = 1.25;
+
+function freeExceedsRequest(input: RuleInput, m: OomMatch): Finding[] {
+  const o = m.oom;
+  if (o.requestedBytes === null || o.freeBytes === null) return [];
+  if (o.freeBytes < o.requestedBytes + FREE_SLACK_BYTES || o.freeBytes < FREE_SLACK_SHARE * o.requestedBytes)
+    return [];
+  if (o.allowedBytes !== undefined) return []; // a memory-fraction cap explains it
+  return [
+    say(
+      input,
+      'free-exceeds-request',
+      'warn',
+      { free: bytes(o.freeBytes), requested: bytes(o.requestedBytes) },
+      [
+        ev(input, 'requested', bytes(o.requestedBytes)),
+        ev(input, 'card-free', bytes(o.freeBytes)),
+        messageEvidence(input, m),
+      ],
+    ),
+  ];
+}
+
+function requestTooLarge(input: RuleInput, m: OomMatch): Finding[] {
+  const o = m.oom;
+  const card = o.totalBytes ?? input.capacityBytes;
+  const out: Finding[] = [];
+  if (m.requestUnbounded) {
+    out.push(
+      say(
+        input,
+        'request-exceeds-card',
+        'error',
+        { requested: '> 1 EB', total: card === null ? '?' : bytes(card), unbounded: true },
+        [ev(input, 'requested', 'more than 1 EB'), messageEvidence(input, m)],
+      ),
+    );
+  } else if (o.requestedBytes !== null && card !== null && o.requestedBytes >= card) {
+    out.push(
+      say(
+        input,
+        'request-exceeds-card',
+        'error',
+        { requested: bytes(o.requestedBytes), total: bytes(card), unbounded: false },
+        [
+          ev(input, 'requested', bytes(o.requestedBytes)),
+          ev(input, 'card-total', bytes(card)),
+          messageEvidence(input, m),
+        ],
+      ),
+    );
+  }
+  if (o.allocatedByTorchBytes !== null && o.totalBytes !== null && o.allocatedByTorchBytes > o.totalBytes) {
+    out.push(
+      say(
+        input,
+        'allocated-exceeds-card',
+        'warn',
+        { allocated: bytes(o.allocatedByTorchBytes), total: bytes(o.totalBytes) },
+        [
+          ev(input, 'torch-allocated', bytes(o.allocatedByTorchBytes)),
+          ev(input, 'card-total', bytes(o.totalBytes)),
+        ],
+      ),
+    );
+  }
+  return out;
+}
+
+function hostMemory(input: RuleInput, m: OomMatch): Finding[] {
+  const before = input.lines
+    .slice(0, m.line + 1)
+    .map((l) => l.text)
+    .join('\n');
+  const kind = /shared\s+memory|Bus\s+error/i.test(m.quote)
+    ? 'shared-memory'
+    : /DataLoader\s+worker/i.test(m.quote)
+      ? 'dataloader'
+      : /Loading\s+checkpoint\s+shards|from_pretrained|load_state_dict|\bloading\b/i.test(before)
+        ? 'loading'
+        : 'kill';
+  const evidence = [ev(input, 'message', input.catalog.families['host-oom'], m.quote)];
+  if (m.oom.requestedBytes !== null) evidence.push(ev(input, 'requested', bytes(m.oom.requestedBytes)));
+  return [say(input, 'host-memory', 'error', { kind }, evidence)];
+}
+
+const SECOND_COPY_PROSE =
+  /\b(?:allocat|load|mov|put)\w*\b[^\n]*\bmodel\b[^\n]*\b(?:again|twice)\b|\b(?:second|another|extra)\s+(?:copy\s+of\s+the\s+)?model\b[^\n]*\b(?:eval|GPU|card)|\bloads?\s+(?:the\s+)?model\s+\d+\s+times\b/i;
+const LOAD_CALL = /\.from_pretrained\s*\(|copy\.deepcopy\s*\(\s*(?:self\.)?model|\bload_state_dict\s*\(/;
+
+function secondModelCopy(input: RuleInput): Finding[] {
+  const prose = input.lines.findIndex((l) => SECOND_COPY_PROSE.test(l.text));
+  if (prose >= 0)
+    return [
+      say(input, 'second-model-copy', 'warn', {}, [
+        ev(input, 'log', `line ${prose + 1}`, input.lines[prose]!.text.trim()),
+      ]),
+    ];
+  if (input.phase.phase !== 'evaluation') return [];
+  const load = input.lines.findIndex((l) => LOAD_CALL.test(l.text));
+  if (load >= 0)
+    return [
+      say(input, 'second-model-copy', 'warn', {}, [
+        ev(input, 'phase', input.catalog.phases.evaluation),
+        ev(input, 'log', `line ${load + 1}`, input.lines[load]!.text.trim()),
+      ]),
+    ];
+  // The allocator holds at least two copies of the weights the scenario's estimate needs.
+  const weights = input.baseline?.breakdown.weightsBytes;
+  const allocated = input.match?.oom.allocatedByTorchBytes ?? null;
+  if (weights !== undefined && weights > 0 && allocated !== null && allocated >= 2 * weights)
+    return [
+      say(input, 'second-model-copy', 'warn', {}, [
+        ev(input, 'phase', input.catalog.phases.evaluation),
+        ev(input, 'torch-allocated', bytes(allocated)),
+        ev(input, 'estimate-part', `${bytes(weights)} (weights)`),
+      ]),
+    ];
+  return [];
+}
+
+/** The environment findings, in the issue's order. */
+export function environmentFindings(input: RuleInput): Finding[] {
+  const out: Finding[] = [];
+  const m = input.match;
+  if (!m && !input.lookAlike && input.lines.some((l) => l.text.trim() !== ''))
+    out.push(say(input, 'no-oom-message', 'info', {}, []));
+  if (!m && input.lookAlike) {
+    const sig = input.lookAlike.signature;
+    const kind = /\bat\s+line\s+\d+\s+in\s+file\b/.test(input.lookAlike.quote)
+      ? 'bitsandbytes'
+      : /CUDA|THCudaCheck|CUBLAS|CUDNN/i.test(sig)
+        ? 'cuda'
+        : /RESOURCE_EXHAUSTED/.test(sig)
+          ? 'resource'
+          : /signal/i.test(sig)
+            ? 'signal'
+            : 'other';
+    out.push(
+      say(input, 'not-an-oom', 'error', { error: sig, kind }, [
+        ev(input, 'message', input.catalog.families['not-oom'], input.lookAlike.quote),
+      ]),
+    );
+  }
+  if (isTorch(m)) out.push(...processes(input, m));
+  if (input.phase.phase === 'other-process' && input.phase.basis === 'log' && input.phase.line !== null)
+    out.push(
+      say(input, 'leftover-process', 'error', {}, [
+        ev(input, 'log', `line ${input.phase.line + 1}`, input.phase.quote),
+      ]),
+    );
+  if (isTorch(m)) out.push(...unaccounted(input, m), ...freeExceedsRequest(input, m));
+  if (m && (m.oom.family === 'cuda-runtime' || m.oom.family === 'nccl' || m.oom.family === 'bitsandbytes'))
+    out.push(say(input, 'numberless-oom', 'warn', { family: m.oom.family }, [messageEvidence(input, m)]));
+  if (m && (m.oom.family === 'xla' || m.oom.family === 'tensorflow')) {
+    const evidence = [messageEvidence(input, m)];
+    if (m.oom.requestedBytes !== null) evidence.push(ev(input, 'requested', bytes(m.oom.requestedBytes)));
+    out.push(say(input, 'framework-preallocation', 'info', { framework: m.oom.family }, evidence));
+  }
+  if (isTorch(m)) out.push(...requestTooLarge(input, m));
+  if (m?.oom.family === 'host-oom') out.push(...hostMemory(input, m));
+  out.push(...secondModelCopy(input));
+  return out;
+}

@@ -1,0 +1,214 @@
+/**
+ * The estimator's figure for each change that shrinks a part of memory: the scenario is re-estimated
+ * with the change (src/core/estimate.ts) and compared, at the nvidia-smi level, with the card the OOM
+ * happened on (its total capacity) or the scenario's --gpu.
+ */
+import type { ModelShape } from '../architecture.js';
+import type { GpuSpec } from '../catalog/gpu-spec.js';
+import { isUserError } from '../errors.js';
+import { type Estimate, estimate } from '../estimate.js';
+import { parseScenario, SCENARIO_DEFAULTS, type Scenario } from '../scenario.js';
+import { formatBytes } from '../units.js';
+import type { Remedy } from './finding.js';
+import type { MessageCatalog, RemedyCode, RemedyParams } from './messages.js';
+
+/** A scenario the diagnosis can estimate: what `headroom estimate` needs. */
+export interface ScenarioContext {
+  readonly scenario: Scenario;
+  readonly shape: ModelShape;
+  readonly exactParams?: number | null;
+  readonly gpu?: GpuSpec | null;
+}
+
+/** The part of memory a phase points at. */
+export type RemediedPart = 'weights' | 'activations' | 'optimizer';
+
+interface Variant {
+  readonly code: RemedyCode;
+  readonly params: RemedyParams;
+  readonly flags: string;
+  /** The fields the change sets. */
+  readonly change: Readonly<Record<string, unknown>>;
+  /** The whole scenario with the change. */
+  readonly raw: Record<string, unknown>;
+}
+
+const SHARDED = new Set(['zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op']);
+
+/** The changes worth trying for a part, least disruptive first, that the scenario does not already use. */
+function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
+  const base = { ...s } as Record<string, unknown>;
+  const out: Variant[] = [];
+  const add = (code: RemedyCode, params: RemedyParams, flags: string, change: Record<string, unknown>) => {
+    const raw: Record<string, unknown> = { ...base, ...change };
+    if (raw.method !== 'freeze') delete raw.trainableLayers;
+    out.push({ code, params, flags, change, raw });
+  };
+  const gpus = s.parallelism.gpus;
+  const full = s.method === 'full' || s.method === 'freeze';
+  const lora = s.lora ?? { ...SCENARIO_DEFAULTS.lora, modulesToSave: [] };
+  switch (part) {
+    case 'activations':
+      if (s.microBatchSize > 1) {
+        const accum = s.gradAccumSteps * s.microBatchSize;
+        add(
+          'micro-batch',
+          { from: String(s.microBatchSize), to: '1' },
+          `--micro-batch 1 --grad-accum ${accum}`,
+          { microBatchSize: 1, gradAccumSteps: accum },
+        );
+      }
+      if (s.gradientCheckpointing !== 'full')
+        add(
+          'gradient-checkpointing',
+          { from: s.gradientCheckpointing, to: 'full' },
+          '--gradient-checkpointing full',
+          { gradientCheckpointing: 'full' },
+        );
+      if (s.loss === 'standard')
+        add('fused-loss', { from: 'standard', to: 'fused' }, '--loss fused', { loss: 'fused' });
+      if (s.attention === 'eager')
+        add('sdpa', { from: 'eager', to: 'sdpa' }, '--attention sdpa', { attention: 'sdpa' });
+      if (s.seqLen >= 1024) {
+        const half = Math.floor(s.seqLen / 2);
+        add('shorter-seq', { from: String(s.seqLen), to: String(half) }, `--seq-len ${half}`, {
+          seqLen: half,
+        });
+      }
+      break;
+    case 'weights':
+      if (s.precision === 'fp32' || s.precision.endsWith('-mixed')) {
+        const to = s.precision === 'fp16-mixed' ? 'fp16-true' : 'bf16-true';
+        add('bf16-true', { from: s.precision, to }, `--precision ${to}`, { precision: to });
+      }
+      if (full) add('lora', { from: s.method, to: 'lora' }, '--method lora', { method: 'lora', lora });
+      if (s.quantization === 'none')
+        add('qlora', { from: s.method, to: 'qlora' }, '--method qlora --quantization nf4', {
+          method: 'qlora',
+          quantization: 'nf4',
+          lora,
+        });
+      if (gpus > 1 && !SHARDED.has(s.parallelism.strategy))
+        add('zero3', { from: s.parallelism.strategy, to: String(gpus) }, '--strategy zero3', {
+          parallelism: { strategy: 'zero3', gpus },
+        });
+      break;
+    case 'optimizer':
+      if (s.optimizer === 'adamw' || s.optimizer === 'paged-adamw') {
+        const to = s.optimizer === 'paged-adamw' ? 'paged-adamw-8bit' : 'adamw-8bit';
+        add('adamw-8bit', { from: s.optimizer, to }, `--optimizer ${to}`, { optimizer: to });
+      }
+      if (full) add('lora', { from: s.method, to: 'lora' }, '--method lora', { method: 'lora', lora });
+      if (gpus > 1 && !SHARDED.has(s.parallelism.strategy))
+        add('zero2', { from: s.parallelism.strategy, to: String(gpus) }, '--strategy zero2', {
+          parallelism: { strategy: 'zero2', gpus },
+        });
+      if (s.offload.optimizer === 'none') {
+        const strategy = SHARDED.has(s.parallelism.strategy) ? s.parallelism.strategy : 'zero2';
+        add(
+          'offload-optimizer',
+          { from: 'none', to: 'cpu' },
+          `${strategy === s.parallelism.strategy ? '' : `--strategy ${strategy} `}--offload-optimizer cpu`,
+          { parallelism: { strategy, gpus }, offload: { ...s.offload, optimizer: 'cpu' } },
+        );
+      }
+      break;
+  }
+  return out;
+}
+
+/** Estimates a scenario; null when the change makes it invalid for this model. */
+function tryEstimate(raw: Record<string, unknown>, ctx: ScenarioContext): Estimate | null {
+  try {
+    const scenario = parseScenario(raw);
+    return estimate({ scenario, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null });
+  } catch (error) {
+    if (isUserError(error)) return null;
+    throw error;
+  }
+}
+
+/** The scenario's own estimate (nvidia-smi level is `peak.deviceBytes`). */
+export function baselineEstimate(ctx: ScenarioContext): Estimate {
+  return estimate({
+    scenario: ctx.scenario,
+    shape: ctx.shape,
+    exactParams: ctx.exactParams ?? null,
+    gpu: null,
+  });
+}
+
+/** Remedy codes that change the data or the method rather than how the same run is computed. */
+const NOT_COMBINED: ReadonlySet<RemedyCode> = new Set(['shorter-seq', 'lora', 'qlora']);
+
+/**
+ * The changes that shrink `part`, each with the estimator's saving and the headroom it leaves on a card
+ * of `capacityBytes` (null: unknown card). Changes that save nothing are left out. When none fits alone,
+ * the changes that keep the same training (not shorter sequences, not a new method) are stacked in
+ * order — this part's first, then the other parts' — until the estimate fits, and that combination
+ * is added last.
+ */
+export function priceRemedies(
+  part: RemediedPart,
+  ctx: ScenarioContext,
+  capacityBytes: number | null,
+  catalog: MessageCatalog,
+): Remedy[] {
+  const before = baselineEstimate(ctx).peak.deviceBytes;
+  const out: Remedy[] = [];
+  const variants = variantsFor(part, ctx.scenario);
+  const priced = (change: string, flags: string, after: Estimate): Remedy => ({
+    change,
+    flags,
+    savedBytes: before - after.peak.deviceBytes,
+    fitsAfter: capacityBytes === null ? null : after.peak.deviceBytes <= capacityBytes,
+    headroomAfterBytes: capacityBytes === null ? null : capacityBytes - after.peak.deviceBytes,
+  });
+  for (const v of variants) {
+    const after = tryEstimate(v.raw, ctx);
+    if (!after) continue;
+    if (before - after.peak.deviceBytes <= 0) continue;
+    out.push(priced(catalog.remedies[v.code](v.params), v.flags, after));
+  }
+  if (capacityBytes === null || out.some((r) => r.fitsAfter)) return out;
+  // Stack this part's changes, then the other parts' (the estimate's floor may be the optimizer step).
+  const others = (['optimizer', 'weights', 'activations'] as const).filter((p) => p !== part);
+  const stack: Variant[] = [];
+  for (const v of [...variants, ...others.flatMap((p) => variantsFor(p, ctx.scenario))])
+    if (!NOT_COMBINED.has(v.code) && !stack.some((x) => x.code === v.code)) stack.push(v);
+  const apply = (list: readonly Variant[]) =>
+    tryEstimate(
+      Object.assign({ ...ctx.scenario } as Record<string, unknown>, ...list.map((v) => v.change)),
+      ctx,
+    );
+  const fits = (e: Estimate | null): e is Estimate => e !== null && e.peak.deviceBytes <= capacityBytes;
+  for (let n = 2; n <= stack.length; n++) {
+    if (!fits(apply(stack.slice(0, n)))) continue;
+    // The first stack that fits, without the changes it does not need.
+    let used = stack.slice(0, n);
+    for (const v of [...used]) {
+      const without = used.filter((u) => u !== v);
+      if (without.length > 0 && fits(apply(without))) used = without;
+    }
+    const after = apply(used);
+    if (fits(after))
+      out.push(
+        priced(
+          used.map((u) => catalog.remedies[u.code](u.params)).join(' + '),
+          used.map((u) => u.flags).join(' '),
+          after,
+        ),
+      );
+    break;
+  }
+  return out;
+}
+
+/** "−6.10 GiB, fits with 2.30 GiB to spare": a remedy's figure in words. */
+export function remedyFigure(remedy: Remedy, catalog: MessageCatalog): string {
+  const saved = formatBytes(remedy.savedBytes);
+  if (remedy.headroomAfterBytes === null) return catalog.words.remedySaves(saved);
+  return remedy.headroomAfterBytes >= 0
+    ? catalog.words.remedyFits(saved, formatBytes(remedy.headroomAfterBytes))
+    : catalog.words.remedyShort(saved, formatBytes(-remedy.headroomAfterBytes));
+}

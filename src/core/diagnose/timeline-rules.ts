@@ -1,0 +1,287 @@
+/**
+ * Step 3 of the troubleshooting order, from a step timeline (timeline.ts): memory that grows step after
+ * step with allocated rising (a leak), growth across evaluation batches, reserved climbing while
+ * allocated stays flat (fragmentation), one rank holding more than the others, and the two
+ * non-problems — a card that looks full while the run is stable, and num_alloc_retries rising (an early
+ * warning). shared/docs/MONITORING.md §A5 and rules 4–6; thresholds are ours, stated below.
+ */
+import { GIB, MIB } from '../units.js';
+import type { Evidence, Finding } from './finding.js';
+import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+import { seriesOf, type TimelineStep } from './timeline.js';
+
+/** Steps skipped at the start: optimizer states appear at step 1 and the allocator warms up. */
+export const WARMUP_STEPS = 3;
+/** Training steps needed after the warm-up before a trend is read. */
+export const MIN_TREND_STEPS = 5;
+/** A step-to-step change below this is noise. */
+export const STEP_NOISE_BYTES = MIB;
+/** Growth worth reporting: at least this, and at least GROWTH_MIN_SHARE of the card when it is known. */
+export const GROWTH_MIN_BYTES = 64 * MIB;
+export const GROWTH_MIN_SHARE = 0.01;
+/** Share of steps that must grow for a trend to be "step after step". */
+export const RISING_SHARE = 0.6;
+/** Reserved growth that counts as climbing (fragmentation), with allocated moving by at most FLAT_SHARE of it. */
+export const RESERVED_CLIMB_MIN_BYTES = 256 * MIB;
+export const FLAT_SHARE = 0.25;
+/** Inactive split blocks this large (and this share of reserved) are fragmentation on their own. */
+export const INACTIVE_SPLIT_MIN_BYTES = 512 * MIB;
+export const INACTIVE_SPLIT_SHARE = 0.2;
+/** A rank whose peak exceeds the others' median by this much (and IMBALANCE_SHARE of it) is imbalanced. */
+export const IMBALANCE_MIN_BYTES = GIB;
+export const IMBALANCE_SHARE = 0.1;
+/** Reserved at this share of the card counts as "full" in nvidia-smi. */
+export const FULL_SHARE = 0.9;
+
+interface Trend {
+  readonly first: TimelineStep;
+  readonly last: TimelineStep;
+  readonly growth: number;
+  readonly perStep: number;
+  readonly rising: number;
+  readonly deltas: number;
+}
+
+/** Least-squares slope per step, total growth and how many steps grew, of one field over steps. */
+function trend(steps: readonly TimelineStep[], field: (s: TimelineStep) => number): Trend | null {
+  const first = steps[0];
+  const last = steps[steps.length - 1];
+  if (!first || !last || steps.length < 2) return null;
+  const n = steps.length;
+  const meanX = steps.reduce((s, x) => s + x.step, 0) / n;
+  const meanY = steps.reduce((s, x) => s + field(x), 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const x of steps) {
+    num += (x.step - meanX) * (field(x) - meanY);
+    den += (x.step - meanX) ** 2;
+  }
+  let rising = 0;
+  for (let i = 1; i < n; i++) if (field(steps[i]!) - field(steps[i - 1]!) > STEP_NOISE_BYTES) rising++;
+  return {
+    first,
+    last,
+    growth: field(last) - field(first),
+    perStep: den > 0 ? num / den : 0,
+    rising,
+    deltas: n - 1,
+  };
+}
+
+function minGrowth(capacity: number | null): number {
+  return Math.max(GROWTH_MIN_BYTES, capacity === null ? 0 : GROWTH_MIN_SHARE * capacity);
+}
+
+const growsSteadily = (t: Trend | null, capacity: number | null): t is Trend =>
+  t !== null && t.growth >= minGrowth(capacity) && t.perStep > 0 && t.rising >= RISING_SHARE * t.deltas;
+
+function trainSteps(series: readonly TimelineStep[]): TimelineStep[] {
+  return series.filter((s) => s.phase === 'train').slice(WARMUP_STEPS);
+}
+
+function where(input: RuleInput, s: TimelineStep): string {
+  return input.catalog.words.stepOnRank(String(s.rank), String(s.device));
+}
+
+function leak(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+  for (const list of series) {
+    const train = trainSteps(list);
+    if (train.length < MIN_TREND_STEPS) continue;
+    const t = trend(train, (s) => s.allocatedBytes);
+    if (!growsSteadily(t, capacity)) continue;
+    const w = input.catalog.words;
+    const evidence: Evidence[] = [
+      ev(
+        input,
+        'allocated',
+        `${w.atStep(bytes(t.first.allocatedBytes), String(t.first.step))} → ${w.atStep(bytes(t.last.allocatedBytes), String(t.last.step))}`,
+      ),
+      ev(input, 'growth-per-step', bytes(t.perStep)),
+      ev(input, 'rising-steps', w.ofSteps(String(t.rising), String(t.deltas))),
+    ];
+    if (capacity !== null) {
+      const left = capacity - t.last.peakReservedBytes;
+      if (left > 0)
+        evidence.push(ev(input, 'projected-full', String(Math.round(t.last.step + left / t.perStep))));
+    }
+    return [say(input, 'leak', 'error', { where: where(input, t.first) }, evidence)];
+  }
+  return [];
+}
+
+function evalGrowth(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+  for (const list of series) {
+    // Contiguous runs of evaluation steps; growth within one run is what no_grad would have prevented.
+    const runs: TimelineStep[][] = [];
+    let run: TimelineStep[] = [];
+    for (const s of list) {
+      if (s.phase === 'eval') run.push(s);
+      else if (run.length > 0) {
+        runs.push(run);
+        run = [];
+      }
+    }
+    if (run.length > 0) runs.push(run);
+    for (const r of runs) {
+      if (r.length < 3) continue;
+      const t = trend(r, (s) => s.allocatedBytes);
+      if (!growsSteadily(t, capacity)) continue;
+      const w = input.catalog.words;
+      return [
+        say(input, 'eval-growth', 'error', {}, [
+          ev(
+            input,
+            'allocated',
+            `${w.atStep(bytes(t.first.allocatedBytes), String(t.first.step))} → ${w.atStep(bytes(t.last.allocatedBytes), String(t.last.step))}`,
+          ),
+          ev(input, 'growth-per-step', bytes(t.perStep)),
+          ev(input, 'rising-steps', w.ofSteps(String(t.rising), String(t.deltas))),
+        ]),
+      ];
+    }
+  }
+  return [];
+}
+
+function fragmentation(
+  input: RuleInput,
+  series: readonly TimelineStep[][],
+  capacity: number | null,
+): Finding[] {
+  for (const list of series) {
+    const train = trainSteps(list);
+    if (train.length < MIN_TREND_STEPS) continue;
+    const reserved = trend(train, (s) => s.peakReservedBytes);
+    const allocated = trend(train, (s) => s.peakAllocatedBytes);
+    if (!reserved || !allocated) continue;
+    const w = input.catalog.words;
+    const climbs =
+      reserved.growth >= Math.max(RESERVED_CLIMB_MIN_BYTES, minGrowth(capacity)) &&
+      reserved.rising >= 0.5 * reserved.deltas &&
+      Math.abs(allocated.growth) <= FLAT_SHARE * reserved.growth;
+    const last = train[train.length - 1]!;
+    const split =
+      last.inactiveSplitBytes >= INACTIVE_SPLIT_MIN_BYTES &&
+      last.inactiveSplitBytes >= INACTIVE_SPLIT_SHARE * last.reservedBytes;
+    if (!climbs && !split) continue;
+    const evidence: Evidence[] = [
+      ev(
+        input,
+        'reserved',
+        `${w.atStep(bytes(reserved.first.peakReservedBytes), String(reserved.first.step))} → ${w.atStep(bytes(reserved.last.peakReservedBytes), String(reserved.last.step))}`,
+      ),
+      ev(
+        input,
+        'peak-allocated',
+        `${w.atStep(bytes(allocated.first.peakAllocatedBytes), String(allocated.first.step))} → ${w.atStep(bytes(allocated.last.peakAllocatedBytes), String(allocated.last.step))}`,
+      ),
+    ];
+    if (last.inactiveSplitBytes > 0)
+      evidence.push(
+        ev(
+          input,
+          'inactive-split',
+          `${bytes(last.inactiveSplitBytes)} (${percent(last.inactiveSplitBytes, last.reservedBytes)} of reserved)`,
+        ),
+      );
+    return [say(input, 'fragmentation', 'warn', { cached: null, legacy: false }, evidence)];
+  }
+  return [];
+}
+
+function rankImbalance(input: RuleInput, series: readonly TimelineStep[][]): Finding[] {
+  const peaks = new Map<number, number>();
+  for (const list of series)
+    for (const s of list) peaks.set(s.rank, Math.max(peaks.get(s.rank) ?? 0, s.peakReservedBytes));
+  if (peaks.size < 2) return [];
+  const sorted = [...peaks.entries()].sort((a, b) => b[1] - a[1]);
+  const [worstRank, worst] = sorted[0]!;
+  const others = sorted
+    .slice(1)
+    .map(([, v]) => v)
+    .sort((a, b) => a - b);
+  const median = others[Math.floor((others.length - 1) / 2)]!;
+  if (worst - median < Math.max(IMBALANCE_MIN_BYTES, IMBALANCE_SHARE * median)) return [];
+  return [
+    say(
+      input,
+      'rank-imbalance',
+      'warn',
+      {},
+      sorted.map(([rank, peak]) =>
+        ev(
+          input,
+          'rank-peak',
+          `${bytes(peak)}${rank === worstRank ? ` (+${bytes(worst - median)})` : ''}`,
+          `rank ${rank}`,
+        ),
+      ),
+    ),
+  ];
+}
+
+function stableFull(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+  if (capacity === null) return [];
+  for (const list of series) {
+    const train = trainSteps(list);
+    if (train.length < MIN_TREND_STEPS) continue;
+    const reserved = trend(train, (s) => s.reservedBytes);
+    const allocated = trend(train, (s) => s.allocatedBytes);
+    if (!reserved || !allocated) continue;
+    const last = train[train.length - 1]!;
+    const flat =
+      Math.abs(reserved.growth) < minGrowth(capacity) && Math.abs(allocated.growth) < minGrowth(capacity);
+    const retried = last.numAllocRetries > train[0]!.numAllocRetries;
+    if (last.peakReservedBytes < FULL_SHARE * capacity || !flat || retried) continue;
+    return [
+      say(input, 'stable-full', 'info', {}, [
+        ev(
+          input,
+          'reserved',
+          `${bytes(last.peakReservedBytes)} (${percent(last.peakReservedBytes, capacity)} of the card)`,
+        ),
+        ev(input, 'allocated', `${bytes(train[0]!.allocatedBytes)} → ${bytes(last.allocatedBytes)}`),
+      ]),
+    ];
+  }
+  return [];
+}
+
+function allocRetries(input: RuleInput, series: readonly TimelineStep[][]): Finding[] {
+  for (const list of series) {
+    let increases = 0;
+    for (let i = 1; i < list.length; i++)
+      if (list[i]!.numAllocRetries > list[i - 1]!.numAllocRetries) increases++;
+    const first = list[0];
+    const last = list[list.length - 1];
+    if (!first || !last || increases < 2) continue;
+    const w = input.catalog.words;
+    return [
+      say(input, 'alloc-retries', 'warn', { count: last.numAllocRetries }, [
+        ev(
+          input,
+          'retries',
+          `${w.atStep(String(first.numAllocRetries), String(first.step))} → ${w.atStep(String(last.numAllocRetries), String(last.step))} (${where(input, last)})`,
+        ),
+      ]),
+    ];
+  }
+  return [];
+}
+
+/** Every timeline finding (none without a timeline). */
+export function timelineFindings(input: RuleInput): Finding[] {
+  const timeline = input.timeline;
+  if (!timeline || timeline.steps.length === 0) return [];
+  const capacity = timeline.capacityBytes ?? input.capacityBytes;
+  const series = seriesOf(timeline);
+  const leaks = leak(input, series, capacity);
+  return [
+    ...leaks,
+    ...evalGrowth(input, series, capacity),
+    ...fragmentation(input, series, capacity),
+    ...rankImbalance(input, series),
+    ...(leaks.length > 0 ? [] : stableFull(input, series, capacity)),
+    ...allocRetries(input, series),
+  ];
+}

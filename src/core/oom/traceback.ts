@@ -1,0 +1,49 @@
+/**
+ * Traceback frames in a log: Python's `File "path", line N, in name` (with the code line under it) and
+ * IPython/Jupyter's `path in name(args)` with `--> N code`. Lines that are neither are kept as log lines.
+ */
+import type { LogLine } from './log-lines.js';
+
+export interface LogEntry {
+  /** Line number in the normalized log. */
+  readonly line: number;
+  readonly text: string;
+  /** A frame header: its function name and file; null for code and log lines. */
+  readonly frame: { readonly name: string; readonly file: string } | null;
+  /** Source code a traceback printed (the line under a frame, or an IPython `-->` line). */
+  readonly isCode: boolean;
+}
+
+/** Characters of a line read (a frame or a line of code is far shorter). */
+const MAX_LINE_CHARS = 2000;
+
+const PYTHON_FRAME = /^\s*File\s+"([^"]+)",\s+line\s+\d+,\s+in\s+([\w<>.]+)/;
+const IPYTHON_FRAME = /^\s*(\S+\.py)\s+in\s+([\w<>.]+)\s*\(/;
+const IPYTHON_CODE = /^\s*-+>\s*\d+\s+(.*)$/;
+
+/** Classifies each line of a log as a frame header, traceback code, or a plain log line. */
+export function readTraceback(lines: readonly LogLine[]): LogEntry[] {
+  const out: LogEntry[] = [];
+  let afterFrame = false;
+  lines.forEach((whole, line) => {
+    const l = { text: whole.text.slice(0, MAX_LINE_CHARS) };
+    const py = PYTHON_FRAME.exec(l.text) ?? IPYTHON_FRAME.exec(l.text);
+    if (py) {
+      out.push({ line, text: l.text, frame: { file: py[1]!, name: py[2]! }, isCode: false });
+      afterFrame = true;
+      return;
+    }
+    const ipy = IPYTHON_CODE.exec(l.text);
+    // Python prints the source line indented under its frame; tracebacks pasted without their frame
+    // lines still show indented calls ("    param_coordinator.fetch_sub_module(...)").
+    const indentedCall = /^\s{2,}\S.*[\w\])]\s*\(/.test(l.text);
+    out.push({
+      line,
+      text: ipy ? ipy[1]! : l.text,
+      frame: null,
+      isCode: afterFrame || ipy !== null || indentedCall,
+    });
+    afterFrame = false;
+  });
+  return out;
+}

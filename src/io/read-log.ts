@@ -1,0 +1,75 @@
+/**
+ * Reads the text `headroom diagnose` works on: a log file (its last MAX_LOG_BYTES when larger — an
+ * out-of-memory error ends a log) or standard input (a pasted traceback).
+ */
+import { open, stat } from 'node:fs/promises';
+import { HeadroomUserError } from '../core/errors.js';
+
+/** Bytes of a log read at most; a longer log is read from its end. */
+export const MAX_LOG_BYTES = 64 * 1024 * 1024;
+
+export interface LogText {
+  readonly text: string;
+  /** Bytes skipped at the start of a log longer than MAX_LOG_BYTES. */
+  readonly skippedBytes: number;
+}
+
+function emptyError(where: string): HeadroomUserError {
+  return new HeadroomUserError({
+    code: 'bad-file',
+    where,
+    message: `${where} is empty`,
+    hint: 'give the log of the failed run, or paste the traceback: headroom diagnose - < error.txt',
+  });
+}
+
+/** Reads a log file; a missing or unreadable file is a user error naming the path. */
+export async function readLogFile(path: string): Promise<LogText> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    size = info.size;
+  } catch (error) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: path,
+      message: `cannot read log file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      hint: 'give the path of a log file, or - to read a pasted traceback from standard input',
+    });
+  }
+  const skipped = Math.max(0, size - MAX_LOG_BYTES);
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(size - skipped);
+    await handle.read(buffer, 0, buffer.length, skipped);
+    const text = buffer.toString('utf8');
+    if (text.trim() === '') throw emptyError(path);
+    return { text, skippedBytes: skipped };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads standard input to the end (the last MAX_LOG_BYTES of it). */
+export async function readLogStream(
+  stream: NodeJS.ReadableStream,
+  where = 'standard input',
+): Promise<LogText> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let skipped = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(buffer);
+    total += buffer.length;
+    while (total - (chunks[0]?.length ?? 0) >= MAX_LOG_BYTES && chunks.length > 1) {
+      const dropped = chunks.shift()!;
+      total -= dropped.length;
+      skipped += dropped.length;
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw emptyError(where);
+  return { text, skippedBytes: skipped };
+}
