@@ -1,10 +1,12 @@
 /** Headroom's library entry: the pure core (runs in Node and the browser). Hand-picked, no barrels. */
 export { type Attack, attackFirst } from './core/advice.js';
 export { type ModelShape, shapeFromConfig } from './core/architecture.js';
+export { type CapacityOption, type CapacityResult, planCapacity } from './core/capacity.js';
 export type { CatalogModel } from './core/catalog/catalog-model.js';
 export type { GpuSpec } from './core/catalog/gpu-spec.js';
 export { findGpu, findModel, GPUS, MODELS, searchGpus, searchModels } from './core/catalog/index.js';
 export { describeScenario } from './core/describe.js';
+export { type EnvSnapshot, parseEnvSnapshot } from './core/env.js';
 export { HeadroomUserError, isUserError } from './core/errors.js';
 export {
   type Components,
@@ -14,9 +16,15 @@ export {
   type Phase,
   usableBytes,
 } from './core/estimate.js';
+export { type FitResult, fitLimits } from './core/fit.js';
+export { importConfig } from './core/import/import-config.js';
+export type { ImportReport } from './core/import/import-report.js';
+export { type CheckItem, checkMigration, type MigrationReport } from './core/migrate.js';
 export { type ResolvedModel, resolveModelRef } from './core/model-ref.js';
 export { type ParamBreakdown, paramBreakdown } from './core/params.js';
+export { makePlan, type Plan, type Rung } from './core/plan.js';
 export { countSafetensorsParameters, parseSafetensorsHeader } from './core/safetensors.js';
 export { parseScenario, type Scenario } from './core/scenario.js';
 export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';
+export { type StepTime, stepTime } from './core/time-model.js';
 export { formatBytes } from './core/units.js';

@@ -12,7 +12,18 @@ Usage: headroom <command> [options]
 Commands:
   estimate MODEL [flags]    per-GPU memory by part, peak at three levels, fit and headroom
   models [QUERY]            the embedded model catalog
-  gpus [QUERY]              the embedded GPU catalog
+  gpus [QUERY]              the embedded GPU catalog; --for MODEL: the fewest of each that run it
+  import FILE               the scenario a trainer config (Axolotl, LLaMA-Factory, …) maps to
+  plan MODEL --gpu ID       the cheapest changes, in order, that make a run fit
+  fit MODEL --gpu ID        the largest micro-batch and longest sequence that fit
+  env capture|show          record a machine's GPUs, drivers, frameworks, links and disk
+  migrate --to-env B.json   what breaks when a run moves to other hardware, and how to move it
+  serve                     the dashboard in your browser (estimate, runs, migrate), on 127.0.0.1
+  run [flags] -- COMMAND    run training and record its memory: probe, nvidia-smi, stderr OOM text
+  watch --log FILE          record (or resume) a run started elsewhere from its probe log
+  runs [show|diff|export]   the recorded runs: peaks per layer, per-step chart, diff, export, rm
+  probe path                where the Python probe is (for PYTHONPATH)
+  diagnose [FILE | -]       why a run ran out of memory: findings in order, with the estimator's figures
 
 Run headroom <command> --help for its options. Every command takes --json.`;
 
@@ -30,6 +41,17 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   estimate: () => import('./estimate.js'),
   models: () => import('./models.js'),
   gpus: () => import('./gpus.js'),
+  import: () => import('./import.js'),
+  plan: () => import('./plan.js'),
+  fit: () => import('./fit.js'),
+  env: () => import('./env.js'),
+  migrate: () => import('./migrate.js'),
+  serve: () => import('./serve.js'),
+  run: () => import('./run.js'),
+  watch: () => import('./watch.js'),
+  runs: () => import('./runs.js'),
+  probe: () => import('./probe.js'),
+  diagnose: () => import('./diagnose.js'),
 };
 
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */
@@ -50,7 +72,10 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     return 1;
   }
   const { run, help } = await load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // Only flags before `--` are ours: `headroom run -- train.py --help` passes --help to the script.
+  const separator = rest.indexOf('--');
+  const own = separator === -1 ? rest : rest.slice(0, separator);
+  if (own.includes('--help') || own.includes('-h')) {
     ctx.stdout.write(`${help}\n`);
     return 0;
   }

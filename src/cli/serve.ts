@@ -1,0 +1,83 @@
+/** `headroom serve`: the local dashboard and its API. */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import { HeadroomUserError } from '../core/errors.js';
+import { createDashboardApp } from '../server/dashboard.js';
+import { type CommandContext, parseFlags } from './_command.js';
+import { styleFor } from './_output.js';
+
+export const help = `headroom serve [--port 7777] [--host 127.0.0.1] [--token TOKEN] [--no-demo]
+
+Serves the dashboard (estimate, runs, migrate) and its API, on 127.0.0.1 by default.
+  --host ADDR    listen elsewhere than loopback; then --token is required, since anyone who can
+                 reach the port could otherwise read your runs (commands, paths, configs)
+  --token T      every request must carry it: Authorization: Bearer T, or ?token=T in the URL
+  --no-demo      leave the demo run out of the runs page
+Runs come from the ledger (HEADROOM_HOME, default ~/.headroom).`;
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values } = parseFlags(
+    args,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      'no-demo': { type: 'boolean' },
+    },
+    'serve',
+    0,
+  );
+  const host = values.host ?? '127.0.0.1';
+  const port = Number(values.port ?? '7777');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--port',
+      message: `--port ${values.port}: not a port number`,
+      hint: '--port 7777',
+    });
+  }
+  if (!LOOPBACK.has(host) && !values.token) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--host',
+      message: `--host ${host} exposes your runs beyond this machine, and no --token was given`,
+      hint: `headroom serve --host ${host} --token "$(openssl rand -hex 16)"`,
+    });
+  }
+  const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..', 'web');
+  const app = await createDashboardApp({
+    webRoot,
+    env: ctx.env,
+    demo: !values['no-demo'],
+    ...(values.token ? { token: values.token } : {}),
+  });
+  const style = styleFor(ctx.stdout);
+  await new Promise<void>((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
+      const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}/${values.token ? `?token=${values.token}` : ''}`;
+      ctx.stdout.write(
+        `${style.bold('Headroom dashboard')} on ${style.cyan(url)}\n${style.dim('Ctrl-C to stop')}\n`,
+      );
+    });
+    server.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new HeadroomUserError({
+              code: 'bad-flag',
+              where: '--port',
+              message: `port ${port} is already in use`,
+              hint: `headroom serve --port ${port + 1}`,
+            })
+          : error,
+      ),
+    );
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}

@@ -1,0 +1,177 @@
+/**
+ * The dashboard's HTTP app, built by a function so tests drive it with `app.request()` and no socket.
+ * It serves the JSON API and the built React dashboard. Errors become responses in one place.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { findGpu, GPUS, MODELS } from '../core/catalog/index.js';
+import { isUserError } from '../core/errors.js';
+import { estimate } from '../core/estimate.js';
+import { resolveModelRef } from '../core/model-ref.js';
+import { parseScenario } from '../core/scenario.js';
+
+/** The optional parts of the app: each route group answers 503 with a reason when its part is absent. */
+export interface AppDeps {
+  /** The built dashboard (dist/web); null serves the API alone. */
+  readonly webRoot: string | null;
+  /** Required as `Authorization: Bearer <token>` or `?token=` on every request when set. */
+  readonly token?: string;
+  /** Largest accepted request body. */
+  readonly bodyLimitBytes?: number;
+  /** Extra API routes (runs, migrate, import …) mounted under /api by the callers that have them. */
+  readonly extend?: (api: Hono) => void;
+}
+
+/** Default request body limit: a pasted config.json or trainer config is far below this. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1_000_000;
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+};
+
+/** Constant-time comparison, so a token cannot be guessed one character at a time from timings. */
+function sameToken(given: string, expected: string): boolean {
+  if (given.length !== expected.length) return false;
+  let diff = 0;
+  for (let i = 0; i < given.length; i++) diff |= given.charCodeAt(i) ^ expected.charCodeAt(i);
+  return diff === 0;
+}
+
+/** Resolves a URL path inside `root`, or null when it would escape it (.., encoded slashes, absolute). */
+export function resolveStaticPath(root: string, urlPath: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const base = resolve(root);
+  const target = resolve(base, `.${normalize(`/${decoded}`)}`);
+  return target === base || target.startsWith(base + sep) ? target : null;
+}
+
+/**
+ * Builds the app.
+ * @example const app = createApp({ webRoot: 'dist/web' }); await app.request('/api/health')
+ */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
+    if (isUserError(error)) {
+      return c.json(
+        {
+          error: {
+            code: error.code,
+            where: error.where ?? null,
+            message: error.message,
+            hint: error.hint ?? null,
+          },
+        },
+        400,
+      );
+    }
+    console.error(error);
+    return c.json({ error: { code: 'internal', message: 'internal error; see the server log' } }, 500);
+  });
+
+  if (deps.token !== undefined) {
+    const token = deps.token;
+    app.use('*', async (c, next) => {
+      const header = c.req.header('authorization') ?? '';
+      const given = header.startsWith('Bearer ') ? header.slice(7) : (c.req.query('token') ?? '');
+      if (!sameToken(given, token)) {
+        return c.json(
+          {
+            error: {
+              code: 'unauthorized',
+              message: 'this server needs its token: Authorization: Bearer <token> or ?token=',
+            },
+          },
+          401,
+        );
+      }
+      await next();
+    });
+  }
+
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      onError: (c) =>
+        c.json(
+          {
+            error: {
+              code: 'too-large',
+              message: `request body over ${deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES} bytes`,
+            },
+          },
+          413,
+        ),
+    }),
+  );
+
+  const api = new Hono();
+  api.get('/health', (c) => c.json({ ok: true }));
+  api.get('/catalog/models', (c) => c.json(MODELS));
+  api.get('/catalog/gpus', (c) => c.json(GPUS));
+  api.post('/estimate', async (c) => {
+    const body = await c.req.json().catch(() => {
+      throw new HTTPException(400, { message: 'the body must be a JSON scenario' });
+    });
+    const scenario = parseScenario(body);
+    const model = resolveModelRef(scenario.model);
+    if (!model) {
+      return c.json(
+        {
+          error: {
+            code: 'unknown-model',
+            message: `model ${JSON.stringify(scenario.model)} is not in the catalog; paste its config.json instead`,
+          },
+        },
+        400,
+      );
+    }
+    const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
+    return c.json({ ...estimate({ scenario, shape: model.shape, gpu }), scenario });
+  });
+  deps.extend?.(api);
+  app.route('/api', api);
+  app.all('/api/*', (c) =>
+    c.json({ error: { code: 'not-found', message: `no API route ${c.req.method} ${c.req.path}` } }, 404),
+  );
+
+  const webRoot = deps.webRoot;
+  app.get('*', async (c) => {
+    if (webRoot === null) return c.text('the dashboard is not built: npm run build', 404);
+    const path = resolveStaticPath(webRoot, c.req.path === '/' ? '/index.html' : c.req.path);
+    if (path === null) return c.text('not found', 404);
+    const file = (await stat(path).catch(() => null))?.isFile() ? path : join(webRoot, 'index.html');
+    const body = await readFile(file).catch(() => null);
+    if (body === null) return c.text('the dashboard is not built: npm run build', 404);
+    return new Response(body, {
+      headers: {
+        'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy':
+          "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+        'referrer-policy': 'no-referrer',
+      },
+    });
+  });
+  return app;
+}

@@ -1,0 +1,50 @@
+/** Debian's Chromium through playwright-core, with the flags this workplace needs, and a live test server. */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { REPO_ROOT } from '../shared.js';
+
+export const CHROMIUM = process.env.HEADROOM_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(REPO_ROOT, 'test-results');
+
+/** Launches headless Chromium with a fresh profile (its --user-data-dir), in English unless told otherwise. */
+export async function launch(locale = 'en-US'): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'headroom-chromium-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    locale,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Serves an app on 127.0.0.1 at a free port; returns its base URL and a stop function. */
+export async function listen(app: Hono): Promise<{ url: string; stop: () => Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        stop: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}
+
+/** Saves a full-page screenshot under test-results/ (ignored by git) for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}

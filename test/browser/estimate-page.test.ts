@@ -1,0 +1,88 @@
+/** The Estimate page in a real browser: the bar redraws with the new figure as the batch changes. */
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shapeFromConfig } from '../../src/core/architecture.js';
+import { findGpu, findModel } from '../../src/core/catalog/index.js';
+import { estimate } from '../../src/core/estimate.js';
+import { parseScenario } from '../../src/core/scenario.js';
+import { formatBytes } from '../../src/core/units.js';
+import { createApp } from '../../src/server/app.js';
+import { REPO_ROOT } from '../shared.js';
+import { launch, listen, screenshot } from './browser.js';
+
+let browser: BrowserContext;
+let server: { url: string; stop: () => Promise<void> };
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launch();
+  server = await listen(createApp({ webRoot: join(REPO_ROOT, 'dist', 'web') }));
+  page = await browser.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const expected = (fields: Record<string, unknown>) => {
+  const scenario = parseScenario({
+    model: 'llama-3.1-8b',
+    method: 'lora',
+    precision: 'bf16-true',
+    lora: { rank: 16, targets: ['q_proj', 'v_proj'] },
+    gpu: 'rtx-4090',
+    ...fields,
+  });
+  return estimate({
+    scenario,
+    shape: shapeFromConfig(findModel('llama-3.1-8b')!),
+    gpu: findGpu('rtx-4090')!,
+  });
+};
+
+describe('Estimate page', () => {
+  it('shows the estimate the core computes, and redraws when the micro-batch changes', async () => {
+    await page.goto(`${server.url}/#/estimate`);
+    const one = expected({ microBatchSize: 1 });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(one.peak.deviceBytes));
+    expect(await page.getByTestId('part-activations').textContent()).toBe(
+      formatBytes(one.components.activations),
+    );
+    await screenshot(page, 'estimate-page');
+
+    await page.getByTestId('micro-batch').fill('4');
+    const four = expected({ microBatchSize: 4 });
+    await expect
+      .poll(() => page.getByTestId('part-activations').textContent())
+      .toBe(formatBytes(four.components.activations));
+    expect(await page.getByTestId('peak-deviceBytes').textContent()).toBe(formatBytes(four.peak.deviceBytes));
+    expect(four.components.activations).toBeGreaterThan(one.components.activations * 3);
+    // The scenario lives in the URL, so the link reproduces it.
+    expect(page.url()).toContain('microBatchSize=4');
+    await screenshot(page, 'estimate-page-batch-4');
+  });
+
+  it('reproduces a scenario from a link, and searches the catalog as you type', async () => {
+    await page.goto(
+      `${server.url}/#/estimate?model=qwen2.5-7b&method=full&precision=bf16-mixed&gpu=a100-sxm-80gb`,
+    );
+    await expect
+      .poll(() => page.getByTestId('verdict').textContent())
+      .toMatch(/^✗ does not fit a100-sxm-80gb/);
+    await page.getByTestId('model-search').fill('qwen3 30b');
+    await expect.poll(() => page.getByTestId('model-matches').textContent()).toContain('qwen3-30b-a3b');
+  });
+
+  it('switches the labels to Simplified Chinese', async () => {
+    await page.goto(`${server.url}/#/estimate`);
+    await page.getByTestId('lang-zh').click();
+    await expect.poll(() => page.getByTestId('nav-runs').textContent()).toBe('运行记录');
+    expect(await page.locator('figcaption').textContent()).toContain('激活值');
+    await screenshot(page, 'estimate-page-zh');
+    await page.getByTestId('lang-en').click();
+  });
+});

@@ -1,0 +1,91 @@
+/** The ladder from `headroom plan`: the peak falling rung by rung against the GPU, each rung's cost and risk. */
+import { useMemo } from 'react';
+import { shapeFromConfig } from '../../../src/core/architecture.js';
+import { findGpu } from '../../../src/core/catalog/index.js';
+import { isUserError } from '../../../src/core/errors.js';
+import { resolveModelRef } from '../../../src/core/model-ref.js';
+import { makePlan, type Plan } from '../../../src/core/plan.js';
+import type { Scenario } from '../../../src/core/scenario.js';
+import { formatBytes } from '../../../src/core/units.js';
+import { useT } from '../i18n.js';
+
+function planFor(scenario: Scenario, config: Record<string, unknown> | null): Plan | string | null {
+  const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
+  if (!gpu) return null;
+  const shape = config ? shapeFromConfig(config, 'pasted config') : resolveModelRef(scenario.model)?.shape;
+  if (!shape) return null;
+  try {
+    return makePlan({ scenario, shape, gpu });
+  } catch (error) {
+    return isUserError(error) ? error.message : String(error);
+  }
+}
+
+export function Ladder({
+  scenario,
+  shapeSource,
+  baseDeviceBytes,
+}: {
+  scenario: Scenario;
+  shapeSource: Record<string, unknown> | null;
+  baseDeviceBytes: number;
+}) {
+  const t = useT();
+  const plan = useMemo(() => planFor(scenario, shapeSource), [scenario, shapeSource]);
+  if (plan === null) return null;
+  if (typeof plan === 'string') return <p className="error">{plan}</p>;
+  const budget = plan.target.budgetBytes;
+  const rows = plan.rungs;
+  const scale = Math.max(budget, baseDeviceBytes, ...rows.map((r) => r.estimate.peak.deviceBytes), 1);
+  return (
+    <section className="ladder" data-testid="ladder">
+      <h3>{t('estimate.ladder')}</h3>
+      {plan.fitsAlready ? <p className="muted">{t('estimate.ladderFits')}</p> : null}
+      <table>
+        <tbody>
+          <tr>
+            <td>
+              <b>{scenario.method}</b>
+            </td>
+            <td style={{ width: '40%' }}>
+              <div
+                className="bar"
+                style={{ width: `${(baseDeviceBytes / scale) * 100}%`, background: '#64748b' }}
+              />
+            </td>
+            <td>{formatBytes(baseDeviceBytes)}</td>
+            <td />
+            <td>×1.00</td>
+            <td className="muted">budget {formatBytes(budget)}</td>
+          </tr>
+          {rows.map((r) => (
+            <tr key={r.change.id}>
+              <td>{r.change.summary}</td>
+              <td style={{ width: '40%' }}>
+                <div
+                  className={`bar ${r.fits ? 'fits' : ''}`}
+                  style={{ width: `${(r.estimate.peak.deviceBytes / scale) * 100}%` }}
+                  title={formatBytes(r.estimate.peak.deviceBytes)}
+                />
+              </td>
+              <td>{formatBytes(r.estimate.peak.deviceBytes)}</td>
+              <td>−{formatBytes(r.savedBytes)}</td>
+              <td>×{r.relativeStepTime.toFixed(2)}</td>
+              <td className="muted">{r.risk.level === 'none' ? '' : r.risk.note}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {plan.alternatives.length > 0 ? (
+        <p className="muted">
+          {plan.alternatives
+            .map(
+              (a) =>
+                `${a.change.summary} (${formatBytes(a.estimate.peak.deviceBytes)}, ×${a.relativeStepTime.toFixed(2)})`,
+            )
+            .join(' · ')}
+        </p>
+      ) : null}
+    </section>
+  );
+}

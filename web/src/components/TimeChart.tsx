@@ -1,0 +1,119 @@
+/**
+ * Memory over time with uPlot (fast on long series): nvidia-smi used, torch reserved and allocated,
+ * loss on a second axis, phases shaded, the OOM marked.
+ */
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { GIB } from '../../../src/core/units.js';
+
+export interface TimeSeries {
+  /** Seconds since the start, ascending. */
+  readonly t: readonly number[];
+  readonly used: readonly (number | null)[];
+  readonly reserved: readonly (number | null)[];
+  readonly allocated: readonly (number | null)[];
+  readonly loss: readonly (number | null)[];
+}
+
+export interface Band {
+  readonly name: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const PHASE_FILL: Readonly<Record<string, string>> = {
+  eval: 'rgba(250, 204, 21, 0.18)',
+  evaluation: 'rgba(250, 204, 21, 0.18)',
+  save: 'rgba(148, 163, 184, 0.22)',
+};
+
+export function TimeChart({
+  series,
+  bands,
+  oomAt,
+  labels,
+  height = 320,
+}: {
+  series: TimeSeries;
+  bands: readonly Band[];
+  oomAt: number | null;
+  labels: { used: string; reserved: string; allocated: string; loss: string; oom: string };
+  height?: number;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const gib = (v: number | null) => (v === null ? null : v / GIB);
+    const data: uPlot.AlignedData = [
+      series.t as number[],
+      series.used.map(gib),
+      series.reserved.map(gib),
+      series.allocated.map(gib),
+      series.loss as (number | null)[],
+    ];
+    const opts: uPlot.Options = {
+      width: el.clientWidth || 800,
+      height,
+      scales: { x: { time: false }, loss: { auto: true } },
+      axes: [
+        { label: 's', stroke: '#475569' },
+        { label: 'GiB', stroke: '#475569', values: (_u, v) => v.map((x) => x.toFixed(1)) },
+        { scale: 'loss', side: 1, label: labels.loss, stroke: '#be185d', grid: { show: false } },
+      ],
+      series: [
+        {},
+        { label: labels.used, stroke: '#64748b', width: 1.5, spanGaps: true },
+        { label: labels.reserved, stroke: '#d97706', width: 1.5, spanGaps: true },
+        { label: labels.allocated, stroke: '#2563eb', width: 1.5, spanGaps: true },
+        { label: labels.loss, scale: 'loss', stroke: '#be185d', width: 1, dash: [4, 3], spanGaps: true },
+      ],
+      cursor: { drag: { x: true, y: false } },
+      hooks: {
+        drawClear: [
+          (u) => {
+            const ctx = u.ctx;
+            for (const band of bands) {
+              const fill = PHASE_FILL[band.name];
+              if (!fill) continue;
+              const x0 = u.valToPos(band.start, 'x', true);
+              const x1 = u.valToPos(band.end, 'x', true);
+              ctx.fillStyle = fill;
+              ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+            }
+          },
+        ],
+        draw: [
+          (u) => {
+            if (oomAt === null) return;
+            const ctx = u.ctx;
+            const x = u.valToPos(oomAt, 'x', true);
+            ctx.strokeStyle = '#dc2626';
+            ctx.lineWidth = 2 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(x, u.bbox.top);
+            ctx.lineTo(x, u.bbox.top + u.bbox.height);
+            ctx.stroke();
+            ctx.fillStyle = '#dc2626';
+            ctx.font = `${12 * devicePixelRatio}px system-ui`;
+            ctx.fillText(labels.oom, x + 4 * devicePixelRatio, u.bbox.top + 14 * devicePixelRatio);
+          },
+        ],
+      },
+    };
+    plot.current?.destroy();
+    plot.current = new uPlot(opts, data, el);
+    const resize = () => plot.current?.setSize({ width: el.clientWidth, height });
+    window.addEventListener('resize', resize);
+    return () => {
+      window.removeEventListener('resize', resize);
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [series, bands, oomAt, labels, height]);
+
+  return <div ref={host} className="time-chart" data-testid="time-chart" />;
+}

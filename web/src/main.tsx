@@ -1,0 +1,103 @@
+/** The dashboard shell: header with pages and the language switch, hash routing, pages. */
+import { type ReactElement, StrictMode, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { defaultLang, type Lang, LangContext, MESSAGES } from './i18n.js';
+import { ComparePage } from './pages/ComparePage.js';
+import { EstimatePage } from './pages/EstimatePage.js';
+import { MigratePage } from './pages/MigratePage.js';
+import { RunPage } from './pages/RunPage.js';
+import { RunsPage } from './pages/RunsPage.js';
+import './styles.css';
+
+function parseHash(hash: string): { path: string[]; query: string } {
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  return { path: path.split('/').filter(Boolean), query };
+}
+
+function App() {
+  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  // Bumped on every navigation from outside (links, back, a pasted URL): pages re-read their state from
+  // the URL then. The Estimate page's own URL updates use replaceState, which fires no hashchange.
+  const [navigation, setNavigation] = useState(0);
+  const [lang, setLang] = useState<Lang>(
+    () => (localStorage.getItem('headroom-lang') as Lang | null) ?? defaultLang(navigator.languages),
+  );
+  useEffect(() => {
+    const onHash = () => {
+      setRoute(parseHash(window.location.hash));
+      setNavigation((n) => n + 1);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  useEffect(() => {
+    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+    localStorage.setItem('headroom-lang', lang);
+  }, [lang]);
+  const go = (hash: string) => {
+    window.location.hash = hash;
+  };
+  const m = MESSAGES[lang];
+  const [page = 'estimate', arg] = route.path;
+  let body: ReactElement;
+  if (page === 'runs' && arg === 'compare') {
+    const q = new URLSearchParams(route.query);
+    body = <ComparePage a={Number(q.get('a'))} b={Number(q.get('b'))} />;
+  } else if (page === 'runs' && arg) body = <RunPage id={Number(arg)} />;
+  else if (page === 'runs')
+    body = (
+      <RunsPage
+        onOpen={(id) => go(`#/runs/${id}`)}
+        onCompare={(a, b) => go(`#/runs/compare?a=${a}&b=${b}`)}
+      />
+    );
+  else if (page === 'migrate') body = <MigratePage />;
+  else
+    body = (
+      <EstimatePage
+        key={navigation}
+        query={route.query}
+        onQuery={(q) => window.history.replaceState(null, '', `#/estimate${q ? `?${q}` : ''}`)}
+      />
+    );
+  return (
+    <LangContext.Provider value={lang}>
+      <header>
+        <h1>Headroom</h1>
+        <nav>
+          {(['estimate', 'runs', 'migrate'] as const).map((p) => (
+            <a key={p} href={`#/${p}`} className={page === p ? 'active' : ''} data-testid={`nav-${p}`}>
+              {m[`nav.${p}`]}
+            </a>
+          ))}
+        </nav>
+        <fieldset className="lang">
+          <legend className="sr-only">language</legend>
+          <button
+            type="button"
+            className={lang === 'en' ? 'active' : ''}
+            onClick={() => setLang('en')}
+            data-testid="lang-en"
+          >
+            English
+          </button>
+          <button
+            type="button"
+            className={lang === 'zh' ? 'active' : ''}
+            onClick={() => setLang('zh')}
+            data-testid="lang-zh"
+          >
+            中文
+          </button>
+        </fieldset>
+      </header>
+      <main>{body}</main>
+    </LangContext.Provider>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

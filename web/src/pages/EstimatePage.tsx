@@ -1,0 +1,383 @@
+/** The Estimate page: pick a model and a setup; the estimate is computed in the browser as you type. */
+import { useMemo, useState } from 'react';
+import { shapeFromConfig } from '../../../src/core/architecture.js';
+import { findGpu, GPUS, searchModels } from '../../../src/core/catalog/index.js';
+import { describeScenario } from '../../../src/core/describe.js';
+import { isUserError } from '../../../src/core/errors.js';
+import { type Estimate, estimate } from '../../../src/core/estimate.js';
+import { resolveModelRef } from '../../../src/core/model-ref.js';
+import {
+  ATTENTIONS,
+  CHECKPOINTING,
+  LOSSES,
+  METHODS,
+  OPTIMIZERS,
+  PRECISIONS,
+  parseScenario,
+  QUANTIZATIONS,
+  type Scenario,
+  STRATEGIES,
+} from '../../../src/core/scenario.js';
+import { formatBytes } from '../../../src/core/units.js';
+import { FitsStrip } from '../components/FitsStrip.js';
+import { Ladder } from '../components/Ladder.js';
+import { StackedBar } from '../components/StackedBar.js';
+import { type MessageKey, useT } from '../i18n.js';
+import { type FormState, formFromQuery, queryFromForm, scenarioFromForm } from '../scenario-url.js';
+
+interface Computed {
+  readonly result: Estimate | null;
+  readonly scenario: Scenario | null;
+  readonly error: string | null;
+}
+
+function compute(form: FormState, config: Record<string, unknown> | null): Computed {
+  try {
+    const scenario = parseScenario(scenarioFromForm(form, config));
+    const model = config
+      ? { shape: shapeFromConfig(config, 'pasted config'), id: 'pasted config' }
+      : resolveModelRef(scenario.model);
+    if (!model) return { result: null, scenario: null, error: `model "${form.model}" is not in the catalog` };
+    const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
+    return { result: estimate({ scenario, shape: model.shape, gpu }), scenario, error: null };
+  } catch (error) {
+    return {
+      result: null,
+      scenario: null,
+      error: isUserError(error) ? `${error.message}${error.hint ? ` — ${error.hint}` : ''}` : String(error),
+    };
+  }
+}
+
+function Select({
+  label,
+  value,
+  options,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: string;
+  options: readonly string[];
+  onChange: (v: string) => void;
+  testId: string;
+}) {
+  return (
+    <label>
+      <span>{label}</span>
+      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function NumberField({
+  label,
+  value,
+  onChange,
+  testId,
+  min = 1,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  testId: string;
+  min?: number;
+}) {
+  return (
+    <label>
+      <span>{label}</span>
+      <input
+        type="number"
+        min={min}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid={testId}
+      />
+    </label>
+  );
+}
+
+export function EstimatePage({ query, onQuery }: { query: string; onQuery: (query: string) => void }) {
+  const t = useT();
+  const initial = useMemo(() => formFromQuery(query), [query]);
+  const [form, setForm] = useState<FormState>(initial.form);
+  const [config, setConfig] = useState<Record<string, unknown> | null>(initial.config);
+  const [search, setSearch] = useState('');
+  const [pasted, setPasted] = useState('');
+  const [pasteError, setPasteError] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+
+  const update = (key: string, value: string) => {
+    const next = { ...form, [key]: value };
+    setForm(next);
+    onQuery(queryFromForm(next, config));
+  };
+  const { result, scenario, error } = useMemo(() => compute(form, config), [form, config]);
+  const matches = useMemo(() => (search.trim() === '' ? [] : searchModels(search).slice(0, 8)), [search]);
+
+  const applyPasted = () => {
+    try {
+      const parsed = JSON.parse(pasted) as unknown;
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        throw new Error('not a JSON object');
+      shapeFromConfig(parsed as Record<string, unknown>, 'pasted config');
+      setConfig(parsed as Record<string, unknown>);
+      setPasteError(null);
+      onQuery(queryFromForm(form, parsed as Record<string, unknown>));
+    } catch (e) {
+      setPasteError(isUserError(e) ? e.message : `not a config.json: ${(e as Error).message}`);
+    }
+  };
+
+  const exportJson = () => {
+    if (!scenario) return;
+    const blob = new Blob([`${JSON.stringify(scenario, null, 2)}\n`], { type: 'application/json' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `${typeof scenario.model === 'string' ? scenario.model : 'model'}-scenario.json`;
+    a.click();
+    URL.revokeObjectURL(a.href);
+  };
+
+  const lora = form.method === 'lora' || form.method === 'qlora';
+  return (
+    <div className="estimate-page">
+      <section className="panel form">
+        <h2>{t('estimate.title')}</h2>
+        <div className="model-pick">
+          <div className="label">
+            <span>{t('estimate.model')}</span>
+            {config ? (
+              <div className="pasted">
+                <b>pasted config ({String(config.model_type ?? '?')})</b>
+                <button
+                  type="button"
+                  onClick={() => {
+                    setConfig(null);
+                    onQuery(queryFromForm(form, null));
+                  }}
+                >
+                  {t('estimate.clearConfig')}
+                </button>
+              </div>
+            ) : (
+              <>
+                <input
+                  type="search"
+                  placeholder={`${form.model} — ${t('estimate.modelSearch')}`}
+                  value={search}
+                  onChange={(e) => setSearch(e.target.value)}
+                  data-testid="model-search"
+                />
+                {matches.length > 0 ? (
+                  <ul className="matches" data-testid="model-matches">
+                    {matches.map((m) => (
+                      <li key={m.id}>
+                        <button
+                          type="button"
+                          onClick={() => {
+                            update('model', m.id);
+                            setSearch('');
+                          }}
+                        >
+                          <b>{m.id}</b> <small>{m.hfRepo}</small>
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+              </>
+            )}
+          </div>
+          <details>
+            <summary>{t('estimate.pasteConfig')}</summary>
+            <textarea
+              rows={6}
+              value={pasted}
+              onChange={(e) => setPasted(e.target.value)}
+              data-testid="paste-config"
+              spellCheck={false}
+            />
+            <button type="button" onClick={applyPasted}>
+              {t('estimate.useConfig')}
+            </button>
+            {pasteError ? <p className="error">{pasteError}</p> : null}
+          </details>
+        </div>
+        <div className="grid">
+          <Select
+            label={t('estimate.method')}
+            value={form.method!}
+            options={METHODS}
+            onChange={(v) => update('method', v)}
+            testId="method"
+          />
+          <Select
+            label={t('estimate.precision')}
+            value={form.precision!}
+            options={PRECISIONS}
+            onChange={(v) => update('precision', v)}
+            testId="precision"
+          />
+          {form.method === 'qlora' || form.method === 'lora' ? (
+            <Select
+              label={t('estimate.quantization')}
+              value={form.quantization!}
+              options={QUANTIZATIONS}
+              onChange={(v) => update('quantization', v)}
+              testId="quantization"
+            />
+          ) : null}
+          <Select
+            label={t('estimate.optimizer')}
+            value={form.optimizer!}
+            options={OPTIMIZERS}
+            onChange={(v) => update('optimizer', v)}
+            testId="optimizer"
+          />
+          <NumberField
+            label={t('estimate.microBatch')}
+            value={form.microBatchSize!}
+            onChange={(v) => update('microBatchSize', v)}
+            testId="micro-batch"
+          />
+          <NumberField
+            label={t('estimate.seqLen')}
+            value={form.seqLen!}
+            onChange={(v) => update('seqLen', v)}
+            testId="seq-len"
+          />
+          <NumberField
+            label={t('estimate.gradAccum')}
+            value={form.gradAccumSteps!}
+            onChange={(v) => update('gradAccumSteps', v)}
+            testId="grad-accum"
+          />
+          <Select
+            label={t('estimate.checkpointing')}
+            value={form.gradientCheckpointing!}
+            options={CHECKPOINTING}
+            onChange={(v) => update('gradientCheckpointing', v)}
+            testId="checkpointing"
+          />
+          <Select
+            label={t('estimate.attention')}
+            value={form.attention!}
+            options={ATTENTIONS}
+            onChange={(v) => update('attention', v)}
+            testId="attention"
+          />
+          <Select
+            label={t('estimate.loss')}
+            value={form.loss!}
+            options={LOSSES}
+            onChange={(v) => update('loss', v)}
+            testId="loss"
+          />
+          <Select
+            label={t('estimate.strategy')}
+            value={form.strategy!}
+            options={STRATEGIES}
+            onChange={(v) => update('strategy', v)}
+            testId="strategy"
+          />
+          <NumberField
+            label={t('estimate.gpus')}
+            value={form.gpus!}
+            onChange={(v) => update('gpus', v)}
+            testId="gpus"
+          />
+          <Select
+            label={t('estimate.gpu')}
+            value={form.gpu!}
+            options={GPUS.map((g) => g.id)}
+            onChange={(v) => update('gpu', v)}
+            testId="gpu"
+          />
+          {lora ? (
+            <>
+              <NumberField
+                label={t('estimate.loraRank')}
+                value={form.loraRank!}
+                onChange={(v) => update('loraRank', v)}
+                testId="lora-rank"
+              />
+              <label>
+                <span>{t('estimate.loraTargets')}</span>
+                <input
+                  value={form.loraTargets}
+                  onChange={(e) => update('loraTargets', e.target.value)}
+                  data-testid="lora-targets"
+                />
+              </label>
+            </>
+          ) : null}
+        </div>
+        <div className="actions">
+          <button type="button" onClick={exportJson} disabled={!scenario} data-testid="export">
+            {t('estimate.export')}
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              void navigator.clipboard?.writeText(window.location.href);
+              setCopied(true);
+            }}
+          >
+            {copied ? t('estimate.copied') : t('estimate.copyLink')}
+          </button>
+        </div>
+      </section>
+
+      <section className="panel result" data-testid="result">
+        {error ? (
+          <p className="error" data-testid="estimate-error">
+            {error}
+          </p>
+        ) : null}
+        {result && scenario ? (
+          <>
+            <p className="scenario-line">
+              {describeScenario(scenario, config ? 'pasted config' : form.model!)}
+            </p>
+            <div className={`verdict ${result.fits?.ok ? 'ok' : 'no'}`} data-testid="verdict">
+              {result.fits
+                ? result.fits.ok
+                  ? `✓ ${t('estimate.fits')} ${result.fits.gpu} — ${t('estimate.headroom')} ${formatBytes(result.fits.headroomBytes)}`
+                  : `✗ ${t('estimate.doesNotFit')} ${result.fits.gpu} — ${t('estimate.over')} ${formatBytes(-result.fits.headroomBytes)}`
+                : null}
+            </div>
+            <StackedBar result={result} />
+            <table className="levels">
+              <tbody>
+                {(['allocatedBytes', 'reservedBytes', 'deviceBytes'] as const).map((k) => (
+                  <tr key={k}>
+                    <th>{t(`level.${k.replace('Bytes', '')}` as MessageKey)}</th>
+                    <td data-testid={`peak-${k}`}>{formatBytes(result.peak[k])}</td>
+                  </tr>
+                ))}
+                <tr>
+                  <th>{t('estimate.peakAt')}</th>
+                  <td>{result.peakPhase}</td>
+                </tr>
+              </tbody>
+            </table>
+            <p className="muted">{t('estimate.perGpu')}</p>
+            <FitsStrip
+              deviceBytes={result.peak.deviceBytes}
+              selected={form.gpu!}
+              onPick={(id) => update('gpu', id)}
+            />
+            <Ladder scenario={scenario} shapeSource={config} baseDeviceBytes={result.peak.deviceBytes} />
+          </>
+        ) : null}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,197 @@
+/** One run: memory over time, per-step peaks, loss, phases, the OOM, and the diagnosis beside the chart. */
+import { useEffect, useMemo, useState } from 'react';
+import { formatBytes } from '../../../src/core/units.js';
+import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
+import { type Band, TimeChart, type TimeSeries } from '../components/TimeChart.js';
+import { useT } from '../i18n.js';
+
+/** Merges system samples and step records onto one ascending time axis. */
+export function toSeries(steps: readonly StepPoint[], samples: readonly SamplePoint[]): TimeSeries {
+  const points = [
+    ...samples.map((s) => ({ t: s.t, used: s.usedBytes, reserved: null, allocated: null, loss: null })),
+    ...steps.map((s) => ({
+      t: s.t,
+      used: null,
+      reserved: s.peakReservedBytes ?? s.reservedBytes,
+      allocated: s.peakAllocatedBytes ?? s.allocatedBytes,
+      loss: s.loss,
+    })),
+  ].sort((a, b) => a.t - b.t);
+  return {
+    t: points.map((p) => p.t),
+    used: points.map((p) => p.used),
+    reserved: points.map((p) => p.reserved),
+    allocated: points.map((p) => p.allocated),
+    loss: points.map((p) => p.loss),
+  };
+}
+
+function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity: number | null }) {
+  const peaks = steps.map((s) => s.peakAllocatedBytes ?? s.allocatedBytes ?? 0);
+  const max = Math.max(capacity ?? 0, ...peaks, 1);
+  const w = 1000 / Math.max(peaks.length, 1);
+  return (
+    <svg viewBox="0 0 1000 120" className="step-peaks" data-testid="step-peaks" preserveAspectRatio="none">
+      <title>per-step peak allocated</title>
+      {peaks.map((p, i) => (
+        <rect
+          key={steps[i]!.step}
+          x={i * w}
+          y={120 - (p / max) * 120}
+          width={Math.max(w - 1, 0.5)}
+          height={(p / max) * 120}
+          fill={steps[i]!.phase === 'eval' ? '#ca8a04' : '#2563eb'}
+        >
+          <title>{`step ${steps[i]!.step}: ${formatBytes(p)}`}</title>
+        </rect>
+      ))}
+      {capacity ? (
+        <line
+          x1={0}
+          x2={1000}
+          y1={120 - (capacity / max) * 120}
+          y2={120 - (capacity / max) * 120}
+          stroke="#dc2626"
+          strokeDasharray="6 4"
+        />
+      ) : null}
+    </svg>
+  );
+}
+
+export function RunPage({ id }: { id: number }) {
+  const t = useT();
+  const [detail, setDetail] = useState<RunDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let source: EventSource | null = null;
+    api<RunDetail>(`/api/runs/${id}`).then(
+      (d) => {
+        setDetail(d);
+        if (d.run.status !== 'running') return;
+        // A run still going: new steps and samples arrive as server-sent events from the ledger.
+        source = new EventSource(apiUrl(`/api/runs/${id}/stream`));
+        source.addEventListener('update', (event) => {
+          const update = JSON.parse((event as MessageEvent<string>).data) as Partial<RunDetail>;
+          setDetail((prev) =>
+            prev
+              ? {
+                  ...prev,
+                  ...update,
+                  steps: [...prev.steps, ...(update.steps ?? [])],
+                  samples: [...prev.samples, ...(update.samples ?? [])],
+                }
+              : prev,
+          );
+        });
+        source.addEventListener('end', () => source?.close());
+      },
+      (e: Error) => setError(e.message),
+    );
+    return () => source?.close();
+  }, [id]);
+
+  const series = useMemo(() => (detail ? toSeries(detail.steps, detail.samples) : null), [detail]);
+  const bands: Band[] = useMemo(() => (detail ? [...detail.phases] : []), [detail]);
+  const labels = useMemo(
+    () => ({
+      used: t('run.system'),
+      reserved: t('level.reserved'),
+      allocated: t('level.allocated'),
+      loss: t('run.loss'),
+      oom: t('run.oom'),
+    }),
+    [t],
+  );
+
+  if (error) return <p className="error">{error}</p>;
+  if (!detail || !series) return <p className="muted">{t('common.loading')}</p>;
+  const { run } = detail;
+  const lastStep = detail.steps.at(-1);
+  return (
+    <div className="run-page">
+      <section className="panel">
+        <h2>
+          #{run.id} {run.name}{' '}
+          <span className={`badge ${run.status}`} data-testid="run-status">
+            {run.status}
+          </span>
+          {run.status === 'running' ? <span className="badge live">{t('run.live')}</span> : null}
+          {run.demo ? <span className="badge demo">{t('nav.demo')}</span> : null}
+        </h2>
+        <p className="muted command">{run.command}</p>
+        <dl className="peaks">
+          <dt>{t('runs.peakAllocated')}</dt>
+          <dd data-testid="peak-allocated">
+            {run.peakAllocatedBytes === null ? '—' : formatBytes(run.peakAllocatedBytes)}
+          </dd>
+          <dt>{t('runs.peakReserved')}</dt>
+          <dd data-testid="peak-reserved">
+            {run.peakReservedBytes === null ? '—' : formatBytes(run.peakReservedBytes)}
+          </dd>
+          <dt>{t('runs.peakDevice')}</dt>
+          <dd data-testid="peak-device">
+            {run.peakDeviceBytes === null ? '—' : formatBytes(run.peakDeviceBytes)}
+          </dd>
+          <dt>steps</dt>
+          <dd data-testid="step-count">
+            {detail.steps.length}
+            {lastStep ? ` (last ${lastStep.step})` : ''}
+          </dd>
+        </dl>
+      </section>
+      <div className="run-grid">
+        <section className="panel">
+          <h3>{t('run.memory')}</h3>
+          <TimeChart series={series} bands={bands} oomAt={detail.oom?.t ?? null} labels={labels} />
+          <h3>{t('run.steps')}</h3>
+          <StepPeaks steps={detail.steps} capacity={detail.samples[0]?.totalBytes ?? null} />
+          {detail.estimate ? (
+            <>
+              <h3>{t('run.estimateVsMeasured')}</h3>
+              <table className="levels" data-testid="estimate-vs-measured">
+                <tbody>
+                  {(
+                    [
+                      ['level.allocated', detail.estimate.peak.allocatedBytes, run.peakAllocatedBytes],
+                      ['level.reserved', detail.estimate.peak.reservedBytes, run.peakReservedBytes],
+                      ['level.device', detail.estimate.peak.deviceBytes, run.peakDeviceBytes],
+                    ] as const
+                  ).map(([key, est, meas]) => (
+                    <tr key={key}>
+                      <th>{t(key)}</th>
+                      <td>{formatBytes(est)}</td>
+                      <td>{meas === null ? '—' : formatBytes(meas)}</td>
+                      <td>{meas === null ? '' : `${(((est - meas) / meas) * 100).toFixed(1)} %`}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          ) : null}
+        </section>
+        <aside className="panel findings" data-testid="findings">
+          <h3>{t('run.findings')}</h3>
+          {detail.findings.length === 0 ? <p className="muted">{t('run.noFindings')}</p> : null}
+          <ol>
+            {detail.findings.map((f) => (
+              <li key={f.code} className={`finding ${f.severity}`} data-code={f.code}>
+                <b>{f.title}</b>
+                <ul>
+                  {f.evidence.map((e) => (
+                    <li key={e.label}>
+                      {e.label}: <code>{e.value}</code>
+                    </li>
+                  ))}
+                </ul>
+                <p>{f.action}</p>
+              </li>
+            ))}
+          </ol>
+          {detail.oom ? <pre className="oom-text">{detail.oom.text}</pre> : null}
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+/** The scenario in the URL, so a link reproduces it: flat query fields, and an inline config as base64url JSON. */
+
+export type FormState = Record<string, string>;
+
+export const FORM_DEFAULTS: FormState = {
+  model: 'llama-3.1-8b',
+  method: 'lora',
+  precision: 'bf16-true',
+  quantization: 'none',
+  optimizer: 'adamw',
+  microBatchSize: '1',
+  seqLen: '2048',
+  gradAccumSteps: '1',
+  gradientCheckpointing: 'none',
+  attention: 'sdpa',
+  loss: 'standard',
+  strategy: 'single',
+  gpus: '1',
+  gpu: 'rtx-4090',
+  loraRank: '16',
+  loraTargets: 'q_proj,v_proj',
+};
+
+function toBase64Url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): string {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+/** Reads the form state from a hash query string ("model=...&method=..."). */
+export function formFromQuery(query: string): { form: FormState; config: Record<string, unknown> | null } {
+  const params = new URLSearchParams(query);
+  const form: FormState = { ...FORM_DEFAULTS };
+  for (const key of Object.keys(FORM_DEFAULTS)) {
+    const value = params.get(key);
+    if (value !== null) form[key] = value;
+  }
+  let config: Record<string, unknown> | null = null;
+  const encoded = params.get('config');
+  if (encoded) {
+    try {
+      config = JSON.parse(fromBase64Url(encoded)) as Record<string, unknown>;
+    } catch {
+      config = null;
+    }
+  }
+  return { form, config };
+}
+
+/** Writes the non-default form fields (and an inline config) as a query string. */
+export function queryFromForm(form: FormState, config: Record<string, unknown> | null): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(form)) if (FORM_DEFAULTS[key] !== value) params.set(key, value);
+  if (config) params.set('config', toBase64Url(JSON.stringify(config)));
+  return params.toString();
+}
+
+/** The scenario object (SCENARIO.md spelling) the form describes. */
+export function scenarioFromForm(
+  form: FormState,
+  config: Record<string, unknown> | null,
+): Record<string, unknown> {
+  const method = form.method;
+  const lora = method === 'lora' || method === 'qlora';
+  const targets =
+    form.loraTargets === 'all-linear'
+      ? 'all-linear'
+      : (form.loraTargets ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  const gpus = Number(form.gpus);
+  return {
+    model: config ?? form.model,
+    method,
+    ...(lora ? { lora: { rank: Number(form.loraRank), targets } } : {}),
+    quantization:
+      method === 'qlora'
+        ? form.quantization === 'none'
+          ? 'nf4'
+          : form.quantization
+        : method === 'lora'
+          ? form.quantization
+          : 'none',
+    precision: form.precision,
+    optimizer: form.optimizer,
+    microBatchSize: Number(form.microBatchSize),
+    seqLen: Number(form.seqLen),
+    gradAccumSteps: Number(form.gradAccumSteps),
+    gradientCheckpointing: form.gradientCheckpointing,
+    attention: form.attention,
+    loss: form.loss,
+    parallelism: {
+      strategy: form.strategy === 'single' && gpus > 1 ? 'ddp' : form.strategy,
+      gpus: form.strategy === 'single' && gpus <= 1 ? 1 : gpus,
+    },
+    ...(form.gpu ? { gpu: form.gpu } : {}),
+  };
+}
