@@ -1,6 +1,6 @@
 /** Black-box tests of the built `headroom` binary, as a user runs it. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -155,6 +155,25 @@ describe('headroom estimate', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr).toMatch(hint);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('headroom report', () => {
+  it('writes a self-contained HTML report of the demo run', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'headroom-report-')), 'demo.html');
+    const r = headroom('report', 'demo', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`wrote ${out} (run #0 demo: llama-3.2-3b LoRA, eval OOM (synthetic))\n`);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script/i);
+  });
+
+  it('names what is missing', () => {
+    const r = headroom('report', 'demo');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: report needs an output file');
+    expect(r.stderr).toContain('Try: headroom report demo -o run-demo.html');
   });
 });
 

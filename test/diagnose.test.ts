@@ -8,11 +8,18 @@ import { REPO_ROOT, sharedFile } from './shared.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 
-function headroom(args: readonly string[], input?: string) {
+function headroom(args: readonly string[], input?: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     input: input ?? '',
-    env: { ...process.env, NO_COLOR: '1', HF_ENDPOINT: 'http://127.0.0.1:9' },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      HF_ENDPOINT: 'http://127.0.0.1:9',
+      LC_ALL: '',
+      LANG: 'C.UTF-8',
+      ...extraEnv,
+    },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -146,8 +153,43 @@ describe('headroom diagnose', () => {
     },
   );
 
+  it('--lang zh: the same findings with Chinese words, from the Chinese catalog', () => {
+    const file = logFile(caseText('kaito-976-private-pools'));
+    const r = diagnose([file, '--lang', 'zh']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([
+      'PyTorch 缓存分配器（2.x 格式） · GPU 0 · 阶段：前向传播（根据日志）',
+      '  请求 546 MiB · 总量 15.77 GiB · 空闲 514 MiB · PyTorch 已分配 13.73 GiB · 已预留未分配 737 MiB',
+    ]);
+    expect(r.stdout).toContain('\n环境\n 1. “Process 562167”很可能就是本进程（从容器内看到的） [提示]\n');
+    expect(r.stdout).toContain('\n配置\n 2. 在前向传播中失败：激活值放不下 [警告]\n');
+    expect(r.stdout).toContain('\n代码\n 3. 737 MiB 被 PyTorch 预留却无法使用：碎片化 [警告]\n');
+    expect(r.stdout).toContain('     空闲 + 已预留未分配：514 MiB + 737 MiB = 1.22 GiB ≥ 546 MiB\n');
+    // The JSON keeps its codes and numbers; only the words change.
+    const en = JSON.parse(diagnose([file, '--json']).stdout);
+    const zh = JSON.parse(diagnose([file, '--json', '--lang', 'zh']).stdout);
+    expect(zh.oom).toEqual(en.oom);
+    expect(zh.findings.map((f: { code: string }) => f.code)).toEqual(
+      en.findings.map((f: { code: string }) => f.code),
+    );
+    expect(zh.findings.map((f: { title: string }) => f.title)).toEqual([
+      '“Process 562167”很可能就是本进程（从容器内看到的）',
+      '在前向传播中失败：激活值放不下',
+      '737 MiB 被 PyTorch 预留却无法使用：碎片化',
+    ]);
+  });
+
+  it('takes the language from LC_ALL or LANG when it starts with zh, else English', () => {
+    const text = caseText('pt-2.x-16417-batch');
+    const title = (env: NodeJS.ProcessEnv) =>
+      JSON.parse(headroom(['diagnose', '-', '--json'], text, env).stdout).findings[0].title;
+    expect(title({ LANG: 'zh_CN.UTF-8' })).toBe('在反向传播中失败：激活值放不下');
+    expect(title({ LANG: 'en_US.UTF-8', LC_ALL: 'zh_CN.UTF-8' })).toBe('在反向传播中失败：激活值放不下');
+    expect(title({ LANG: 'de_DE.UTF-8' })).toBe('It failed in the backward pass: the activations do not fit');
+  });
+
   it('explains itself and is listed', () => {
-    expect(headroom(['--help']).stdout).toContain('diagnose [FILE | -]');
+    expect(headroom(['--help']).stdout).toContain('diagnose [RUN|FILE|-]');
     const help = diagnose(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--micro-batch N');

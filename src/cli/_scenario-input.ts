@@ -109,13 +109,20 @@ export interface LoadedScenario {
   readonly importedFrom: string | null;
 }
 
-/** Reads, merges, validates and resolves one scenario; user errors name the flag, field or file. */
+/**
+ * Reads, merges, validates and resolves one scenario; user errors name the flag, field or file.
+ * `defaults` (a recorded run's scenario) is the base when neither --scenario nor --from is given.
+ */
 export async function loadScenario(
   values: Values,
   positionalModel: string | undefined,
   command: string,
+  defaults?: Readonly<Record<string, unknown>>,
 ): Promise<LoadedScenario> {
-  const { base, imported, importedFrom } = await scenarioBase(values, command);
+  const read = await scenarioBase(values, command);
+  const { imported, importedFrom } = read;
+  const given = typeof values.scenario === 'string' || typeof values.from === 'string';
+  const base = defaults && !given ? { ...defaults } : read.base;
   const raw = mergeFlags(base, values, positionalModel);
   if (raw.model === undefined) {
     throw new HeadroomUserError({

@@ -1,14 +1,20 @@
 /** `headroom diagnose`: why a run ran out of memory, in the order to check things, with numbers. */
-
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
-import { diagnose, EN, type ScenarioContext } from '../core/diagnose/index.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { type DiagnosisResult, diagnose, type ScenarioContext } from '../core/diagnose/index.js';
+import { HeadroomUserError, isUserError } from '../core/errors.js';
+import type { RunRecord } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
+import { diagnoseRun } from '../io/diagnose-run.js';
+import { headroomHome, LEDGER_FILE, Ledger } from '../io/ledger.js';
 import { readLogFile, readLogStream } from '../io/read-log.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
+import { requireRun, runScenarioContext } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { catalogFromFlag, LANG_HELP, LANG_OPTIONS } from './_lang.js';
 import { styleFor } from './_output.js';
 import { applyScenarioFlags, SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { renderDiagnosis } from './render-diagnosis.js';
@@ -16,6 +22,7 @@ import { renderDiagnosis } from './render-diagnosis.js';
 export const help = `headroom diagnose — why did it run out of memory, and what to change?
 
 Usage:
+  headroom diagnose RUN [flags]           a run headroom recorded: its id, its --name, or last
   headroom diagnose FILE [flags]          a log file of the failed run
   headroom diagnose - [flags] < error.txt  a pasted traceback on standard input (also without -)
 
@@ -24,17 +31,56 @@ TensorFlow, bitsandbytes, host-memory kills), the phase it failed in, and lists 
 order to check them: environment, configuration, code. With a scenario, each change carries the
 estimator's figure against the card the error reports (or --gpu).
 
+For a recorded run (headroom run, headroom watch) it also reads the steps the probe recorded — memory
+growing step after step, during evaluation, reserved climbing over flat allocated, one rank above the
+others, a card full but stable — and the nvidia-smi samples (other processes, leftovers of earlier runs,
+memory no process accounts for). The run's scenario prices the changes; flags replace it.
+
 ${SCENARIO_FLAGS_HELP.replace('MODEL | --model ID', '--model ID        ')}
 
 Output:
   --json                    { oom, phase, findings } (oom in oom_corpus.jsonl's field names, bytes)
+${LANG_HELP}
 
 Examples:
+  headroom diagnose last
   headroom diagnose train.log
   headroom diagnose train.log --model llama-3.1-8b --method lora --micro-batch 4 --seq-len 2048
-  pbpaste | headroom diagnose - --scenario run.json --json`;
+  pbpaste | headroom diagnose - --scenario run.json --json --lang zh`;
 
-const OPTIONS = { ...SCENARIO_OPTIONS, json: { type: 'boolean' } } as const;
+const OPTIONS = { ...SCENARIO_OPTIONS, ...LANG_OPTIONS, json: { type: 'boolean' } } as const;
+
+/** A run reference: an id or `last` (a name is any other word that names a run in the ledger). */
+const RUN_ID = /^(?:\d+|last)$/;
+
+/**
+ * The recorded run SOURCE names, or null when SOURCE is a file (or names no run and is not an id).
+ * An existing file wins over a run of the same name.
+ */
+function recordedRun(source: string, env: NodeJS.ProcessEnv): { ledger: Ledger; run: RunRecord } | null {
+  if (existsSync(source)) return null;
+  const home = headroomHome(env);
+  if (!existsSync(join(home, LEDGER_FILE))) {
+    if (!RUN_ID.test(source)) return null;
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: 'RUN',
+      message: `no run "${source}": nothing is recorded in ${home}, and there is no file of that name`,
+      hint: 'record a run with headroom run -- python train.py, or give the path of a log file',
+    });
+  }
+  const ledger = Ledger.open(home);
+  try {
+    const run = ledger.getRun(source);
+    if (run) return { ledger, run };
+    if (RUN_ID.test(source)) requireRun(ledger, source);
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
+  ledger.close();
+  return null;
+}
 
 function resolveGpu(id: string | undefined): GpuSpec | null {
   if (id === undefined) return null;
@@ -91,23 +137,54 @@ async function scenarioFrom(
   };
 }
 
+/** The recorded run's own scenario, resolved; null (with a note) when its model cannot be resolved now. */
+async function storedScenario(run: RunRecord, ctx: CommandContext): Promise<ScenarioContext | null> {
+  try {
+    return await runScenarioContext(run);
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    ctx.stderr.write(
+      `note: the run's model could not be resolved (${error.message}); changes are not priced\n`,
+    );
+    return null;
+  }
+}
+
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'diagnose', 1);
+  const catalog = catalogFromFlag(values.lang, ctx.env);
   const source = positionals[0];
   const stdin = process.stdin;
   if (source === undefined && stdin.isTTY) {
     throw new HeadroomUserError({
       code: 'bad-flag',
       where: 'FILE',
-      message: 'diagnose needs a log file, or a traceback on standard input',
-      hint: 'headroom diagnose train.log   or   headroom diagnose - < error.txt',
+      message: 'diagnose needs a recorded run, a log file, or a traceback on standard input',
+      hint: 'headroom diagnose last   or   headroom diagnose train.log   or   headroom diagnose - < error.txt',
     });
   }
-  const scenario = await scenarioFrom(values);
-  const gpu = scenario?.gpu ?? resolveGpu(values.gpu);
-  const log = source === undefined || source === '-' ? await readLogStream(stdin) : await readLogFile(source);
-  const result = diagnose({ text: log.text, scenario, gpu, catalog: EN });
+  const flagged = await scenarioFrom(values);
+  const recorded = source === undefined || source === '-' ? null : recordedRun(source, ctx.env);
+  let result: DiagnosisResult;
+  let runLine: string | undefined;
+  let skippedBytes = 0;
+  if (recorded) {
+    const { ledger, run } = recorded;
+    try {
+      const scenario = flagged ?? (await storedScenario(run, ctx));
+      result = diagnoseRun(ledger, run, { catalog, scenario });
+      runLine = catalog.words.runHead(String(run.id), run.name, run.status, String(run.steps));
+    } finally {
+      ledger.close();
+    }
+  } else {
+    const gpu = flagged?.gpu ?? resolveGpu(values.gpu);
+    const log =
+      source === undefined || source === '-' ? await readLogStream(stdin) : await readLogFile(source);
+    skippedBytes = log.skippedBytes;
+    result = diagnose({ text: log.text, scenario: flagged, gpu, catalog });
+  }
   if (values.json) {
     const { oom, phase, findings } = result;
     ctx.stdout.write(`${JSON.stringify({ oom, phase, findings }, null, 2)}\n`);
@@ -115,8 +192,10 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   }
   const style = styleFor(ctx.stdout);
   const width = Math.max(60, Math.min(ctx.stdout.columns ?? 100, 110));
-  ctx.stdout.write(`${renderDiagnosis({ diagnosis: result, catalog: EN, style, width })}\n`);
-  if (log.skippedBytes > 0)
-    ctx.stderr.write(`note: the log is long; its first ${log.skippedBytes} bytes were not read\n`);
+  ctx.stdout.write(
+    `${renderDiagnosis({ diagnosis: result, catalog, style, width, ...(runLine ? { runLine } : {}) })}\n`,
+  );
+  if (skippedBytes > 0)
+    ctx.stderr.write(`note: the log is long; its first ${skippedBytes} bytes were not read\n`);
   return 0;
 }

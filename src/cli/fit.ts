@@ -5,6 +5,13 @@ import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
 import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
 import { formatBytes } from '../core/units.js';
 import { meterBar } from './_bar.js';
+import {
+  CALIBRATED_HELP,
+  CALIBRATED_OPTIONS,
+  calibrationJson,
+  describeCalibration,
+  loadCalibrated,
+} from './_calibrated.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
@@ -21,6 +28,7 @@ export const help = `headroom fit — the largest micro-batch and the longest se
 Usage:
   headroom fit MODEL [flags] --gpu ID [--headroom 10%] [--json]
   headroom fit --from CONFIG --gpu ID
+  headroom fit --calibrated RUN --gpu ID   from a measured run (headroom calibrate)
 
 Searches the estimator (memory grows with both): the largest micro-batch at the scenario's sequence
 length, and the longest sequence at its micro-batch. The value shown fits with the margin; one more does
@@ -29,17 +37,21 @@ not. The margin is there because real batches vary in length: each is padded to 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
 ${HEADROOM_HELP}
+${CALIBRATED_HELP}
 
 Output:
   --json                    { scenario, target, microBatch, seqLen }, each bound with its value, peak and
-                            the next value's peak
+                            the next value's peak; with --calibrated also calibration: { run, factors,
+                            uncalibrated: { microBatch, seqLen } } (the estimator's own limits)
 
 Examples:
   headroom fit llama-3.1-8b --method qlora --quantization nf4 --precision bf16-true --gradient-checkpointing full --gpu rtx-4090
-  headroom fit --from torchtune/recipes/configs/llama3_1/8B_lora_single_device.yaml --gpu a10g`;
+  headroom fit --from torchtune/recipes/configs/llama3_1/8B_lora_single_device.yaml --gpu a10g
+  headroom fit --calibrated trial --gpu a10g`;
 
 const OPTIONS = {
   ...SCENARIO_INPUT_OPTIONS,
+  ...CALIBRATED_OPTIONS,
   headroom: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
@@ -91,9 +103,27 @@ export function renderFit(result: FitResult, modelId: string, style: Style): str
   ].join('\n');
 }
 
+/** What calibration changed: the estimator's own limits beside the calibrated ones. */
+export function renderFitMoved(result: FitResult, plain: FitResult, source: string, style: Style): string {
+  const show = (b: FitBound) => (b.value === null ? 'none' : String(b.value));
+  const moved = (label: string, a: FitBound, b: FitBound) =>
+    a.value === b.value ? `${label} ${show(a)} (unchanged)` : `${label} ${show(b)} → ${style.bold(show(a))}`;
+  return [
+    '',
+    `  calibrated on ${source}: predicted from the measured baseline`,
+    `  the estimate alone → calibrated: ${moved('micro-batch', result.microBatch, plain.microBatch)}, ${moved('sequence', result.seqLen, plain.seqLen)}`,
+  ].join('\n');
+}
+
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'fit', 1);
-  const loaded = await loadScenario(values, positionals[0], 'fit');
+  const calibrated = await loadCalibrated(values.calibrated, ctx);
+  const loaded = await loadScenario(
+    values,
+    positionals[0],
+    'fit',
+    calibrated ? (calibrated.scenario as unknown as Record<string, unknown>) : undefined,
+  );
   if (!loaded.gpu) {
     throw new HeadroomUserError({
       code: 'bad-flag',
@@ -105,21 +135,36 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const marginFraction =
     values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
   const context = loaded.model.catalog?.max_position_embeddings ?? null;
-  const result = fitLimits({
+  const input = {
     scenario: loaded.scenario,
     shape: loaded.model.shape,
     exactParams: loaded.model.exactParams,
     gpu: loaded.gpu,
     contextTokens: context,
     ...(marginFraction === undefined ? {} : { marginFraction }),
-  });
+  };
+  const result = fitLimits({ ...input, calibration: calibrated?.calibration ?? null });
+  // The estimator's own limits, to say how far the measured baseline moved them.
+  const plain = calibrated ? fitLimits(input) : null;
   if (values.json) {
-    ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const out =
+      calibrated && plain
+        ? {
+            ...result,
+            calibration: {
+              ...calibrationJson(calibrated),
+              uncalibrated: { microBatch: plain.microBatch.value, seqLen: plain.seqLen.value },
+            },
+          }
+        : result;
+    ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   }
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
   ctx.stdout.write(`${renderFit(result, loaded.model.id, style)}\n`);
+  if (calibrated && plain)
+    ctx.stdout.write(`${renderFitMoved(result, plain, describeCalibration(calibrated), style)}\n`);
   return 0;
 }

@@ -9,21 +9,29 @@ const USAGE = `headroom — GPU memory for LLM fine-tuning
 
 Usage: headroom <command> [options]
 
-Commands:
+Before a run — will it fit, and what is the cheapest change?
   estimate MODEL [flags]    per-GPU memory by part, peak at three levels, fit and headroom
-  models [QUERY]            the embedded model catalog
-  gpus [QUERY]              the embedded GPU catalog; --for MODEL: the fewest of each that run it
-  import FILE               the scenario a trainer config (Axolotl, LLaMA-Factory, …) maps to
   plan MODEL --gpu ID       the cheapest changes, in order, that make a run fit
   fit MODEL --gpu ID        the largest micro-batch and longest sequence that fit
-  env capture|show          record a machine's GPUs, drivers, frameworks, links and disk
-  migrate --to-env B.json   what breaks when a run moves to other hardware, and how to move it
-  serve                     the dashboard in your browser (estimate, runs, migrate), on 127.0.0.1
+  import FILE               the scenario a trainer config (Axolotl, LLaMA-Factory, …) maps to
+  models [QUERY]            the embedded model catalog
+  gpus [QUERY]              the embedded GPU catalog; --for MODEL: the fewest of each that run it
+
+During a run — where is the memory going?
   run [flags] -- COMMAND    run training and record its memory: probe, nvidia-smi, stderr OOM text
   watch --log FILE          record (or resume) a run started elsewhere from its probe log
   runs [show|diff|export]   the recorded runs: peaks per layer, per-step chart, diff, export, rm
   probe path                where the Python probe is (for PYTHONPATH)
-  diagnose [FILE | -]       why a run ran out of memory: findings in order, with the estimator's figures
+  serve                     the dashboard in your browser (estimate, runs, migrate), on 127.0.0.1
+
+After an OOM — why did it run out?
+  diagnose [RUN|FILE|-]     findings in the troubleshooting order, with the estimator's figures
+  calibrate RUN             a short recorded run against the estimate; fit/plan --calibrated RUN use it
+  report RUN -o FILE.html   a self-contained HTML report of a run, to attach or send
+
+Before a move — will it still fit there?
+  env capture|show          record a machine's GPUs, drivers, frameworks, links and disk
+  migrate --to-env B.json   what breaks when a run moves to other hardware, and how to move it
 
 Run headroom <command> --help for its options. Every command takes --json.`;
 
@@ -47,11 +55,13 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   env: () => import('./env.js'),
   migrate: () => import('./migrate.js'),
   serve: () => import('./serve.js'),
+  report: () => import('./report.js'),
   run: () => import('./run.js'),
   watch: () => import('./watch.js'),
   runs: () => import('./runs.js'),
   probe: () => import('./probe.js'),
   diagnose: () => import('./diagnose.js'),
+  calibrate: () => import('./calibrate.js'),
 };
 
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */

@@ -1,10 +1,19 @@
 /** `headroom plan`: the cheapest changes, in order, that make a scenario fit a GPU. */
 import { describeScenario } from '../core/describe.js';
 import { HeadroomUserError } from '../core/errors.js';
+import { estimate } from '../core/estimate.js';
 import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
 import { makePlan, type Plan, type Rung } from '../core/plan.js';
+import { type CalibratedPrediction, predictCalibrated } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
 import { meterBar } from './_bar.js';
+import {
+  CALIBRATED_HELP,
+  CALIBRATED_OPTIONS,
+  calibrationJson,
+  describeCalibration,
+  loadCalibrated,
+} from './_calibrated.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
@@ -22,6 +31,7 @@ Usage:
   headroom plan MODEL [flags] --gpu ID [--gpus N] [--headroom 10%] [--allow-shorter] [--json]
   headroom plan --from CONFIG --gpu ID
   headroom plan --scenario FILE --gpu ID
+  headroom plan --calibrated RUN --micro-batch 8 --gpu ID   from a measured run (headroom calibrate)
 
 Climbs a ladder, cheapest change first, each on top of the ones before and skipped where it saves
 nothing: sdpa attention, smaller micro-batch with more accumulation (same effective batch), selective
@@ -35,10 +45,13 @@ ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
 ${HEADROOM_HELP}
   --allow-shorter           let the plan shorten sequences (truncates samples)
+${CALIBRATED_HELP}
 
 Output:
   --json                    { scenario, target, fitsAlready, rungs: [{ change, scenario, estimate, savedBytes,
-                            relativeStepTime, risk, fits }], alternatives }, rungs in the order applied
+                            relativeStepTime, risk, fits }], alternatives }, rungs in the order applied;
+                            with --calibrated also calibration: { run, factors, estimated, predicted,
+                            movedBytes } for the scenario as given
 
 Examples:
   headroom plan llama-3.1-8b --method full --micro-batch 4 --gpu rtx-4090
@@ -47,6 +60,7 @@ Examples:
 
 const OPTIONS = {
   ...SCENARIO_INPUT_OPTIONS,
+  ...CALIBRATED_OPTIONS,
   headroom: { type: 'string' },
   'allow-shorter': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -188,9 +202,24 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
   return lines.join('\n');
 }
 
+/** How far calibration moved the prediction for the scenario as given. */
+export function renderPrediction(p: CalibratedPrediction, source: string, style: Style): string {
+  const moved = p.movedBytes;
+  const percent = (100 * moved) / p.estimated.deviceBytes;
+  return style.dim(
+    `calibrated on ${source}: ${formatBytes(p.predicted.deviceBytes)} per GPU from the measured baseline, ${moved >= 0 ? '+' : '−'}${formatBytes(Math.abs(moved))} (${moved >= 0 ? '+' : '−'}${Math.abs(percent).toFixed(1)} %) from the estimate alone (${formatBytes(p.estimated.deviceBytes)}); every rung below is calibrated`,
+  );
+}
+
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'plan', 1);
-  const loaded = await loadScenario(values, positionals[0], 'plan');
+  const calibrated = await loadCalibrated(values.calibrated, ctx);
+  const loaded = await loadScenario(
+    values,
+    positionals[0],
+    'plan',
+    calibrated ? (calibrated.scenario as unknown as Record<string, unknown>) : undefined,
+  );
   if (!loaded.gpu) {
     throw new HeadroomUserError({
       code: 'bad-flag',
@@ -208,14 +237,33 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     gpu: loaded.gpu,
     ...(marginFraction === undefined ? {} : { marginFraction }),
     allowShorter: values['allow-shorter'] === true,
+    calibration: calibrated?.calibration ?? null,
   });
+  // The scenario as given: the estimate alone and the calibrated prediction, to say how far it moved.
+  const prediction = calibrated
+    ? predictCalibrated(
+        estimate({
+          scenario: loaded.scenario,
+          shape: loaded.model.shape,
+          exactParams: loaded.model.exactParams,
+          gpu: loaded.gpu,
+        }),
+        calibrated.calibration,
+      )
+    : null;
   if (values.json) {
-    ctx.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+    const out =
+      calibrated && prediction
+        ? { ...plan, calibration: { ...calibrationJson(calibrated), ...prediction } }
+        : plan;
+    ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   }
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
+  if (calibrated && prediction)
+    ctx.stdout.write(`${renderPrediction(prediction, describeCalibration(calibrated), style)}\n`);
   const text = renderPlan(plan, loaded.model.id, style);
   ctx.stdout.write(`${text}\n`);
   return 0;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyCalibration, calibrate, measuredPeaks } from './calibrate.js';
+import { applyCalibration, calibrate, calibratedEstimate, measuredPeaks } from './calibrate.js';
+import { findGpu } from './catalog/index.js';
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   ALLOCATOR_FRAGMENTATION,
@@ -94,5 +95,51 @@ describe('calibrate', () => {
     expect(
       calibrate(e, { ...e.peak, allocatedBytes: e.peak.allocatedBytes * 1.1 }).activationFactor,
     ).toBeNull();
+  });
+});
+
+describe('calibratedEstimate', () => {
+  const small = estimateFor({ ...BASE, microBatchSize: 2 });
+  const c = calibrate(small, standIn(small, 1.3, 1.5, 700 * MIB));
+
+  it('carries the calibrated peaks, phases and parts, which still add up to the device peak', () => {
+    const large = estimateFor({ ...BASE, microBatchSize: 8 });
+    const e = calibratedEstimate(large, c);
+    const p = applyCalibration(large, c);
+    expect(e.peak).toEqual({
+      allocatedBytes: p.allocatedBytes,
+      reservedBytes: p.reservedBytes,
+      deviceBytes: p.deviceBytes,
+    });
+    expect(e.peakPhase).toBe('backward');
+    expect(e.phases.backward).toBe(p.allocatedBytes);
+    expect(e.phases.load).toBe(large.phases.load);
+    const parts = e.components;
+    expect(parts.weights + parts.gradients + parts.optimizer + parts.activations + parts.runtime).toBe(
+      e.peak.deviceBytes,
+    );
+    expect(parts.activations - large.components.activations).toBe(
+      p.allocatedBytes - large.peak.allocatedBytes,
+    );
+  });
+
+  it('says whether the card holds it by the calibrated peak', () => {
+    const scenario = parseScenario({ ...BASE, microBatchSize: 4 });
+    const gpu = findGpu('a10g')!;
+    const e = estimate({ scenario, shape: resolveModelRef(scenario.model)!.shape, gpu });
+    const calibrated = calibratedEstimate(e, c);
+    expect(calibrated.fits).toEqual({
+      ...e.fits!,
+      headroomBytes: e.fits!.usableBytes - calibrated.peak.deviceBytes,
+      ok: calibrated.peak.deviceBytes <= e.fits!.usableBytes,
+    });
+  });
+
+  it('moves the memory outside torch by what the run measured above the estimate, so NCCL stays', () => {
+    const ddp = estimateFor({ ...BASE, microBatchSize: 2, parallelism: { strategy: 'ddp', gpus: 2 } });
+    const own = ddp.peak.deviceBytes - ddp.peak.reservedBytes;
+    const p = applyCalibration(ddp, c);
+    // The run measured 700 MiB outside torch where its (single-GPU) estimate had 500 MiB: +200 MiB.
+    expect(p.deviceBytes - p.reservedBytes).toBe(own + 200 * MIB);
   });
 });

@@ -4,7 +4,8 @@
  * model predicts) and allocator factor (how much the caching allocator really holds above allocated), and
  * applyCalibration predicts another setup of the same run (a larger batch, a longer sequence) from them.
  * The estimator itself is unchanged; the factors act on the terms it reports (estimate.ts, docs/memory-model.md
- * §6–7): the activation terms of the peak phase, and reserved − allocated.
+ * §6–7): the activation terms of the peak phase, and reserved − allocated. calibratedEstimate gives fit and
+ * plan an Estimate whose peaks are the calibrated ones.
  */
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
@@ -53,6 +54,8 @@ export interface Calibration {
   readonly allocatorFactor: number;
   /** Measured device − reserved: CUDA context, NCCL, memory outside torch; null without device samples. */
   readonly nonTorchBytes: number | null;
+  /** The estimate's own device − reserved for the calibrated setup (what nonTorchBytes is compared with). */
+  readonly estimatedNonTorchBytes: number;
   /** (estimate − measured) ÷ measured per level, before calibration. */
   readonly errors: { readonly allocated: number; readonly reserved: number; readonly device: number | null };
   readonly measured: MeasuredPeaks;
@@ -60,7 +63,7 @@ export interface Calibration {
 }
 
 /** Activation bytes the estimate holds at the high point of a phase (0 for load and the optimizer step). */
-function activationTerms(e: Estimate, phase: Phase): number {
+export function activationTerms(e: Estimate, phase: Phase): number {
   const b = e.breakdown;
   const resident = (b.activationsSavedBytes ?? 0) + (b.lossResidentBytes ?? 0);
   if (phase === 'forward') return resident;
@@ -85,6 +88,7 @@ interface Scaled {
   readonly allocatedBytes: number;
   readonly gapBytes: number;
   readonly peakPhase: Phase;
+  readonly phases: Readonly<Record<Phase, number>>;
 }
 
 /** The estimate's allocated peak and model reserve gap with activations scaled by `k`. */
@@ -111,6 +115,7 @@ function scale(e: Estimate, k: number): Scaled {
     allocatedBytes: allocated,
     gapBytes: ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * churn,
     peakPhase,
+    phases,
   };
 }
 
@@ -130,6 +135,7 @@ export function calibrate(estimate: Estimate, measured: MeasuredPeaks): Calibrat
     activationFactor,
     allocatorFactor: scaled.gapBytes > 0 ? measuredGap / scaled.gapBytes : 1,
     nonTorchBytes: measured.deviceBytes === null ? null : measured.deviceBytes - measured.reservedBytes,
+    estimatedNonTorchBytes: estimate.peak.deviceBytes - estimate.peak.reservedBytes,
     errors: {
       allocated: rel(estimate.peak.allocatedBytes, measured.allocatedBytes),
       reserved: rel(estimate.peak.reservedBytes, measured.reservedBytes),
@@ -149,17 +155,58 @@ export interface CalibratedPeak {
 
 /**
  * Predicts the peaks of an estimate (of the calibrated run or of a changed setup of it: batch, sequence,
- * checkpointing) with the run's own factors. With factors of 1 and no measured non-torch bytes it returns
- * the estimate's own peaks.
+ * checkpointing) with the run's own factors. The memory outside torch moves by what the run measured
+ * above the estimate's own figure, so a setup that adds NCCL buffers keeps them. With factors of 1 and no
+ * measured non-torch bytes it returns the estimate's own peaks.
  */
 export function applyCalibration(estimate: Estimate, calibration: Calibration): CalibratedPeak {
   const scaled = scale(estimate, calibration.activationFactor ?? 1);
   const reserved = scaled.allocatedBytes + calibration.allocatorFactor * scaled.gapBytes;
-  const nonTorch = calibration.nonTorchBytes ?? estimate.peak.deviceBytes - estimate.peak.reservedBytes;
+  const ownNonTorch = estimate.peak.deviceBytes - estimate.peak.reservedBytes;
+  const nonTorch =
+    calibration.nonTorchBytes === null
+      ? ownNonTorch
+      : ownNonTorch + calibration.nonTorchBytes - calibration.estimatedNonTorchBytes;
   return {
     allocatedBytes: Math.round(scaled.allocatedBytes),
     reservedBytes: Math.round(reserved),
     deviceBytes: Math.round(reserved + nonTorch),
     peakPhase: scaled.peakPhase,
+  };
+}
+
+/**
+ * The estimate with the calibrated peaks, for code that reads an Estimate (fit, plan): `peak`, `phases`
+ * and `peakPhase` are the calibrated ones; the activations part moves with allocated, and the runtime
+ * part takes the rest, so the five parts still add up to the device peak.
+ * @example calibratedEstimate(estimate({ scenario: { ...s, microBatchSize: 8 }, shape }), c).peak.deviceBytes
+ */
+export function calibratedEstimate(estimate: Estimate, calibration: Calibration): Estimate {
+  const peak = applyCalibration(estimate, calibration);
+  const phases = scale(estimate, calibration.activationFactor ?? 1).phases;
+  const c = estimate.components;
+  const activations = Math.max(0, c.activations + peak.allocatedBytes - estimate.peak.allocatedBytes);
+  const runtime = peak.deviceBytes - (c.weights + c.gradients + c.optimizer + activations);
+  const fits = estimate.fits
+    ? {
+        ...estimate.fits,
+        headroomBytes: estimate.fits.usableBytes - peak.deviceBytes,
+        ok: peak.deviceBytes <= estimate.fits.usableBytes,
+      }
+    : undefined;
+  return {
+    ...estimate,
+    peak: {
+      allocatedBytes: peak.allocatedBytes,
+      reservedBytes: peak.reservedBytes,
+      deviceBytes: peak.deviceBytes,
+    },
+    components: { ...c, activations, runtime },
+    peakPhase: peak.peakPhase,
+    phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])) as Record<
+      Phase,
+      number
+    >,
+    ...(fits ? { fits } : {}),
   };
 }

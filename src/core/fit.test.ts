@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { calibrate, calibratedEstimate } from './calibrate.js';
 import { findGpu, findModel } from './catalog/index.js';
 import { estimate } from './estimate.js';
 import { fitLimits, largestFitting, MAX_MICRO_BATCH } from './fit.js';
@@ -86,5 +87,46 @@ describe('fitLimits', () => {
     expect(r.microBatch.next!.value).toBe(1);
     expect(r.seqLen.value).toBeNull();
     expect(MAX_MICRO_BATCH).toBe(4096);
+  });
+});
+
+describe('fitLimits with a calibration', () => {
+  const shape = resolveModelRef('llama-3.2-1b')!.shape;
+  const scenario = parseScenario({
+    model: 'llama-3.2-1b',
+    method: 'lora',
+    precision: 'bf16-true',
+    seqLen: 1024,
+  });
+  const gpu = findGpu('a10g')!;
+  const at = (n: number) => estimate({ scenario: { ...scenario, microBatchSize: n }, shape, gpu });
+  // A run at micro-batch 2 that kept 30 % more activations and a 20 % larger cache than estimated.
+  const e2 = at(2);
+  const calibration = calibrate(e2, {
+    allocatedBytes:
+      e2.peak.allocatedBytes +
+      0.3 *
+        (e2.breakdown.activationsSavedBytes! +
+          e2.breakdown.lossResidentBytes! +
+          e2.breakdown.backwardTransientBytes!),
+    reservedBytes: e2.peak.reservedBytes * 1.35,
+    deviceBytes: null,
+  });
+
+  it('searches the calibrated peaks: the bound fits calibrated, one more does not', () => {
+    const plain = fitLimits({ scenario, shape, gpu });
+    const r = fitLimits({ scenario, shape, gpu, calibration });
+    expect([plain.microBatch.value, r.microBatch.value]).toEqual([5, 3]);
+    const budget = r.target.budgetBytes;
+    expect(calibratedEstimate(at(3), calibration).peak.deviceBytes).toBeLessThanOrEqual(budget);
+    expect(calibratedEstimate(at(4), calibration).peak.deviceBytes).toBeGreaterThan(budget);
+    expect(r.microBatch.estimate!.peak).toEqual(calibratedEstimate(at(3), calibration).peak);
+    expect(r.microBatch.next!.deviceBytes).toBe(calibratedEstimate(at(4), calibration).peak.deviceBytes);
+  });
+
+  it('without one (null) it is the estimator’s own search', () => {
+    expect(fitLimits({ scenario, shape, gpu, calibration: null })).toEqual(
+      fitLimits({ scenario, shape, gpu }),
+    );
   });
 });

@@ -4,6 +4,7 @@
  * one more does not — unless the search stopped at the model's context length or the search cap.
  */
 import type { ModelShape } from './architecture.js';
+import { type Calibration, calibratedEstimate } from './calibrate.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { type Estimate, estimate } from './estimate.js';
 import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
@@ -42,6 +43,11 @@ export interface FitInput {
   readonly marginFraction?: number;
   /** The model's context length (max_position_embeddings), which caps the sequence search. */
   readonly contextTokens?: number | null;
+  /**
+   * A measured run's factors (calibrate.ts): each setup is predicted from the measured baseline, and the
+   * estimates returned carry the calibrated peaks. Absent or null: the estimator alone.
+   */
+  readonly calibration?: Calibration | null;
 }
 
 /**
@@ -86,6 +92,7 @@ function bound(
         exactParams: input.exactParams ?? null,
         gpu: input.gpu,
       });
+      if (input.calibration) est = calibratedEstimate(est, input.calibration);
       cache.set(n, est);
     }
     return est;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { calibrate, calibratedEstimate } from './calibrate.js';
 import { findGpu } from './catalog/index.js';
 import { estimate } from './estimate.js';
 import { memoryTarget } from './margin.js';
@@ -207,5 +208,39 @@ describe('makePlan: the stopping rule and the margin', () => {
       loss: 'chunked',
     });
     expect(p.alternatives[0]!.change.summary).toBe('run on 2 × b200 with ZeRO-3 (NVIDIA B200 SXM 180GB)');
+  });
+});
+
+describe('makePlan with a calibration', () => {
+  const raw = {
+    model: 'llama-3.2-1b',
+    method: 'lora',
+    precision: 'bf16-true',
+    seqLen: 1024,
+    microBatchSize: 8,
+  };
+  const scenario = parseScenario(raw);
+  const shape = shapeOf('llama-3.2-1b');
+  const gpu = findGpu('a10g')!;
+  const e = estimate({ scenario: { ...scenario, microBatchSize: 2 }, shape });
+  const calibration = calibrate(e, {
+    ...e.peak,
+    allocatedBytes: e.peak.allocatedBytes + 2 * 2 ** 30,
+    deviceBytes: null,
+  });
+
+  it('starts from the calibrated peak and prices every rung with it', () => {
+    const p = makePlan({ scenario, shape, gpu, calibration });
+    const start = calibratedEstimate(estimate({ scenario, shape, gpu }), calibration);
+    expect(p.target.startPeakBytes).toBe(start.peak.deviceBytes);
+    for (const r of p.rungs)
+      expect(r.estimate.peak).toEqual(
+        calibratedEstimate(estimate({ scenario: r.scenario, shape, gpu }), calibration).peak,
+      );
+    expect(p.rungs.at(-1)!.fits).toBe(true);
+  });
+
+  it('without one (null) it is the estimator’s own plan', () => {
+    expect(makePlan({ scenario, shape, gpu, calibration: null })).toEqual(makePlan({ scenario, shape, gpu }));
   });
 });

@@ -6,6 +6,7 @@
  * fits, the hardware that would is listed instead.
  */
 import type { ModelShape } from './architecture.js';
+import { type Calibration, calibratedEstimate } from './calibrate.js';
 import { type CapacityOption, planCapacity } from './capacity.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
@@ -88,6 +89,11 @@ export interface PlanInput {
   readonly allowShorter?: boolean;
   /** GPUs searched for the hardware alternatives when nothing fits (default: the whole catalog). */
   readonly catalog?: readonly GpuSpec[];
+  /**
+   * A measured run's factors (calibrate.ts): every rung is predicted from the measured baseline. The
+   * hardware alternatives (when nothing fits) stay the estimator's. Absent or null: the estimator alone.
+   */
+  readonly calibration?: Calibration | null;
 }
 
 /** Shortest sequence the shorter-sequence rung proposes: below this a fine-tune loses its point. */
@@ -388,6 +394,7 @@ export function makePlan(input: PlanInput): Plan {
     let est = cache.get(key);
     if (!est) {
       est = estimate({ scenario: s, shape: input.shape, exactParams: input.exactParams ?? null, gpu });
+      if (input.calibration) est = calibratedEstimate(est, input.calibration);
       cache.set(key, est);
     }
     return est;

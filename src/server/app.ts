@@ -6,6 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { getCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { findGpu, GPUS, MODELS } from '../core/catalog/index.js';
 import { isUserError } from '../core/errors.js';
@@ -24,6 +25,9 @@ export interface AppDeps {
   /** Extra API routes (runs, migrate, import …) mounted under /api by the callers that have them. */
   readonly extend?: (api: Hono) => void;
 }
+
+/** The cookie a browser keeps the token in after opening the ?token= link. */
+const TOKEN_COOKIE = 'headroom_token';
 
 /** Default request body limit: a pasted config.json or trainer config is far below this. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1_000_000;
@@ -92,19 +96,26 @@ export function createApp(deps: AppDeps): Hono {
     const token = deps.token;
     app.use('*', async (c, next) => {
       const header = c.req.header('authorization') ?? '';
-      const given = header.startsWith('Bearer ') ? header.slice(7) : (c.req.query('token') ?? '');
+      const fromQuery = c.req.query('token');
+      const given = header.startsWith('Bearer ')
+        ? header.slice(7)
+        : (fromQuery ?? getCookie(c, TOKEN_COOKIE) ?? '');
       if (!sameToken(given, token)) {
         return c.json(
           {
             error: {
               code: 'unauthorized',
-              message: 'this server needs its token: Authorization: Bearer <token> or ?token=',
+              message:
+                'this server needs its token: Authorization: Bearer <token>, or open the link with ?token=',
             },
           },
           401,
         );
       }
       await next();
+      // A browser that opened the link with ?token= keeps it in a cookie for the page's assets and API calls.
+      if (fromQuery !== undefined)
+        setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
     });
   }
 

@@ -1,9 +1,17 @@
 /**
  * The dashboard app as `headroom serve` runs it: the core app plus the routes that need the edges
- * (the run ledger). Kept apart from app.ts so the core app stays testable without a ledger.
+ * (the run ledger) and the demo run. Kept apart from app.ts so the core app stays testable alone.
  */
 import type { Hono } from 'hono';
+import type { FindingView } from '../core/dashboard-types.js';
+import type { Finding } from '../core/diagnose/finding.js';
+import { catalogFor, type Lang } from '../core/diagnose/messages.js';
+import type { RunRecord } from '../core/run-record.js';
+import { diagnoseRun } from '../io/diagnose-run.js';
+import { headroomHome, Ledger } from '../io/ledger.js';
 import { createApp } from './app.js';
+import { buildDemoRun } from './demo-run.js';
+import { mountRuns } from './runs-api.js';
 
 export interface DashboardOptions {
   readonly webRoot: string;
@@ -11,12 +19,39 @@ export interface DashboardOptions {
   readonly token?: string;
   /** Include the demo run on the runs page. */
   readonly demo: boolean;
+  /** Poll interval of live streams, ms (tests shorten it). */
+  readonly pollMs?: number;
+}
+
+/** Findings as the dashboard shows them (the same objects as `diagnose --json`, without the remedies' flags). */
+export function findingViews(findings: readonly Finding[]): FindingView[] {
+  return findings.map((f) => ({
+    code: f.code,
+    severity: f.severity,
+    title: f.title,
+    evidence: f.evidence.map((e) => ({ label: e.label, value: e.value })),
+    action: f.action,
+  }));
+}
+
+/** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */
+export function runFindings(ledger: Ledger, run: RunRecord, lang: Lang = 'en'): FindingView[] {
+  return findingViews(diagnoseRun(ledger, run, { catalog: catalogFor(lang) }).findings);
 }
 
 /** Builds the dashboard app. */
 export async function createDashboardApp(options: DashboardOptions): Promise<Hono> {
+  const home = headroomHome(options.env);
+  const demo = options.demo ? { en: buildDemoRun('en'), zh: buildDemoRun('zh') } : null;
   return createApp({
     webRoot: options.webRoot,
     ...(options.token === undefined ? {} : { token: options.token }),
+    extend: (api) =>
+      mountRuns(api, {
+        openLedger: () => Ledger.open(home),
+        diagnoseRun: runFindings,
+        demo,
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      }),
   });
 }

@@ -12,12 +12,17 @@ export const CHROMIUM = process.env.HEADROOM_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(REPO_ROOT, 'test-results');
 
 /** Launches headless Chromium with a fresh profile (its --user-data-dir), in English unless told otherwise. */
-export async function launch(locale = 'en-US'): Promise<BrowserContext> {
+export async function launch(
+  locale = 'en-US',
+  options: { bypassCSP?: boolean } = {},
+): Promise<BrowserContext> {
   const profile = mkdtempSync(join(tmpdir(), 'headroom-chromium-'));
   return chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     locale,
+    // Only the benchmark sets this: it evaluates timing code in the page, which the dashboard's CSP forbids.
+    bypassCSP: options.bypassCSP ?? false,
     args: [
       '--headless',
       '--no-sandbox',
@@ -37,7 +42,12 @@ export async function listen(app: Hono): Promise<{ url: string; stop: () => Prom
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
       resolve({
         url: `http://127.0.0.1:${info.port}`,
-        stop: () => new Promise<void>((done) => server.close(() => done())),
+        stop: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Browsers keep connections alive (and EventSource streams open): end them so close() returns.
+            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
       });
     });
   });

@@ -23,15 +23,20 @@ export function messageCodeFindings(input: RuleInput): Finding[] {
   if (cache === null || T === null || cache < FRAGMENTED_MIN_SHARE * T) return [];
   const A = o.requestedBytes;
   if (A !== null && cache < A && cache < FRAGMENTED_LARGE_SHARE * T) return [];
+  const w = input.catalog.words;
   const evidence = [
     o.reservedUnallocatedBytes !== null
-      ? ev(input, 'reserved-unallocated', `${bytes(cache)} (${percent(cache, T)} of the card)`)
+      ? ev(input, 'reserved-unallocated', w.shareOfCard(bytes(cache), percent(cache, T)))
       : ev(
           input,
           'reserved-unallocated',
           m.layout === 'v1-cached'
-            ? `${bytes(cache)} ("cached")`
-            : `${bytes(cache)} (${bytes(o.reservedTotalBytes ?? 0)} reserved − ${bytes(o.allocatedByTorchBytes ?? 0)} allocated)`,
+            ? w.cachedLegacy(bytes(cache))
+            : w.reservedMinusAllocated(
+                bytes(cache),
+                bytes(o.reservedTotalBytes ?? 0),
+                bytes(o.allocatedByTorchBytes ?? 0),
+              ),
         ),
   ];
   if (A !== null) {

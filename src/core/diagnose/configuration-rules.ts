@@ -18,15 +18,19 @@ const PART_OF: Partial<Record<OomPhase, RemediedPart>> = {
 function phaseEvidence(input: RuleInput): Evidence[] {
   const p = input.phase;
   const c = input.catalog;
-  const how = p.reason ? `${c.bases[p.basis]}: ${c.phaseReasons[p.reason]}` : c.bases[p.basis];
-  const out = [ev(input, 'phase', `${c.phases[p.phase]} (${how})`, p.quote)];
+  const how = p.reason ? c.words.basisReason(c.bases[p.basis], c.phaseReasons[p.reason]) : c.bases[p.basis];
+  const out = [ev(input, 'phase', c.words.phaseValue(c.phases[p.phase], how), p.quote)];
   const o = input.match?.oom;
   if (p.reason === 'card-full' && o && o.allocatedByTorchBytes !== null && o.totalBytes !== null) {
     out.push(
       ev(
         input,
         'torch-allocated',
-        `${bytes(o.allocatedByTorchBytes)} of ${bytes(o.totalBytes)} (${percent(o.allocatedByTorchBytes, o.totalBytes)})`,
+        c.words.partOfWhole(
+          bytes(o.allocatedByTorchBytes),
+          bytes(o.totalBytes),
+          percent(o.allocatedByTorchBytes, o.totalBytes),
+        ),
       ),
     );
     if (o.reservedUnallocatedBytes !== null)
@@ -42,16 +46,25 @@ function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence
   const c = input.catalog;
   const device = base.peak.deviceBytes;
   const cap = input.capacityBytes;
-  const fit =
+  const value =
     cap === null
-      ? ''
-      : device <= cap
-        ? `, ${c.words.estimateFits(bytes(cap - device))}`
-        : `, ${c.words.estimateShort(bytes(device - cap))}`;
-  const out = [ev(input, 'estimate-peak', `${bytes(device)}${cap === null ? '' : ` / ${bytes(cap)}`}${fit}`)];
+      ? bytes(device)
+      : c.words.clause(
+          `${bytes(device)} / ${bytes(cap)}`,
+          device <= cap
+            ? c.words.estimateFits(bytes(cap - device))
+            : c.words.estimateShort(bytes(device - cap)),
+        );
+  const out = [ev(input, 'estimate-peak', value)];
   if (part) {
     const size = base.components[part];
-    out.push(ev(input, 'estimate-part', c.words.share(`${part} ${bytes(size)}`, percent(size, device))));
+    out.push(
+      ev(
+        input,
+        'estimate-part',
+        c.words.share(`${c.words.parts[part]} ${bytes(size)}`, percent(size, device)),
+      ),
+    );
   }
   return out;
 }
@@ -81,7 +94,7 @@ function imbalance(input: RuleInput): Finding {
   const evidence = phaseEvidence(input);
   if (input.match) {
     for (const p of foreignProcesses(input.match))
-      evidence.push(ev(input, 'process', `pid ${p.pid}: ${bytes(p.bytes)}`));
+      evidence.push(ev(input, 'process', input.catalog.words.process(String(p.pid), null, bytes(p.bytes))));
     if (input.match.rank !== null)
       evidence.push(ev(input, 'rank', String(input.match.rank), input.match.quote));
   }
@@ -146,7 +159,8 @@ export function configurationFindings(input: RuleInput): Finding[] {
     case 'mid-run':
       return [say(input, 'mid-run', 'warn', {}, [...phaseEvidence(input), ...estimateEvidence(input, null)])];
     case 'unknown': {
-      if (!input.match && !input.baseline) return [];
+      // Nothing failed (a recorded run without an error) or nothing to read and no setup: no phase to explain.
+      if (!input.match && (!input.baseline || !input.hasText)) return [];
       const largest = largestPart(input);
       return [
         say(

@@ -1,7 +1,7 @@
 /**
- * `headroom diagnose` as a pure function: a log or traceback (and, in phase 2, a step timeline) in,
- * `{ oom, phase, findings }` out. The message is parsed (../oom), the phase read, and the rules run in
- * the fixed troubleshooting order: environment, configuration, code.
+ * `headroom diagnose` as a pure function: a log or traceback, and for a recorded run its step timeline
+ * and nvidia-smi samples, in; `{ oom, phase, findings }` out. The message is parsed (../oom), the phase
+ * read, and the rules run in the fixed troubleshooting order: environment, configuration, code.
  */
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import { usableBytes } from '../estimate.js';
@@ -17,6 +17,7 @@ import {
   type PhaseReading,
   primaryOom,
 } from '../oom/index.js';
+import { cardFindings, type RunSamples } from './card-rules.js';
 import { messageCodeFindings } from './code-rules.js';
 import { configurationFindings } from './configuration-rules.js';
 import { environmentFindings } from './environment-rules.js';
@@ -30,8 +31,12 @@ import { timelineFindings } from './timeline-rules.js';
 export interface DiagnoseInput {
   /** A log file's text or a pasted traceback. */
   readonly text?: string | null;
-  /** The run's memory step by step (phase 2: from the run ledger). */
+  /** The run's memory step by step (from the run ledger: diagnoseRun in src/io/diagnose-run.ts). */
   readonly timeline?: Timeline | null;
+  /** The run's nvidia-smi samples: other processes, leftovers, memory no process accounts for. */
+  readonly samples?: RunSamples | null;
+  /** The card's memory.total as recorded, when the message does not give it (before the scenario's --gpu). */
+  readonly capacityBytes?: number | null;
   /** The setup, when known: remedies then carry the estimator's figures. */
   readonly scenario?: ScenarioContext | null;
   /** The card, when known without a scenario (--gpu): the capacity when the message does not give one. */
@@ -54,6 +59,25 @@ export interface DiagnosisResult extends Diagnosis {
     readonly lookAlike: OomMatch | null;
     readonly phase: PhaseReading;
   };
+}
+
+/** Training steps a recorded run completes before a failure that no frame or log line places: mid-run. */
+export const MID_RUN_MIN_STEPS = 8;
+
+/**
+ * A recorded run that completed many training steps before it failed failed mid-run, when the text
+ * itself does not say where (only the allocator's figures, or nothing): the setup fit, then something
+ * changed — which the timeline rules then name (a leak, fragmentation, a longer batch).
+ */
+function recordedPhase(
+  reading: PhaseReading,
+  timeline: Timeline | null,
+  match: OomMatch | null,
+): PhaseReading {
+  if (!match || !timeline || (reading.basis !== 'numbers' && reading.basis !== 'none')) return reading;
+  const trained = new Set(timeline.steps.filter((s) => s.phase === 'train').map((s) => s.step)).size;
+  if (trained < MID_RUN_MIN_STEPS) return reading;
+  return { phase: 'mid-run', basis: 'steps', quote: null, line: null, reason: 'steps-before-failure' };
 }
 
 /** Findings of the same code (from the message and from the timeline) become one, evidence joined. */
@@ -88,7 +112,7 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
   const matches = findOomMessages(text);
   const match = primaryOom(matches) ?? null;
   const lookAlike = match ? null : (findLookAlikeErrors(text)[0] ?? null);
-  const phase = detectPhase(text, match, matches);
+  const phase = recordedPhase(detectPhase(text, match, matches), input.timeline ?? null, match);
   const scenario = input.scenario ?? null;
   const gpu = scenario?.gpu ?? input.gpu ?? null;
   const ruleInput: RuleInput = {
@@ -98,14 +122,17 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
     lookAlike,
     phase,
     timeline: input.timeline ?? null,
+    samples: input.samples ?? null,
+    hasText: text.trim() !== '',
     scenario,
     baseline: scenario ? baselineEstimate(scenario) : null,
-    capacityBytes: match?.oom.totalBytes ?? (gpu ? usableBytes(gpu) : null),
+    capacityBytes: match?.oom.totalBytes ?? input.capacityBytes ?? (gpu ? usableBytes(gpu) : null),
     catalog,
   };
   const findings = sortFindings(
     merge([
       ...environmentFindings(ruleInput),
+      ...cardFindings(ruleInput),
       ...configurationFindings(ruleInput),
       ...messageCodeFindings(ruleInput),
       ...timelineFindings(ruleInput),

@@ -28,12 +28,13 @@ function processes(input: RuleInput, m: OomMatch): Finding[] {
   const list = o.processes ?? [];
   if (list.length === 0) return [];
   const out: Finding[] = [];
+  const w = input.catalog.words;
   const others = foreignProcesses(m);
   const own = list.filter((p) => !others.includes(p));
   const used = o.totalBytes !== null && o.freeBytes !== null ? o.totalBytes - o.freeBytes : null;
   if (o.thisProcessInUseBytes === undefined && own.length === 1) {
     const self = own[0]!;
-    const evidence = [ev(input, 'process', `pid ${self.pid}: ${bytes(self.bytes)}`)];
+    const evidence = [ev(input, 'process', w.process(String(self.pid), null, bytes(self.bytes)))];
     if (used !== null) evidence.push(ev(input, 'card-used', bytes(used)));
     // NVML lists every compute process, this one included: without a "this process" line, the biggest
     // "Process N" is this one. When the sizes do not add up, memory-outside-process reports the rest.
@@ -50,7 +51,7 @@ function processes(input: RuleInput, m: OomMatch): Finding[] {
   // Small processes are other ranks' contexts: the configuration step (rank imbalance) reports them.
   if (others.length > 0 && !others.every((p) => p.bytes <= RANK_CONTEXT_MAX_BYTES)) {
     const total = others.reduce((s, p) => s + p.bytes, 0);
-    const evidence = others.map((p) => ev(input, 'process', `pid ${p.pid}: ${bytes(p.bytes)}`));
+    const evidence = others.map((p) => ev(input, 'process', w.process(String(p.pid), null, bytes(p.bytes))));
     evidence.push(ev(input, 'processes-total', bytes(total)));
     if (o.thisProcessInUseBytes !== undefined)
       evidence.push(ev(input, 'this-process', bytes(o.thisProcessInUseBytes)));
@@ -101,7 +102,9 @@ function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
   if (listed > 0) evidence.push(ev(input, 'processes-total', bytes(listed)));
   const rest = used - explained;
   if (rest < Math.max(UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE * o.totalBytes)) return [];
-  evidence.push(ev(input, 'unaccounted', `${bytes(rest)} (${percent(rest, o.totalBytes)} of the card)`));
+  evidence.push(
+    ev(input, 'unaccounted', input.catalog.words.shareOfCard(bytes(rest), percent(rest, o.totalBytes))),
+  );
   return [say(input, 'memory-outside-process', 'warn', { bytes: bytes(rest) }, evidence)];
 }
 
@@ -144,7 +147,7 @@ function requestTooLarge(input: RuleInput, m: OomMatch): Finding[] {
         'request-exceeds-card',
         'error',
         { requested: '> 1 EB', total: card === null ? '?' : bytes(card), unbounded: true },
-        [ev(input, 'requested', 'more than 1 EB'), messageEvidence(input, m)],
+        [ev(input, 'requested', input.catalog.words.moreThanExabyte), messageEvidence(input, m)],
       ),
     );
   } else if (o.requestedBytes !== null && card !== null && o.requestedBytes >= card) {
@@ -205,7 +208,7 @@ function secondModelCopy(input: RuleInput): Finding[] {
   if (prose >= 0)
     return [
       say(input, 'second-model-copy', 'warn', {}, [
-        ev(input, 'log', `line ${prose + 1}`, input.lines[prose]!.text.trim()),
+        ev(input, 'log', input.catalog.words.logLine(String(prose + 1)), input.lines[prose]!.text.trim()),
       ]),
     ];
   if (input.phase.phase !== 'evaluation') return [];
@@ -214,7 +217,7 @@ function secondModelCopy(input: RuleInput): Finding[] {
     return [
       say(input, 'second-model-copy', 'warn', {}, [
         ev(input, 'phase', input.catalog.phases.evaluation),
-        ev(input, 'log', `line ${load + 1}`, input.lines[load]!.text.trim()),
+        ev(input, 'log', input.catalog.words.logLine(String(load + 1)), input.lines[load]!.text.trim()),
       ]),
     ];
   // The allocator holds at least two copies of the weights the scenario's estimate needs.
@@ -225,7 +228,7 @@ function secondModelCopy(input: RuleInput): Finding[] {
       say(input, 'second-model-copy', 'warn', {}, [
         ev(input, 'phase', input.catalog.phases.evaluation),
         ev(input, 'torch-allocated', bytes(allocated)),
-        ev(input, 'estimate-part', `${bytes(weights)} (weights)`),
+        ev(input, 'estimate-part', `${input.catalog.words.parts.weights} ${bytes(weights)}`),
       ]),
     ];
   return [];
@@ -258,7 +261,7 @@ export function environmentFindings(input: RuleInput): Finding[] {
   if (input.phase.phase === 'other-process' && input.phase.basis === 'log' && input.phase.line !== null)
     out.push(
       say(input, 'leftover-process', 'error', {}, [
-        ev(input, 'log', `line ${input.phase.line + 1}`, input.phase.quote),
+        ev(input, 'log', input.catalog.words.logLine(String(input.phase.line + 1)), input.phase.quote),
       ]),
     );
   if (isTorch(m)) out.push(...unaccounted(input, m), ...freeExceedsRequest(input, m));

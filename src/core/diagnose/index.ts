@@ -1,4 +1,5 @@
 /** The diagnoser: findings as data, in the troubleshooting order, with the words in one catalog. */
+export type { RunSamples } from './card-rules.js';
 export { type DiagnoseInput, type Diagnosis, type DiagnosisResult, diagnose } from './diagnose.js';
 export {
   type Evidence,
@@ -10,6 +11,16 @@ export {
   type Remedy,
   type Severity,
 } from './finding.js';
-export { CATALOGS, EN, type EvidenceLabel, type FindingParams, type MessageCatalog } from './messages.js';
+export {
+  CATALOGS,
+  catalogFor,
+  EN,
+  type EvidenceLabel,
+  type FindingParams,
+  type Lang,
+  type MessageCatalog,
+  ZH,
+} from './messages.js';
 export { priceRemedies, type RemediedPart, remedyFigure, type ScenarioContext } from './remedies.js';
+export { probeCapacityBytes, timelineFromSteps, timelinePhase } from './run-timeline.js';
 export type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';

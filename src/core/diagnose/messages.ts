@@ -1,7 +1,8 @@
 /**
- * Every word a finding shows, in one catalog keyed by code. English now; a Simplified Chinese catalog
- * (issue 6, `--lang zh`) is another object of the same `MessageCatalog` type, which TypeScript checks
- * for completeness. Figures arrive already formatted; only words live here.
+ * Every word a finding shows, in one catalog keyed by code: English (EN) and Simplified Chinese (ZH),
+ * two objects of the same `MessageCatalog` type, which TypeScript checks for completeness. The CLI
+ * (`--lang`), the JSON and the dashboard take their words from here. Figures arrive already formatted;
+ * only words live here.
  */
 import type { OomFamily, OomPhase, PhaseBasis, PhaseReason } from '../oom/index.js';
 import type { FindingCode, FindingGroup, Severity } from './finding.js';
@@ -69,7 +70,9 @@ export type EvidenceLabel =
   | 'projected-full'
   | 'inactive-split'
   | 'retries'
-  | 'rank-peak';
+  | 'rank-peak'
+  | 'smi-used'
+  | 'this-run';
 
 /** Changes the estimator can price. */
 export type RemedyCode =
@@ -123,6 +126,49 @@ export interface MessageCatalog {
     readonly stepOnRank: (rank: string, device: string) => string;
     readonly noFindings: string;
     readonly tryFlags: string;
+    /** Two clauses of one value: "31.95 GiB / 23.65 GiB, 8.30 GiB short". */
+    readonly clause: (a: string, b: string) => string;
+    /** A label before its value: "requested: " / "请求：". */
+    readonly labelled: (label: string) => string;
+    /** The phase as evidence: "backward (from the traceback)". */
+    readonly phaseValue: (phase: string, how: string) => string;
+    /** How the phase was read, with the reason: "from the allocator’s figures: …". */
+    readonly basisReason: (basis: string, reason: string) => string;
+    /** A rank's figure: "9.00 GiB on rank 0". */
+    readonly onRank: (rank: string, value: string) => string;
+    /** A recorded run's heading: "run 3 "leak" · ok · 20 steps" (the status is the ledger's word). */
+    readonly runHead: (id: string, name: string | null, status: string, steps: string) => string;
+    /** A process as evidence: "pid 4242 python3: 2.50 GiB". */
+    readonly process: (pid: string, name: string | null, bytes: string) => string;
+    readonly shareOfCard: (bytes: string, percent: string) => string;
+    readonly shareOfReserved: (bytes: string, percent: string) => string;
+    /** "22.90 GiB of 23.65 GiB (97 %)". */
+    readonly partOfWhole: (part: string, whole: string, percent: string) => string;
+    readonly logLine: (line: string) => string;
+    readonly moreThanExabyte: string;
+    /** The parts of memory a phase points at. */
+    readonly parts: Readonly<Record<'weights' | 'activations' | 'optimizer', string>>;
+    /** PyTorch ≤ 1.4's "cached" figure. */
+    readonly cachedLegacy: (bytes: string) => string;
+    readonly reservedMinusAllocated: (cache: string, reserved: string, allocated: string) => string;
+    readonly rank: (rank: string) => string;
+    /** Memory no listed process accounts for, over nvidia-smi samples. */
+    readonly unaccountedSamples: (bytes: string, percent: string, samples: string) => string;
+    /** The renderer's heading: "phase: backward (from the traceback)". */
+    readonly phaseHead: (phase: string, basis: string | null) => string;
+    /** The renderer's one-line summary of the message's figures. */
+    readonly figures: Readonly<
+      Record<
+        | 'requested'
+        | 'total'
+        | 'free'
+        | 'allocated'
+        | 'reservedUnallocated'
+        | 'reservedTotal'
+        | 'thisProcess',
+        string
+      >
+    >;
   };
 }
 
@@ -337,6 +383,8 @@ export const EN: MessageCatalog = {
     'inactive-split': 'inactive split blocks (cached, unusable)',
     retries: 'num_alloc_retries',
     'rank-peak': 'peak reserved',
+    'smi-used': 'nvidia-smi memory.used',
+    'this-run': 'this run’s processes (nvidia-smi)',
   },
   remedies: {
     'micro-batch': (p) => `micro-batch ${p.from} → ${p.to} with more accumulation`,
@@ -373,6 +421,7 @@ export const EN: MessageCatalog = {
     processes: 'from the processes the allocator listed',
     log: 'from the log',
     numbers: 'from the allocator’s figures',
+    steps: 'from the recorded steps',
     none: 'nothing in the text says',
   },
   phaseReasons: {
@@ -386,6 +435,8 @@ export const EN: MessageCatalog = {
     'rank-contexts': 'small processes on the card: other ranks’ CUDA contexts',
     'foreign-process': 'another process holds memory on the card',
     'one-rank-failed': 'one rank failed while the others did not',
+    'steps-before-failure':
+      'the run had completed many training steps before it failed: the setup fit, then something changed',
   },
   families: {
     'torch-v1': 'PyTorch caching allocator (1.x layout)',
@@ -412,8 +463,369 @@ export const EN: MessageCatalog = {
     stepOnRank: (rank, device) => `rank ${rank}, GPU ${device}`,
     noFindings: 'Nothing to report.',
     tryFlags: 'try',
+    clause: (a, b) => `${a}, ${b}`,
+    labelled: (label) => `${label}: `,
+    phaseValue: (phase, how) => `${phase} (${how})`,
+    basisReason: (basis, reason) => `${basis}: ${reason}`,
+    onRank: (rank, value) => `${value} on rank ${rank}`,
+    runHead: (id, name, status, steps) =>
+      `run ${id}${name ? ` "${name}"` : ''} · ${status} · ${steps} step${steps === '1' ? '' : 's'}`,
+    process: (pid, name, bytes) => `pid ${pid}${name ? ` ${name}` : ''}: ${bytes}`,
+    shareOfCard: (bytes, percent) => `${bytes} (${percent} of the card)`,
+    shareOfReserved: (bytes, percent) => `${bytes} (${percent} of reserved)`,
+    partOfWhole: (part, whole, percent) => `${part} of ${whole} (${percent})`,
+    logLine: (line) => `line ${line}`,
+    moreThanExabyte: 'more than 1 EB',
+    parts: { weights: 'weights', activations: 'activations', optimizer: 'optimizer' },
+    cachedLegacy: (bytes) => `${bytes} ("cached")`,
+    reservedMinusAllocated: (cache, reserved, allocated) =>
+      `${cache} (${reserved} reserved − ${allocated} allocated)`,
+    rank: (rank) => `rank ${rank}`,
+    unaccountedSamples: (bytes, percent, samples) =>
+      `${bytes} (${percent} of the card; the median of ${samples} nvidia-smi samples)`,
+    phaseHead: (phase, basis) => `phase: ${phase}${basis ? ` (${basis})` : ''}`,
+    figures: {
+      requested: 'requested',
+      total: 'total',
+      free: 'free',
+      allocated: 'allocated by PyTorch',
+      reservedUnallocated: 'reserved-unallocated',
+      reservedTotal: 'reserved in total',
+      thisProcess: 'this process',
+    },
   },
 };
 
-/** Catalogs by language code (issue 6 adds `zh`). */
-export const CATALOGS: Readonly<Record<string, MessageCatalog>> = { en: EN };
+/**
+ * 简体中文. Technical terms follow common usage in Chinese ML writing (显存, 激活值, 梯度检查点,
+ * 优化器状态, 碎片化, 卸载 for offload); names of APIs, flags and environment variables stay as written.
+ */
+export const ZH: MessageCatalog = {
+  lang: 'zh',
+  findings: {
+    'no-oom-message': {
+      title: () => '这段文本中没有显存不足（OOM）的报错信息',
+      action: () =>
+        '下面的结论只来自 traceback 和日志。请粘贴完整的报错（从 "Traceback" 一直到报错信息结尾），才能得到具体数字。',
+    },
+    'not-an-oom': {
+      title: (p) => `不是显存不足错误：${p.error}`,
+      action: (p) => {
+        switch (p.kind) {
+          case 'bitsandbytes':
+            return 'bitsandbytes 在 C 代码中报告的错误，格式与它的 "out of memory" 报错相同。"operation not supported" 表示此环境不支持 CUDA 托管内存（WSL、部分驱动和容器）：请改用非分页优化器（用 AdamW8bit 代替 PagedAdamW）。';
+          case 'cuda':
+            return '这是另一种 CUDA 错误，与显存无关：设置 CUDA_LAUNCH_BLOCKING=1 重新运行，找到出错的 kernel（非法内存访问或 device-side assert 通常由索引越界引起）。';
+          case 'resource':
+            return '这里的 RESOURCE_EXHAUSTED 与显存无关（gRPC 的消息大小和配额限制也用这个词）：请调整它指出的那项限制。';
+          case 'signal':
+            return '该 worker 是被 OOM killer 以外的信号终止的：请查看这个 worker 打印的第一条错误。';
+          case 'other':
+            return '请修复它指出的错误；调整显存相关的设置不会改变它。';
+        }
+      },
+    },
+    'other-processes': {
+      title: (p) => `GPU ${p.gpu} 上有 ${p.count} 个其他进程占用了 ${p.bytes}`,
+      action: () =>
+        '先释放这张卡，再调整训练配置：用 `nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv` 列出这些进程，停掉不该在这里的进程，或换一张 GPU 运行（CUDA_VISIBLE_DEVICES）。',
+    },
+    'own-process-in-container': {
+      title: (p) => `“Process ${p.pid}”很可能就是本进程（从容器内看到的）`,
+      action: (p) =>
+        `NVML 报告的是宿主机上的 PID，因此在容器的 PID 命名空间中，PyTorch 会把自身进程显示为 “Process N”，而不是 “this process”（pytorch #152135）。它占用的 ${p.bytes} 正好对应这张卡的已用显存：没有别的程序需要排查，请看下面的数字。`,
+    },
+    'leftover-process': {
+      title: () => '另一个进程占用了这张 GPU 的显存：之前运行残留的进程，或另一个作业',
+      action: () =>
+        '用 `nvidia-smi --query-compute-apps=pid,used_memory --format=csv` 找到它；如果调度器会把两个作业放到同一张 GPU 上，需要申请独占 GPU。如果 `kill` 提示 “no such process”，说明它在另一个 PID 命名空间中：在宿主机上运行 `fuser -v /dev/nvidia*` 可以看到它。被暂停的作业（ps 中状态为 T）在被杀掉之前一直占着显存；被杀掉的作业留下的 DataLoader 子进程也可能继续占用。',
+    },
+    'memory-outside-process': {
+      title: (p) => `卡上有 ${p.bytes} 已被占用，但列出的进程都无法解释`,
+      action: () =>
+        '这部分显存被本进程以外的东西占用：同一张卡上的另一个容器或虚拟机、显示服务，或 NVML 无法列出的进程（Windows WDDM、受限的容器）。请对比宿主机上的 nvidia-smi 与本作业实际使用的显存。',
+    },
+    'free-exceeds-request': {
+      title: (p) => `显卡报告的空闲显存（${p.free}）大于请求的 ${p.requested}`,
+      action: () =>
+        '分配失败的原因不是总空闲显存不够：显存被其他分配切碎、Windows WDDM，或在 cudaMalloc 失败与生成报告之间显存发生了变化。这条报错本身并不矛盾。',
+    },
+    'numberless-oom': {
+      title: (p) =>
+        p.family === 'nccl'
+          ? 'NCCL 显存不足（报错中没有具体数字）'
+          : p.family === 'bitsandbytes'
+            ? 'bitsandbytes 显存不足（报错中没有具体数字）'
+            : 'PyTorch 分配器之外的 CUDA 显存不足（报错中没有具体数字）',
+      action: (p) =>
+        p.family === 'nccl'
+          ? 'NCCL 为集合通信分配缓冲区时，显卡已经满了。设置 NCCL_DEBUG=INFO 重新运行，查看失败的那次分配；为 NCCL 留出空间（每个进程约 0.4 GiB）或调小 NCCL_BUFFSIZE，并确认每个 rank 使用各自的 GPU。'
+          : p.family === 'bitsandbytes'
+            ? 'bitsandbytes 在其 C 代码中无法分配显存（分页优化器状态、量化缓冲区）：显卡已满。请按下面的配置建议腾出空间。'
+            : '先检查系统层面：卡上的其他进程（nvidia-smi）、在 GPU 0 上创建 CUDA 上下文的各个 rank（在 init_process_group 之前调用 torch.cuda.set_device(local_rank)）；然后设置 CUDA_LAUNCH_BLOCKING=1 重新运行，让错误在发生的位置抛出，这样通常会带上分配器的具体数字。',
+    },
+    'framework-preallocation': {
+      title: (p) =>
+        p.framework === 'xla' ? 'XLA 预先占用了显卡的大部分显存' : 'TensorFlow 默认占用整张显卡',
+      action: (p) =>
+        p.framework === 'xla'
+          ? 'JAX/XLA 启动时会预留显卡 75 % 的显存（XLA_PYTHON_CLIENT_MEM_FRACTION），因此 nvidia-smi 中的 “used” 无法反映真实需求。设置 XLA_PYTHON_CLIENT_PREALLOCATE=false 查看真实用量；如果本进程独占这张卡，可以调高 XLA_PYTHON_CLIENT_MEM_FRACTION；BufferAssignment 的输出列出了最大的缓冲区。'
+          : '调用 tf.config.experimental.set_memory_growth(gpu, True)，这样显卡可以共享，nvidia-smi 也会显示真实用量；报错后面的分配器摘要列出了占用显存的内容。',
+    },
+    'request-exceeds-card': {
+      title: (p) =>
+        p.unbounded
+          ? '单次请求超过 1 EB：这是损坏的大小，不是显存压力'
+          : `在 ${p.total} 的显卡上单次请求 ${p.requested}：这是张量形状的错误，不是显存压力`,
+      action: (p) =>
+        p.unbounded
+          ? '任何设置都解决不了：这个大小是由错误的数据算出来的，通常发生在更早的一次失败之后（集合通信超时、某个 rank 已退出、广播的数据损坏）。请在日志上方找到第一条错误并修复它。'
+          : '没有任何显卡能放下这个张量。请找到它：远大于预期的输入（整个数据集放进一个 batch、全分辨率图像、没有设置 max_length 的序列）、错误的 reshape 或广播、大词表在大量 token 上的 fp32 logits。请限制输入的大小。',
+    },
+    'allocated-exceeds-card': {
+      title: (p) => `PyTorch 报告在 ${p.total} 的显卡上已分配 ${p.allocated}`,
+      action: () =>
+        '只有在 Windows（WDDM）允许显卡溢出到系统内存（“共享 GPU 内存”）时才会出现：这些数字不可靠，而且运行时已经在换页。请按显卡已满处理。',
+    },
+    'host-memory': {
+      title: () => '主机内存（CPU RAM）不足，不是显存不足',
+      action: (p) => {
+        switch (p.kind) {
+          case 'dataloader':
+            return '内核的 OOM killer 终止了 DataLoader 的 worker：减少 num_workers，不要把数据集复制到每个 worker 中（使用内存映射），并检查容器的内存上限。';
+          case 'shared-memory':
+            return 'DataLoader 的 worker 耗尽了共享内存（/dev/shm）：给容器分配更多共享内存（`docker run --shm-size=16g`；在 Kubernetes 上使用 medium: Memory 的 emptyDir），或减少 worker 的数量。';
+          case 'loading':
+            return '加载检查点占满了主机内存：用 low_cpu_mem_usage=True 或 device_map 加载，让分片直接进入 GPU；优先使用 safetensors（内存映射）；或者增加内存或 swap。';
+          case 'kill':
+            return '内核终止了该进程（OOM killer；退出码 137 或 -9）：查看 `dmesg | grep -i oom` 和容器的内存上限，并排查主机端的副本（放在内存中的数据集、CPU 卸载、锁页缓冲区）。';
+        }
+      },
+    },
+    'second-model-copy': {
+      title: () => '同一张卡上有第二份模型副本',
+      action: () =>
+        '直接评估正在训练的模型（trainer.evaluate，或在 torch.no_grad() 下调用 model.eval()），不要再加载一次。如果确实需要第二个模型（参考模型、EMA、教师模型），把它放到另一张 GPU 上、用 device_map="auto" 分散，或以 8 位或 4 位加载。',
+    },
+    'weights-at-load': {
+      title: () => '在加载模型时失败：权重放不下',
+      action: () =>
+        '缩小权重：用 16 位权重（bf16）代替 fp32，使用 4 位基座加 LoRA（QLoRA），或把权重分片到多张 GPU 上（ZeRO-3、FSDP）。使用 ZeRO-3 时，让 DeepSpeed 负责放置权重（在 DeepSpeed 配置生效的情况下调用 from_pretrained），不要先把整个模型搬到每张 GPU 上。',
+    },
+    activations: {
+      title: (p) => `在${p.phase === 'forward' ? '前向' : '反向'}传播中失败：激活值放不下`,
+      action: () =>
+        '激活值随 micro-batch × 序列长度增长：减小 micro-batch 并增加梯度累积步数（有效 batch 不变）、开启梯度检查点、使用分块或融合的交叉熵（大词表的 logits 是峰值所在）、缩短序列。对真正已满的显卡，调整分配器设置没有帮助。',
+    },
+    'optimizer-states': {
+      title: () => '在优化器步骤中失败：优化器状态放不下',
+      action: () =>
+        'AdamW 在第一步创建两个状态（每个训练参数 8 字节，fp32），foreach kernel 还会额外产生一个与状态同样大的临时张量：使用 8 位优化器（bitsandbytes AdamW8bit）、用 ZeRO-1/2 或 FSDP 对状态分片、把优化器状态卸载到 CPU，或使用 LoRA 只让适配器拥有状态。设置 foreach=False 可以去掉这个临时张量。',
+    },
+    'rank-imbalance': {
+      title: () => '某一张 GPU 占用的显存比其他卡多',
+      action: () =>
+        'rank 0 经常承担其他 rank 的 CUDA 上下文（在 init_process_group 之前调用 torch.cuda.set_device(local_rank)，并在各 rank 自己的设备上创建张量）；DataParallel 会把所有输出汇集到 GPU 0（请改用 DistributedDataParallel）；device_map="auto" 会先填满 GPU 0（传入 max_memory 为激活值留出空间）。',
+    },
+    'evaluation-memory': {
+      title: () => '在评估阶段失败',
+      action: () =>
+        '评估需要的显存应当比训练少：在 torch.no_grad() 或 torch.inference_mode() 下运行（仅调用 model.eval() 仍会保留计算图），边评估边把预测结果移到 CPU（Trainer：eval_accumulation_steps，或用 preprocess_logits_for_metrics 只保留 argmax），减小评估的 batch size，并按最长的输出为 generate() 的 KV cache 预留显存。',
+    },
+    'checkpoint-save': {
+      title: () => '在保存检查点时失败',
+      action: () =>
+        '汇总完整的 state dict 会把整个模型放到一张 GPU 上：FSDP 请使用 FullStateDictConfig(offload_to_cpu=True, rank0_only=True) 或 SHARDED_STATE_DICT；DeepSpeed ZeRO-3 请保存分片的检查点并离线转换（zero_to_fp32.py），不要使用 stage3_gather_16bit_weights_on_model_save。',
+    },
+    'mid-run': {
+      title: () => '运行一段时间之后才失败',
+      action: () =>
+        '这个配置已经正常跑了很多步，说明有东西变了：某个更长的 batch（强制 max_length；按长度分桶）、显存逐步增长（泄漏：loss 或输出连同计算图一起被保留——请累加 loss.item()），或碎片化（PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True）。逐步的显存记录可以区分这几种情况。',
+    },
+    'phase-unknown': {
+      title: () => '文本中没有说明运行在哪个阶段失败',
+      action: () =>
+        '请粘贴完整的 traceback（其中的调用栈会显示是加载、前向、反向还是优化器步骤），并提供训练配置（--scenario 或配置参数），以查看每部分显存的需求。',
+    },
+    leak: {
+      title: (p) => `已分配显存逐步增长（${p.where}）`,
+      action: () =>
+        '有引用跨步骤一直存活：total_loss += loss（请用 loss.item() 或 loss.detach()）、为记录日志把输出或 logits 追加到列表、把隐藏状态保存在 self 上、超参数搜索中之前试验的模型没有删除。torch.cuda.memory._record_memory_history() 加上一次快照可以看出是哪些张量在增长。',
+    },
+    'eval-growth': {
+      title: () => '显存在评估的一个 batch 到下一个 batch 之间持续增长',
+      action: () =>
+        '没有 torch.no_grad() 的评估会保留每个 batch 的计算图，而汇集在 GPU 上的预测结果会随数据集增大：把评估放在 torch.no_grad() 或 inference_mode() 中，并在每个 batch 之后把预测移到 CPU（Trainer：eval_accumulation_steps）。',
+    },
+    fragmentation: {
+      title: (p) =>
+        p.cached === null
+          ? '预留显存不断攀升而已分配显存保持不变：碎片化'
+          : `${p.cached} 被 PyTorch 预留却无法使用：碎片化`,
+      action: (p) =>
+        p.legacy
+          ? '设置 PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128，避免大的缓存块被切分（该 PyTorch 版本早于 2.1 引入的 expandable_segments；升级并设置 expandable_segments:True 是更好的办法）。变长的 batch 会造成碎片化：按长度分桶，或填充到少数几个固定长度。'
+          : '设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True，让释放的显存可以被其他大小的分配复用。变长的 batch 会造成碎片化：按长度分桶，或填充到少数几个固定长度。',
+    },
+    'stable-full': {
+      title: () => '显卡在 nvidia-smi 中看起来已满，但这里属于正常现象',
+      action: () =>
+        'PyTorch 的缓存分配器会保留已释放的块以便复用，因此 nvidia-smi 显示的是它预留的显存，而不是张量实际使用的显存，而且每一步的显存都保持平稳。不要在训练循环中调用 torch.cuda.empty_cache()：它只会拖慢训练。',
+    },
+    'alloc-retries': {
+      title: (p) => `分配器不得不清空缓存并重试了 ${p.count} 次（num_alloc_retries）`,
+      action: () =>
+        '每次重试都意味着 cudaMalloc 失败，PyTorch 释放了全部缓存后再次尝试：运行已处于显卡容量的边缘，并因此变慢。显存不足的报错即将出现：请现在就按上面的建议处理。',
+    },
+  },
+  labels: {
+    message: '报错信息',
+    requested: '请求',
+    'card-total': '显卡总量',
+    'card-free': '显卡空闲',
+    'card-used': '显卡已用（总量 − 空闲）',
+    'torch-allocated': 'PyTorch 已分配',
+    'reserved-unallocated': 'PyTorch 已预留未分配',
+    'reserved-total': 'PyTorch 预留总量',
+    'this-process': '本进程（含非 PyTorch 显存）',
+    process: '进程',
+    'processes-total': '其他进程合计',
+    unaccounted: '列出的进程之外的占用',
+    allowed: '允许上限（显存比例）',
+    'cuda-context': 'CUDA 上下文（假定值）',
+    'free-plus-cache': '空闲 + 已预留未分配',
+    log: '日志',
+    phase: '阶段',
+    'estimate-peak': '该配置的估算（nvidia-smi 口径）',
+    'estimate-part': '峰值时的估算',
+    rank: 'rank',
+    allocated: '已分配',
+    'peak-allocated': '已分配峰值',
+    reserved: '已预留',
+    'growth-per-step': '每步增长',
+    'rising-steps': '增长的步数',
+    'projected-full': '预计占满显卡的步数（约）',
+    'inactive-split': '非活动的切分块（已缓存、无法使用）',
+    retries: 'num_alloc_retries',
+    'rank-peak': '预留峰值',
+    'smi-used': 'nvidia-smi memory.used',
+    'this-run': '本次运行的进程（nvidia-smi）',
+  },
+  remedies: {
+    'micro-batch': (p) => `micro-batch ${p.from} → ${p.to}，并增加梯度累积`,
+    'gradient-checkpointing': (p) => `梯度检查点（${p.from} → ${p.to}）`,
+    'fused-loss': () => '融合交叉熵（Liger / Cut Cross-Entropy）',
+    sdpa: () => '用 sdpa 注意力代替 eager',
+    'shorter-seq': (p) => `序列长度 ${p.from} → ${p.to}`,
+    'bf16-true': (p) => `16 位权重（${p.from} → ${p.to}）`,
+    lora: () => '在冻结的基座上训练 LoRA',
+    qlora: () => '4 位基座加 LoRA（QLoRA）',
+    zero3: (p) => `在 ${p.to} 张 GPU 上使用 ZeRO-3`,
+    'adamw-8bit': (p) => `8 位优化器（${p.from} → ${p.to}）`,
+    zero2: (p) => `在 ${p.to} 张 GPU 上使用 ZeRO-2`,
+    'offload-optimizer': () => '把优化器状态卸载到 CPU（ZeRO-Offload）',
+  },
+  groups: { environment: '环境', configuration: '配置', code: '代码' },
+  severities: { error: '错误', warn: '警告', info: '提示' },
+  phases: {
+    load: '加载',
+    forward: '前向传播',
+    backward: '反向传播',
+    'optimizer-step': '优化器步骤',
+    evaluation: '评估',
+    'checkpoint-save': '保存检查点',
+    'mid-run': '运行中途',
+    'multi-gpu-imbalance': '多卡显存不均衡',
+    'other-process': '其他进程',
+    'host-memory': '主机内存',
+    unknown: '未知',
+  },
+  bases: {
+    message: '根据报错信息',
+    traceback: '根据 traceback',
+    processes: '根据分配器列出的进程',
+    log: '根据日志',
+    numbers: '根据分配器的数字',
+    steps: '根据记录的训练步',
+    none: '文本中没有说明',
+  },
+  phaseReasons: {
+    'fragmented-cache': '缓存中的显存是请求的数倍却无法使用，这是经过很多步才积累起来的',
+    'single-huge-request': '单次请求达到显卡的四分之一或更多，且大于空闲显存：一个巨大的激活值',
+    'nothing-cached': '缓存不到一个 2 MiB 的段：还没有任何显存被释放过',
+    'card-full': 'PyTorch 张量占满了显卡：这一步到达了峰值（保存的激活值加上 loss 的梯度）',
+    'rank-contexts': '卡上有一些小进程：其他 rank 的 CUDA 上下文',
+    'foreign-process': '另一个进程占用了这张卡的显存',
+    'one-rank-failed': '只有一个 rank 失败，其他 rank 没有',
+    'steps-before-failure': '失败之前运行已经完成了许多训练步：这个配置放得下，后来有东西变了',
+  },
+  families: {
+    'torch-v1': 'PyTorch 缓存分配器（1.x 格式）',
+    'torch-v2': 'PyTorch 缓存分配器（2.x 格式）',
+    'cuda-runtime': 'CUDA 运行时',
+    nccl: 'NCCL',
+    xla: 'JAX/XLA',
+    tensorflow: 'TensorFlow',
+    bitsandbytes: 'bitsandbytes',
+    'host-oom': '主机内存',
+    'not-oom': '不是显存不足错误',
+    none: '没有显存不足的报错信息',
+  },
+  words: {
+    gpu: (index) => `GPU ${index}`,
+    share: (part, percent) => `${part}（占峰值的 ${percent}）`,
+    estimateFits: (spare) => `放得下，还剩 ${spare}`,
+    estimateShort: (short) => `还差 ${short}`,
+    remedyFits: (saved, spare) => `−${saved}，放得下，还剩 ${spare}`,
+    remedyShort: (saved, short) => `−${saved}，仍差 ${short}`,
+    remedySaves: (saved) => `−${saved}`,
+    atStep: (bytes, step) => `第 ${step} 步 ${bytes}`,
+    ofSteps: (rising, total) => `${total} 步中的 ${rising} 步`,
+    stepOnRank: (rank, device) => `rank ${rank}，GPU ${device}`,
+    noFindings: '没有需要报告的问题。',
+    tryFlags: '试试',
+    clause: (a, b) => `${a}，${b}`,
+    labelled: (label) => `${label}：`,
+    phaseValue: (phase, how) => `${phase}（${how}）`,
+    basisReason: (basis, reason) => `${basis}，${reason}`,
+    onRank: (rank, value) => `rank ${rank} 为 ${value}`,
+    runHead: (id, name, status, steps) => `运行 ${id}${name ? `“${name}”` : ''} · ${status} · ${steps} 步`,
+    process: (pid, name, bytes) => `pid ${pid}${name ? ` ${name}` : ''}：${bytes}`,
+    shareOfCard: (bytes, percent) => `${bytes}（占显卡的 ${percent}）`,
+    shareOfReserved: (bytes, percent) => `${bytes}（占已预留的 ${percent}）`,
+    partOfWhole: (part, whole, percent) => `${part} / ${whole}（${percent}）`,
+    logLine: (line) => `第 ${line} 行`,
+    moreThanExabyte: '超过 1 EB',
+    parts: { weights: '权重', activations: '激活值', optimizer: '优化器状态' },
+    cachedLegacy: (bytes) => `${bytes}（“cached”）`,
+    reservedMinusAllocated: (cache, reserved, allocated) =>
+      `${cache}（已预留 ${reserved} − 已分配 ${allocated}）`,
+    rank: (rank) => `rank ${rank}`,
+    unaccountedSamples: (bytes, percent, samples) =>
+      `${bytes}（占显卡的 ${percent}；${samples} 次 nvidia-smi 采样的中位数）`,
+    phaseHead: (phase, basis) => `阶段：${phase}${basis ? `（${basis}）` : ''}`,
+    figures: {
+      requested: '请求',
+      total: '总量',
+      free: '空闲',
+      allocated: 'PyTorch 已分配',
+      reservedUnallocated: '已预留未分配',
+      reservedTotal: '预留总量',
+      thisProcess: '本进程',
+    },
+  },
+};
+
+/** A language the catalogs speak. */
+export type Lang = 'en' | 'zh';
+
+/** Catalogs by language code. */
+export const CATALOGS: Readonly<Record<string, MessageCatalog>> = { en: EN, zh: ZH } satisfies Record<
+  Lang,
+  MessageCatalog
+>;
+
+/** The catalog of a language code ("zh", "zh-CN", "en_US.UTF-8"); English for anything else. */
+export function catalogFor(lang: string | null | undefined): MessageCatalog {
+  return /^zh/i.test(lang ?? '') ? ZH : EN;
+}

@@ -2,6 +2,7 @@
 import type { Estimate } from '../estimate.js';
 import type { LogLine, OomMatch, PhaseReading } from '../oom/index.js';
 import { formatBytes } from '../units.js';
+import type { RunSamples } from './card-rules.js';
 import {
   type Evidence,
   FINDING_GROUP,
@@ -25,10 +26,14 @@ export interface RuleInput {
   readonly lookAlike: OomMatch | null;
   readonly phase: PhaseReading;
   readonly timeline: Timeline | null;
+  /** A recorded run's nvidia-smi samples. */
+  readonly samples: RunSamples | null;
+  /** Whether there was any text to read (a log, a traceback); a recorded run that did not fail has none. */
+  readonly hasText: boolean;
   readonly scenario: ScenarioContext | null;
   /** The scenario's estimate, when a scenario is known. */
   readonly baseline: Estimate | null;
-  /** The card: the OOM's total capacity, else the scenario's --gpu; null when neither is known. */
+  /** The card: the OOM's total capacity, else the recorded card, else the scenario's --gpu; null when none is known. */
   readonly capacityBytes: number | null;
   readonly catalog: MessageCatalog;
 }

@@ -1,7 +1,7 @@
 /**
- * The timeline rules on synthetic runs built in code (phase 2 feeds them recorded runs): each pattern —
- * a leak, fragmentation, growth during evaluation, a rank imbalance, a stable-but-full card, rising
- * allocator retries — yields its finding and no other.
+ * The timeline rules on synthetic runs built in code (test/diagnose-run.test.ts feeds them recorded
+ * runs): each pattern — a leak, fragmentation, growth during evaluation, a rank imbalance, a
+ * stable-but-full card, rising allocator retries — yields its finding and no other.
  */
 import { describe, expect, it } from 'vitest';
 import { GIB, MIB } from '../units.js';
@@ -110,11 +110,11 @@ describe('timeline rules', () => {
     );
     const f = findings({ steps, capacityBytes: CARD });
     expect(f.map((x) => x.code)).toEqual(['rank-imbalance']);
-    expect(f[0]!.evidence.map((e) => [e.quote, e.value])).toEqual([
-      ['rank 0', '70.00 GiB (+10.00 GiB)'],
-      ['rank 1', '60.00 GiB'],
-      ['rank 2', '60.00 GiB'],
-      ['rank 3', '60.00 GiB'],
+    expect(f[0]!.evidence.map((e) => e.value)).toEqual([
+      '70.00 GiB (+10.00 GiB) on rank 0',
+      '60.00 GiB on rank 1',
+      '60.00 GiB on rank 2',
+      '60.00 GiB on rank 3',
     ]);
   });
 
@@ -163,5 +163,29 @@ describe('timeline rules', () => {
       'peak allocated',
       'inactive split blocks (cached, unusable)',
     ]);
+  });
+
+  it('a recorded run that trained for many steps before an OOM the text does not place failed mid-run', () => {
+    // The allocator's figures alone (tensors fill the card) would say backward.
+    const text =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 12.00 GiB of which 8.00 MiB is free. Including non-PyTorch memory, this process has 11.99 GiB memory in use. Of the allocated memory 11.50 GiB is allocated by PyTorch, and 4.00 MiB is reserved by PyTorch but unallocated.';
+    const steps = (n: number) => series({ steps: n, alloc: flat(6 * GIB), peakReserved: flat(7 * GIB) });
+    expect(diagnose({ text }).reading.phase).toMatchObject({ phase: 'backward', basis: 'numbers' });
+    const d = diagnose({ text, timeline: { steps: steps(8) } });
+    expect(d.reading.phase).toEqual({
+      phase: 'mid-run',
+      basis: 'steps',
+      quote: null,
+      line: null,
+      reason: 'steps-before-failure',
+    });
+    expect(d.findings.map((f) => f.code)).toEqual(['mid-run']);
+    expect(diagnose({ text, timeline: { steps: steps(7) } }).phase).toBe('backward');
+    // A frame that places it wins over the step count.
+    const traced = `Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    loss.backward()\n${text}`;
+    expect(diagnose({ text: traced, timeline: { steps: steps(20) } }).reading.phase).toMatchObject({
+      phase: 'backward',
+      basis: 'traceback',
+    });
   });
 });

@@ -6,6 +6,7 @@
  * warning). shared/docs/MONITORING.md §A5 and rules 4–6; thresholds are ours, stated below.
  */
 import { GIB, MIB } from '../units.js';
+import { smiUsedEvidence } from './card-rules.js';
 import type { Evidence, Finding } from './finding.js';
 import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
 import { seriesOf, type TimelineStep } from './timeline.js';
@@ -181,7 +182,10 @@ function fragmentation(
         ev(
           input,
           'inactive-split',
-          `${bytes(last.inactiveSplitBytes)} (${percent(last.inactiveSplitBytes, last.reservedBytes)} of reserved)`,
+          w.shareOfReserved(
+            bytes(last.inactiveSplitBytes),
+            percent(last.inactiveSplitBytes, last.reservedBytes),
+          ),
         ),
       );
     return [say(input, 'fragmentation', 'warn', { cached: null, legacy: false }, evidence)];
@@ -212,8 +216,10 @@ function rankImbalance(input: RuleInput, series: readonly TimelineStep[][]): Fin
         ev(
           input,
           'rank-peak',
-          `${bytes(peak)}${rank === worstRank ? ` (+${bytes(worst - median)})` : ''}`,
-          `rank ${rank}`,
+          input.catalog.words.onRank(
+            String(rank),
+            `${bytes(peak)}${rank === worstRank ? ` (+${bytes(worst - median)})` : ''}`,
+          ),
         ),
       ),
     ),
@@ -233,16 +239,20 @@ function stableFull(input: RuleInput, series: readonly TimelineStep[][], capacit
       Math.abs(reserved.growth) < minGrowth(capacity) && Math.abs(allocated.growth) < minGrowth(capacity);
     const retried = last.numAllocRetries > train[0]!.numAllocRetries;
     if (last.peakReservedBytes < FULL_SHARE * capacity || !flat || retried) continue;
-    return [
-      say(input, 'stable-full', 'info', {}, [
-        ev(
-          input,
-          'reserved',
-          `${bytes(last.peakReservedBytes)} (${percent(last.peakReservedBytes, capacity)} of the card)`,
+    const evidence = [
+      ev(
+        input,
+        'reserved',
+        input.catalog.words.shareOfCard(
+          bytes(last.peakReservedBytes),
+          percent(last.peakReservedBytes, capacity),
         ),
-        ev(input, 'allocated', `${bytes(train[0]!.allocatedBytes)} → ${bytes(last.allocatedBytes)}`),
-      ]),
+      ),
+      ev(input, 'allocated', `${bytes(train[0]!.allocatedBytes)} → ${bytes(last.allocatedBytes)}`),
     ];
+    const smi = smiUsedEvidence(input);
+    if (smi) evidence.push(smi);
+    return [say(input, 'stable-full', 'info', {}, evidence)];
   }
   return [];
 }

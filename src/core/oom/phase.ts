@@ -29,8 +29,8 @@ export type OomPhase =
   | 'host-memory'
   | 'unknown';
 
-/** What the phase was read from. */
-export type PhaseBasis = 'message' | 'traceback' | 'processes' | 'log' | 'numbers' | 'none';
+/** What the phase was read from (`steps`: a recorded run's step timeline, see diagnose/diagnose.ts). */
+export type PhaseBasis = 'message' | 'traceback' | 'processes' | 'log' | 'numbers' | 'steps' | 'none';
 
 /** Why the allocator's figures point at a phase (basis `numbers`) or the process list does (`processes`). */
 export type PhaseReason =
@@ -40,7 +40,8 @@ export type PhaseReason =
   | 'card-full'
   | 'rank-contexts'
   | 'foreign-process'
-  | 'one-rank-failed';
+  | 'one-rank-failed'
+  | 'steps-before-failure';
 
 export interface PhaseReading {
   readonly phase: OomPhase;

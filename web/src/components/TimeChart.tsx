@@ -106,6 +106,8 @@ export function TimeChart({
     };
     plot.current?.destroy();
     plot.current = new uPlot(opts, data, el);
+    // The instance on its element, for bench/dashboard.ts (it pans the chart and times the frames).
+    (el as HTMLDivElement & { uplot?: uPlot }).uplot = plot.current;
     const resize = () => plot.current?.setSize({ width: el.clientWidth, height });
     window.addEventListener('resize', resize);
     return () => {

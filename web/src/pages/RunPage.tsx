@@ -1,9 +1,9 @@
 /** One run: memory over time, per-step peaks, loss, phases, the OOM, and the diagnosis beside the chart. */
-import { useEffect, useMemo, useState } from 'react';
+import { useContext, useEffect, useMemo, useState } from 'react';
 import { formatBytes } from '../../../src/core/units.js';
 import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
 import { type Band, TimeChart, type TimeSeries } from '../components/TimeChart.js';
-import { useT } from '../i18n.js';
+import { LangContext, useT } from '../i18n.js';
 
 /** Merges system samples and step records onto one ascending time axis. */
 export function toSeries(steps: readonly StepPoint[], samples: readonly SamplePoint[]): TimeSeries {
@@ -26,23 +26,36 @@ export function toSeries(steps: readonly StepPoint[], samples: readonly SamplePo
   };
 }
 
+/** Bars of the per-step peak; long runs are binned (the highest step of each bin) to at most MAX_BARS bars. */
+const MAX_BARS = 600;
+
 function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity: number | null }) {
-  const peaks = steps.map((s) => s.peakAllocatedBytes ?? s.allocatedBytes ?? 0);
-  const max = Math.max(capacity ?? 0, ...peaks, 1);
-  const w = 1000 / Math.max(peaks.length, 1);
+  const perBin = Math.max(1, Math.ceil(steps.length / MAX_BARS));
+  const bins: { peak: number; first: number; last: number; eval: boolean }[] = [];
+  for (let i = 0; i < steps.length; i += perBin) {
+    const slice = steps.slice(i, i + perBin);
+    bins.push({
+      peak: Math.max(...slice.map((s) => s.peakAllocatedBytes ?? s.allocatedBytes ?? 0)),
+      first: slice[0]!.step,
+      last: slice.at(-1)!.step,
+      eval: slice.some((s) => s.phase === 'eval'),
+    });
+  }
+  const max = Math.max(capacity ?? 0, ...bins.map((b) => b.peak), 1);
+  const w = 1000 / Math.max(bins.length, 1);
   return (
     <svg viewBox="0 0 1000 120" className="step-peaks" data-testid="step-peaks" preserveAspectRatio="none">
       <title>per-step peak allocated</title>
-      {peaks.map((p, i) => (
+      {bins.map((b, i) => (
         <rect
-          key={steps[i]!.step}
+          key={b.first}
           x={i * w}
-          y={120 - (p / max) * 120}
-          width={Math.max(w - 1, 0.5)}
-          height={(p / max) * 120}
-          fill={steps[i]!.phase === 'eval' ? '#ca8a04' : '#2563eb'}
+          y={120 - (b.peak / max) * 120}
+          width={Math.max(w - (perBin > 1 ? 0 : 1), 0.5)}
+          height={(b.peak / max) * 120}
+          fill={b.eval ? '#ca8a04' : '#2563eb'}
         >
-          <title>{`step ${steps[i]!.step}: ${formatBytes(p)}`}</title>
+          <title>{`step ${b.first === b.last ? b.first : `${b.first}–${b.last}`}: ${formatBytes(b.peak)}`}</title>
         </rect>
       ))}
       {capacity ? (
@@ -61,26 +74,32 @@ function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity:
 
 export function RunPage({ id }: { id: number }) {
   const t = useT();
+  const lang = useContext(LangContext);
   const [detail, setDetail] = useState<RunDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     let source: EventSource | null = null;
-    api<RunDetail>(`/api/runs/${id}`).then(
+    api<RunDetail>(`/api/runs/${id}?lang=${lang}`).then(
       (d) => {
         setDetail(d);
         if (d.run.status !== 'running') return;
         // A run still going: new steps and samples arrive as server-sent events from the ledger.
         source = new EventSource(apiUrl(`/api/runs/${id}/stream`));
         source.addEventListener('update', (event) => {
-          const update = JSON.parse((event as MessageEvent<string>).data) as Partial<RunDetail>;
+          const update = JSON.parse((event as MessageEvent<string>).data) as Pick<
+            RunDetail,
+            'run' | 'steps' | 'samples'
+          > & {
+            replace: boolean;
+          };
           setDetail((prev) =>
             prev
               ? {
                   ...prev,
-                  ...update,
-                  steps: [...prev.steps, ...(update.steps ?? [])],
-                  samples: [...prev.samples, ...(update.samples ?? [])],
+                  run: { ...prev.run, ...update.run },
+                  steps: update.replace ? update.steps : [...prev.steps, ...update.steps],
+                  samples: update.replace ? update.samples : [...prev.samples, ...update.samples],
                 }
               : prev,
           );
@@ -90,7 +109,7 @@ export function RunPage({ id }: { id: number }) {
       (e: Error) => setError(e.message),
     );
     return () => source?.close();
-  }, [id]);
+  }, [id, lang]);
 
   const series = useMemo(() => (detail ? toSeries(detail.steps, detail.samples) : null), [detail]);
   const bands: Band[] = useMemo(() => (detail ? [...detail.phases] : []), [detail]);
@@ -136,7 +155,7 @@ export function RunPage({ id }: { id: number }) {
           </dd>
           <dt>steps</dt>
           <dd data-testid="step-count">
-            {detail.steps.length}
+            {run.steps}
             {lastStep ? ` (last ${lastStep.step})` : ''}
           </dd>
         </dl>

@@ -1,9 +1,10 @@
 """Stand-in for torch.cuda: a simulated caching allocator per device, with a capacity.
 
 As in PyTorch's caching allocator, freed memory stays reserved: reserved memory only grows, to the
-allocated total rounded up to whole SEGMENT_BYTES, until `empty_cache`. An allocation that would
-pass the capacity raises OutOfMemoryError with PyTorch 2.x's message layout (the text of
-c10/cuda/CUDACachingAllocator.cpp, as in shared/validation/oom_corpus.jsonl's torch-v2 cases).
+allocated total rounded up to whole SEGMENT_BYTES (plus what `standin_fragment` left unusable),
+until `empty_cache`. An allocation that would pass the capacity raises OutOfMemoryError with PyTorch
+2.x's message layout (the text of c10/cuda/CUDACachingAllocator.cpp, as in
+shared/validation/oom_corpus.jsonl's torch-v2 cases).
 
 When STANDIN_NVSMI_STATE_DIR is set, every change is mirrored to `<dir>/<pid>.json` (reserved bytes
 plus a CUDA context per device) so that the stand-in nvidia-smi (test/fixtures/bin/nvidia-smi)
@@ -46,6 +47,8 @@ class _Device:
         self.inactive_split = 0
         self.alloc_retries = 0
         self.ooms = 0
+        # Cached bytes left split and unusable (standin_fragment): later allocations cannot reuse them.
+        self.unusable = 0
 
 
 _initialized = False
@@ -94,7 +97,7 @@ def standin_allocate(nbytes, device=None):
     d = _device(device)
     index = _current if device is None else int(device)
     capacity = int(os.environ.get(CAPACITY_ENV, DEFAULT_CAPACITY_BYTES))
-    needed = _round_up(d.allocated + nbytes)
+    needed = _round_up(d.allocated + nbytes) + d.unusable
     if needed > capacity - CONTEXT_BYTES:
         d.ooms += 1
         free = max(0, capacity - CONTEXT_BYTES - d.reserved)
@@ -120,6 +123,19 @@ def standin_allocate(nbytes, device=None):
         d.reserved = needed
     d.inactive_split = d.reserved - d.allocated
     d.peak_allocated = max(d.peak_allocated, d.allocated)
+    d.peak_reserved = max(d.peak_reserved, d.reserved)
+    _mirror()
+
+
+def standin_fragment(nbytes, device=None):
+    """Leaves `nbytes` (rounded up to whole segments) of the cache split and unusable, as variable-sized
+    blocks do: reserved grows by them and no later allocation reuses them, until `empty_cache`."""
+    global _initialized
+    _initialized = True
+    d = _device(device)
+    d.unusable += _round_up(nbytes)
+    d.reserved = max(d.reserved, _round_up(d.allocated) + d.unusable)
+    d.inactive_split = d.reserved - d.allocated
     d.peak_reserved = max(d.peak_reserved, d.reserved)
     _mirror()
 
@@ -214,6 +230,7 @@ def reset_peak_memory_stats(device=None):
 
 def empty_cache():
     for d in _devices.values():
+        d.unusable = 0
         d.reserved = _round_up(d.allocated)
         d.inactive_split = d.reserved - d.allocated
     _mirror()

@@ -1,0 +1,49 @@
+/** `--calibrated RUN` for fit and plan: the run's stored calibration and its scenario as the base. */
+import type { RunCalibration } from '../core/run-calibration.js';
+import { formatBytes } from '../core/units.js';
+import { calibrationOf } from '../io/calibrate-run.js';
+import { headroomHome, Ledger } from '../io/ledger.js';
+import { requireRun } from '../io/run-context.js';
+import type { CommandContext } from './_command.js';
+
+export const CALIBRATED_OPTIONS = { calibrated: { type: 'string' } } as const;
+
+export const CALIBRATED_HELP = `  --calibrated RUN          predict from a measured run (headroom calibrate RUN): its activation and
+                            allocator factors and memory outside torch; its scenario is the base the
+                            flags change`;
+
+/** The calibration --calibrated names, or null without the flag. */
+export async function loadCalibrated(
+  flag: string | undefined,
+  ctx: CommandContext,
+): Promise<RunCalibration | null> {
+  if (flag === undefined) return null;
+  const ledger = Ledger.open(headroomHome(ctx.env));
+  try {
+    return await calibrationOf(ledger, requireRun(ledger, flag));
+  } finally {
+    ledger.close();
+  }
+}
+
+/** "run 1 "trial" (activations 1.30×, allocator 1.50×, 500 MiB outside torch)". */
+export function describeCalibration(cal: RunCalibration): string {
+  const c = cal.calibration;
+  const factors = [
+    c.activationFactor === null ? null : `activations ${c.activationFactor.toFixed(2)}×`,
+    `allocator ${c.allocatorFactor.toFixed(2)}×`,
+    c.nonTorchBytes === null ? null : `${formatBytes(c.nonTorchBytes)} outside torch`,
+  ].filter((x) => x !== null);
+  return `run ${cal.runId}${cal.runName ? ` "${cal.runName}"` : ''} (${factors.join(', ')})`;
+}
+
+/** The calibration's summary for --json. */
+export function calibrationJson(cal: RunCalibration) {
+  const c = cal.calibration;
+  return {
+    run: { id: cal.runId, name: cal.runName },
+    activationFactor: c.activationFactor,
+    allocatorFactor: c.allocatorFactor,
+    nonTorchBytes: c.nonTorchBytes,
+  };
+}

@@ -1,0 +1,68 @@
+/** `headroom report RUN -o FILE.html`: a self-contained HTML report of a recorded run. */
+import { writeFile } from 'node:fs/promises';
+import { HeadroomUserError } from '../core/errors.js';
+import { headroomHome, Ledger } from '../io/ledger.js';
+import { runFindings } from '../server/dashboard.js';
+import { buildDemoRun, DEMO_RUN_ID } from '../server/demo-run.js';
+import { renderReportHtml } from '../server/report-html.js';
+import { runDetail } from '../server/runs-api.js';
+import { type CommandContext, parseFlags } from './_command.js';
+
+export const help = `headroom report RUN -o FILE.html
+
+Writes one self-contained HTML file (no network needed to open it) with the run's memory chart,
+estimate vs measured, the diagnosis and the scenario. RUN is an id, a name, or "last" (headroom runs);
+"demo" is the dashboard's synthetic demo run.
+  headroom report last -o run.html`;
+
+export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseFlags(args, { output: { type: 'string', short: 'o' } }, 'report', 1);
+  const ref = positionals[0];
+  if (ref === undefined) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: 'RUN',
+      message: 'report needs a run',
+      hint: 'headroom report last -o run.html   (headroom runs lists them)',
+    });
+  }
+  const out = values.output;
+  if (out === undefined) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '-o',
+      message: 'report needs an output file',
+      hint: `headroom report ${ref} -o run-${ref}.html`,
+    });
+  }
+  let detail: ReturnType<typeof runDetail>;
+  if (ref === 'demo' || ref === String(DEMO_RUN_ID)) detail = buildDemoRun().detail;
+  else {
+    const ledger = Ledger.open(headroomHome(ctx.env));
+    try {
+      const found = ledger.getRun(ref);
+      if (!found)
+        throw new HeadroomUserError({
+          code: 'invalid-field',
+          where: 'RUN',
+          message: `no run ${ref} in the ledger`,
+          hint: 'headroom runs lists them',
+        });
+      detail = runDetail(ledger, found, { diagnoseRun: runFindings });
+    } finally {
+      ledger.close();
+    }
+  }
+  await writeFile(out, renderReportHtml(detail, new Date().toISOString())).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new HeadroomUserError({
+        code: 'bad-file',
+        where: out,
+        message: `cannot write ${out}: ${error.code ?? error.message}`,
+        hint: 'check the folder exists and is writable',
+      });
+    },
+  );
+  ctx.stdout.write(`wrote ${out} (run #${detail.run.id} ${detail.run.name})\n`);
+  return 0;
+}

@@ -1,0 +1,138 @@
+/**
+ * The environment rules over a recorded run's nvidia-smi samples, on samples built in code (the
+ * end-to-end tests in test/diagnose-run.test.ts record them with the stand-in nvidia-smi).
+ */
+import { describe, expect, it } from 'vitest';
+import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
+import { GIB } from '../units.js';
+import type { RunSamples } from './card-rules.js';
+import { diagnose } from './diagnose.js';
+import { ZH } from './messages.js';
+
+const CARD = 80 * GIB;
+const UUID = 'GPU-aaaa';
+
+function gpu(tMs: number, usedBytes: number, ownBytes: number | null, over: Partial<GpuSampleRecord> = {}) {
+  return {
+    tMs,
+    gpu: 0,
+    uuid: UUID,
+    name: 'NVIDIA H100 80GB HBM3',
+    totalBytes: CARD,
+    reservedBytes: 0,
+    usedBytes,
+    freeBytes: CARD - usedBytes,
+    utilizationPercent: 90,
+    ownBytes,
+    ...over,
+  } satisfies GpuSampleRecord;
+}
+
+function proc(tMs: number, pid: number, name: string, bytes: number, ours: boolean): ProcessSampleRecord {
+  return { tMs, gpu: 0, gpuUuid: UUID, pid, name, usedBytes: bytes, ours };
+}
+
+/** Ten samples: the run's process at `own`, others as given, the card at `used`. */
+function run(own: number, others: readonly [number, string, number][], unlisted = 0): RunSamples {
+  const gpus: GpuSampleRecord[] = [];
+  const processes: ProcessSampleRecord[] = [];
+  for (let t = 0; t < 10; t++) {
+    const tMs = 1000 + 100 * t;
+    processes.push(proc(tMs, 555, 'python3', own, true));
+    for (const [pid, name, bytes] of others) processes.push(proc(tMs, pid, name, bytes, false));
+    const used = own + others.reduce((s, o) => s + o[2], 0) + unlisted;
+    gpus.push(gpu(tMs + 50, used, own));
+  }
+  return { gpus, processes };
+}
+
+const codes = (samples: RunSamples) => diagnose({ samples }).findings.map((f) => f.code);
+
+describe('card rules', () => {
+  it('a card the run has to itself: nothing', () => {
+    expect(codes(run(20 * GIB, []))).toEqual([]);
+  });
+
+  it('other programs on the run’s card, largest first, a warning for a run that did not fail', () => {
+    const f = diagnose({
+      samples: run(20 * GIB, [
+        [901, '/usr/bin/memhog', 2 * GIB],
+        [902, './gpu_burn', 30 * GIB],
+      ]),
+    }).findings;
+    expect(f.map((x) => [x.code, x.severity, x.title])).toEqual([
+      ['other-processes', 'warn', '2 other processes hold 32.00 GiB on GPU 0'],
+    ]);
+    expect(f[0]!.evidence.map((e) => `${e.label}: ${e.value}`)).toEqual([
+      'process: pid 902 ./gpu_burn: 30.00 GiB',
+      'process: pid 901 /usr/bin/memhog: 2.00 GiB',
+      'other processes in total: 32.00 GiB',
+      'card total: 80.00 GiB',
+    ]);
+  });
+
+  it('a process of the same program that is not the run’s: a leftover of an earlier run', () => {
+    const f = diagnose({ samples: run(20 * GIB, [[444, 'python3', 12 * GIB]]) }).findings;
+    expect(f.map((x) => x.code)).toEqual(['leftover-process']);
+    expect(f[0]!.evidence.map((e) => `${e.label}: ${e.value}`)).toEqual([
+      'process: pid 444 python3: 12.00 GiB',
+      'this run’s processes (nvidia-smi): pid 555 python3: 20.00 GiB',
+    ]);
+  });
+
+  it('memory in use that no listed process accounts for, as the median over the samples', () => {
+    const f = diagnose({ samples: run(20 * GIB, [[901, 'memhog', GIB]], 10 * GIB) }).findings;
+    expect(f.map((x) => x.code)).toEqual(['other-processes', 'memory-outside-process']);
+    expect(f[1]!.title).toBe('10.00 GiB in use on the card that no listed process accounts for');
+    expect(f[1]!.evidence.map((e) => `${e.label}: ${e.value}`)).toEqual([
+      'nvidia-smi memory.used: 31.00 GiB of 80.00 GiB (39 %)',
+      'this run’s processes (nvidia-smi): 20.00 GiB',
+      'other processes in total: 1.00 GiB',
+      'used by nothing listed: 10.00 GiB (13 % of the card; the median of 10 nvidia-smi samples)',
+    ]);
+  });
+
+  it('below a tenth of the card, unlisted memory is the driver’s and the display’s: nothing', () => {
+    expect(codes(run(20 * GIB, [], 7 * GIB))).toEqual([]);
+  });
+
+  it('other processes are an error when the run failed with an out-of-memory message', () => {
+    const text =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.19 GiB is free. Including non-PyTorch memory, this process has 46.00 GiB memory in use. Of the allocated memory 44.00 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.';
+    const f = diagnose({ text, samples: run(46 * GIB, [[902, './gpu_burn', 32 * GIB]]) }).findings;
+    expect(f.find((x) => x.code === 'other-processes')?.severity).toBe('error');
+  });
+
+  it('samples without any process of the run (another card, or nvidia-smi cannot see it): nothing', () => {
+    const samples = run(20 * GIB, [[902, './gpu_burn', 30 * GIB]]);
+    expect(
+      codes({
+        gpus: samples.gpus.map((g) => ({ ...g, ownBytes: 0 })),
+        processes: samples.processes.filter((p) => !p.ours),
+      }),
+    ).toEqual([]);
+    expect(codes({ gpus: [], processes: [] })).toEqual([]);
+  });
+
+  it('speaks Chinese with the Chinese catalog', () => {
+    const f = diagnose({
+      samples: run(20 * GIB, [[444, 'python3', 12 * GIB]], 10 * GIB),
+      catalog: ZH,
+    }).findings;
+    expect(f.map((x) => x.title)).toEqual([
+      '另一个进程占用了这张 GPU 的显存：之前运行残留的进程，或另一个作业',
+      '卡上有 10.00 GiB 已被占用，但列出的进程都无法解释',
+    ]);
+    expect(f[0]!.evidence[0]).toEqual({ label: '进程', value: 'pid 444 python3：12.00 GiB' });
+  });
+
+  it('matches processes to cards by index when nvidia-smi gave no UUID', () => {
+    const samples = run(20 * GIB, [[902, './gpu_burn', 3 * GIB]]);
+    expect(
+      codes({
+        gpus: samples.gpus.map((g) => ({ ...g, uuid: null })),
+        processes: samples.processes.map((p) => ({ ...p, gpuUuid: null })),
+      }),
+    ).toEqual(['other-processes']);
+  });
+});

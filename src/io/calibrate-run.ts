@@ -1,0 +1,70 @@
+/**
+ * Calibration of a recorded run against the ledger: measure it (src/core/run-calibration.ts), store the
+ * result as the run's `calibration` event, and read it back for `headroom fit|plan --calibrated RUN`.
+ */
+import type { ScenarioContext } from '../core/diagnose/index.js';
+import { HeadroomUserError } from '../core/errors.js';
+import { estimate } from '../core/estimate.js';
+import { calibrateRun, type RunCalibration, readRunCalibration } from '../core/run-calibration.js';
+import type { RunRecord } from '../core/run-record.js';
+import { formatBytes } from '../core/units.js';
+import type { Ledger } from './ledger.js';
+import { runScenarioContext } from './run-context.js';
+
+/** The event kind a calibration is stored under. */
+export const CALIBRATION_EVENT = 'calibration';
+
+/** Calibrates a recorded run against the estimate of `ctx`; a user error when it recorded no step. */
+export function measureCalibration(ledger: Ledger, run: RunRecord, ctx: ScenarioContext): RunCalibration {
+  const result = calibrateRun(
+    run,
+    ledger.steps(run.id),
+    ledger.processSamples(run.id),
+    ctx.scenario,
+    estimate({ scenario: ctx.scenario, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null }),
+  );
+  if (result) return result;
+  throw new HeadroomUserError({
+    code: 'bad-flag',
+    where: 'RUN',
+    message: `run ${run.id} recorded no training step with memory figures, so there is nothing to calibrate against`,
+    hint: 'call headroom_probe.step(step, ...) after each training step (or use HeadroomCallback), then record a short run with headroom run',
+  });
+}
+
+/** Stores a calibration as the run's latest `calibration` event. */
+export function storeCalibration(ledger: Ledger, calibration: RunCalibration): void {
+  const c = calibration.calibration;
+  ledger.addEvent(calibration.runId, {
+    tMs: Date.now(),
+    kind: CALIBRATION_EVENT,
+    source: 'headroom',
+    message: `activations ${c.activationFactor === null ? '—' : `${c.activationFactor.toFixed(2)}×`}, allocator ${c.allocatorFactor.toFixed(2)}×${c.nonTorchBytes === null ? '' : `, ${formatBytes(c.nonTorchBytes)} outside torch`}`,
+    data: calibration as unknown as Record<string, unknown>,
+  });
+}
+
+/** The run's latest stored calibration; null when it was never calibrated. */
+export function storedCalibration(ledger: Ledger, run: RunRecord): RunCalibration | null {
+  const event = ledger.events(run.id, [CALIBRATION_EVENT]).at(-1);
+  return event ? readRunCalibration(event.data) : null;
+}
+
+/**
+ * The calibration `--calibrated RUN` uses: the stored one, else one measured now against the run's own
+ * scenario (not stored). A user error when neither is possible.
+ */
+export async function calibrationOf(ledger: Ledger, run: RunRecord): Promise<RunCalibration> {
+  const stored = storedCalibration(ledger, run);
+  if (stored) return stored;
+  const ctx = await runScenarioContext(run);
+  if (!ctx) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--calibrated',
+      message: `run ${run.id} was recorded without a scenario and has not been calibrated`,
+      hint: `calibrate it with its setup first: headroom calibrate ${run.id} --model ID --method … --micro-batch N`,
+    });
+  }
+  return measureCalibration(ledger, run, ctx);
+}

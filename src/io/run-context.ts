@@ -1,0 +1,70 @@
+/**
+ * What the diagnosis and the calibration need from a recorded run besides its rows: the run itself by
+ * id, name or `last` (a user error with a hint when there is none), and its stored scenario resolved to
+ * a model shape.
+ */
+import { findGpu } from '../core/catalog/index.js';
+import type { ScenarioContext } from '../core/diagnose/index.js';
+import { HeadroomUserError, isUserError } from '../core/errors.js';
+import { resolveModelRef } from '../core/model-ref.js';
+import type { RunRecord } from '../core/run-record.js';
+import { parseScenario } from '../core/scenario.js';
+import type { Ledger } from './ledger.js';
+import { resolveModel } from './resolve-model.js';
+
+/** The run `ref` names (an id, a name, `last`); HeadroomUserError listing what there is when none. */
+export function requireRun(ledger: Ledger, ref: string | number): RunRecord {
+  const run = ledger.getRun(ref);
+  if (run) return run;
+  const runs = ledger.listRuns();
+  throw new HeadroomUserError({
+    code: 'bad-flag',
+    where: 'RUN',
+    message: `no run "${ref}" in ${ledger.path}`,
+    hint:
+      runs.length === 0
+        ? 'record one with headroom run -- python train.py'
+        : `headroom runs lists the ${runs.length} recorded (ids ${runs[0]!.id}–${runs[runs.length - 1]!.id})`,
+  });
+}
+
+/** The run's stored scenario, parsed; null when it has none (recorded without scenario flags). */
+function storedScenario(run: RunRecord): ReturnType<typeof parseScenario> | null {
+  if (!run.scenario) return null;
+  try {
+    return parseScenario(run.scenario);
+  } catch (error) {
+    if (isUserError(error)) return null; // written by another version: diagnose without it
+    throw error;
+  }
+}
+
+/**
+ * The run's scenario with a catalog or inline model, resolved without I/O; null when the run has no
+ * scenario or its model needs files or the Hub (use runScenarioContext then).
+ */
+export function runScenarioContextSync(run: RunRecord): ScenarioContext | null {
+  const scenario = storedScenario(run);
+  if (!scenario) return null;
+  const model = resolveModelRef(scenario.model);
+  if (!model) return null;
+  return {
+    scenario,
+    shape: model.shape,
+    exactParams: model.exactParams,
+    gpu: scenario.gpu === undefined ? null : (findGpu(scenario.gpu) ?? null),
+  };
+}
+
+/** The run's scenario with any model (files and the Hub too); null when the run has none. */
+export async function runScenarioContext(run: RunRecord): Promise<ScenarioContext | null> {
+  const scenario = storedScenario(run);
+  if (!scenario) return null;
+  const model = await resolveModel(scenario.model);
+  return {
+    scenario,
+    shape: model.shape,
+    exactParams: model.exactParams,
+    gpu: scenario.gpu === undefined ? null : (findGpu(scenario.gpu) ?? null),
+  };
+}

@@ -1,0 +1,145 @@
+/** The runs pages in a real browser: a recorded run, a live one, two compared, the demo, and the token. */
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatBytes } from '../../src/core/units.js';
+import { createDashboardApp } from '../../src/server/dashboard.js';
+import { GIB, startRun, tempHome } from '../ledger-fixture.js';
+import { REPO_ROOT } from '../shared.js';
+import { launch, listen, screenshot } from './browser.js';
+
+const WEB = join(REPO_ROOT, 'dist', 'web');
+const OOM = `Traceback (most recent call last):
+  File "train.py", line 10, in <module>
+    loss.backward()
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.42 GiB memory in use. Of the allocated memory 20.10 GiB is allocated by PyTorch, and 1.80 GiB is reserved by PyTorch but unallocated.`;
+
+let browser: BrowserContext;
+let page: Page;
+const home = tempHome();
+let server: { url: string; stop: () => Promise<void> };
+let ids: { ok: number; oom: number };
+
+beforeAll(async () => {
+  const a = startRun(home, 'baseline-b2', {
+    model: 'llama-3.2-1b',
+    method: 'lora',
+    microBatchSize: 2,
+    seqLen: 1024,
+  });
+  a.steps(
+    Array.from({ length: 40 }, (_, i) => ({
+      step: i + 1,
+      allocatedGiB: 3,
+      peakGiB: 8 + (i % 5) * 0.05,
+      reservedGiB: 9,
+      loss: 2 - i * 0.02,
+    })),
+  );
+  a.finish('ok', 41);
+  const b = startRun(home, 'b4-s2048', {
+    model: 'llama-3.2-1b',
+    method: 'lora',
+    microBatchSize: 4,
+    seqLen: 2048,
+  });
+  b.steps(
+    Array.from({ length: 12 }, (_, i) => ({
+      step: i + 1,
+      allocatedGiB: 3,
+      peakGiB: 19 + i * 0.1,
+      reservedGiB: 21,
+    })),
+  );
+  b.oom(OOM, 12.5);
+  b.finish('oom', 13);
+  ids = { ok: a.id, oom: b.id };
+  browser = await launch();
+  server = await listen(
+    await createDashboardApp({ webRoot: WEB, env: { HEADROOM_HOME: home }, demo: true, pollMs: 100 }),
+  );
+  page = await browser.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('Runs pages', () => {
+  it('lists the runs, the demo labelled as one', async () => {
+    await page.goto(`${server.url}/#/runs`);
+    const table = page.getByTestId('runs-table');
+    await expect.poll(() => table.textContent()).toContain('b4-s2048');
+    expect(await table.textContent()).toContain('demo');
+    await screenshot(page, 'runs-page');
+  });
+
+  it("shows a recorded run's peaks, chart and findings", async () => {
+    await page.goto(`${server.url}/#/runs/${ids.oom}`);
+    await expect
+      .poll(() => page.getByTestId('peak-allocated').textContent())
+      .toBe(formatBytes(Math.round((19 + 1.1) * GIB)));
+    expect(await page.getByTestId('run-status').textContent()).toBe('oom');
+    expect(await page.getByTestId('findings').locator('li.finding').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('findings').textContent()).toContain('Tried to allocate 2.00 GiB');
+    expect(await page.locator('.time-chart canvas').count()).toBe(1);
+    await screenshot(page, 'run-page-oom');
+  });
+
+  it('shows the demo run with its diagnosis', async () => {
+    await page.goto(`${server.url}/#/runs/0`);
+    await expect.poll(() => page.getByTestId('findings').locator('li.finding').count()).toBeGreaterThan(1);
+    await screenshot(page, 'run-page-demo');
+    // The findings come from the same message catalog as `diagnose --lang zh`.
+    await page.getByTestId('lang-zh').click();
+    await expect
+      .poll(() => page.getByTestId('findings').locator('li.finding b').first().textContent())
+      .toMatch(/[\u4e00-\u9fff]/);
+    await screenshot(page, 'run-page-demo-zh');
+    await page.getByTestId('lang-en').click();
+  });
+
+  it('compares two runs with the one-variable warning', async () => {
+    await page.goto(`${server.url}/#/runs/compare?a=${ids.ok}&b=${ids.oom}`);
+    await expect.poll(() => page.getByTestId('diff-table').textContent()).toContain('microBatchSize');
+    expect(await page.getByTestId('one-variable-warning').isVisible()).toBe(true);
+    await screenshot(page, 'runs-compare');
+  });
+
+  it('updates a run still going within a second of a new step', async () => {
+    const live = startRun(home, 'live', { model: 'llama-3.2-1b', method: 'lora' });
+    live.steps([{ step: 1, allocatedGiB: 2, peakGiB: 5, reservedGiB: 6 }]);
+    await page.goto(`${server.url}/#/runs/${live.id}`);
+    await expect.poll(() => page.getByTestId('step-count').textContent()).toBe('1 (last 1)');
+    const written = Date.now();
+    live.steps([{ step: 2, allocatedGiB: 2, peakGiB: 5.5, reservedGiB: 6 }]);
+    await expect
+      .poll(() => page.getByTestId('step-count').textContent(), { timeout: 3000, interval: 50 })
+      .toBe('2 (last 2)');
+    expect(Date.now() - written).toBeLessThan(3000);
+    live.finish('ok', 3);
+  });
+});
+
+describe('a token-protected server', () => {
+  it('refuses a request without the token, and serves one with it', async () => {
+    const guarded = await listen(
+      await createDashboardApp({
+        webRoot: WEB,
+        env: { HEADROOM_HOME: home },
+        demo: false,
+        token: 'let-me-in',
+      }),
+    );
+    try {
+      const without = await page.goto(`${guarded.url}/`);
+      expect(without?.status()).toBe(401);
+      const withToken = await page.goto(`${guarded.url}/?token=let-me-in#/runs`);
+      expect(withToken?.status()).toBe(200);
+      await expect.poll(() => page.getByTestId('runs-table').textContent()).toContain('baseline-b2');
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
