@@ -10,7 +10,6 @@ import type { ImportReport } from '../core/import/import-report.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
 import { formatBytes } from '../core/units.js';
-import { readTrainerConfig } from '../io/read-config.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import type { Style } from './_output.js';
@@ -60,6 +59,8 @@ export async function scenarioBase(
     });
   }
   if (typeof values.from === 'string') {
+    // Loaded only for --from: the YAML parser is most of a cold start otherwise.
+    const { readTrainerConfig } = await import('../io/read-config.js');
     const { report } = await readTrainerConfig(values.from);
     return { base: { ...report.scenario }, imported: report, importedFrom: values.from };
   }

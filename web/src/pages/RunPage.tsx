@@ -153,7 +153,7 @@ export function RunPage({ id }: { id: number }) {
           <dd data-testid="peak-device">
             {run.peakDeviceBytes === null ? '—' : formatBytes(run.peakDeviceBytes)}
           </dd>
-          <dt>steps</dt>
+          <dt>{t('run.stepCount')}</dt>
           <dd data-testid="step-count">
             {run.steps}
             {lastStep ? ` (last ${lastStep.step})` : ''}
