@@ -1,10 +1,14 @@
 /** `--calibrated RUN` for fit and plan: the run's stored calibration and its scenario as the base. */
+import type { GpuSpec } from '../core/catalog/gpu-spec.js';
+import { HeadroomUserError } from '../core/errors.js';
+import { parseMarginFraction } from '../core/margin.js';
 import type { RunCalibration } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
 import { calibrationOf } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { requireRun } from '../io/run-context.js';
 import type { CommandContext } from './_command.js';
+import { type LoadedScenario, loadScenario } from './_scenario-input.js';
 
 export const CALIBRATED_OPTIONS = { calibrated: { type: 'string' } } as const;
 
@@ -46,4 +50,39 @@ export function calibrationJson(cal: RunCalibration) {
     allocatorFactor: c.allocatorFactor,
     nonTorchBytes: c.nonTorchBytes,
   };
+}
+
+/**
+ * What fit and plan both start from: the --calibrated run (its scenario is the base the flags change),
+ * the scenario, the target GPU (required: `gpuHint` says how to give it) and the --headroom margin.
+ */
+export async function loadTargetedScenario(
+  command: string,
+  values: Parameters<typeof loadScenario>[0] & { readonly calibrated?: string; readonly headroom?: string },
+  positionalModel: string | undefined,
+  ctx: CommandContext,
+  gpuHint: string,
+): Promise<{
+  calibrated: RunCalibration | null;
+  loaded: LoadedScenario & { gpu: GpuSpec };
+  marginFraction: number | undefined;
+}> {
+  const calibrated = await loadCalibrated(values.calibrated, ctx);
+  const loaded = await loadScenario(
+    values,
+    positionalModel,
+    command,
+    calibrated ? (calibrated.scenario as unknown as Record<string, unknown>) : undefined,
+  );
+  if (!loaded.gpu) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--gpu',
+      message: `${command} needs a target GPU`,
+      hint: gpuHint,
+    });
+  }
+  const marginFraction =
+    values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
+  return { calibrated, loaded: { ...loaded, gpu: loaded.gpu }, marginFraction };
 }

@@ -1,8 +1,7 @@
 /** `headroom fit`: the largest micro-batch and the longest sequence that fit a GPU with the margin. */
 import { describeScenario } from '../core/describe.js';
-import { HeadroomUserError } from '../core/errors.js';
 import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
-import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
+import { MARGIN_REASON } from '../core/margin.js';
 import { formatBytes } from '../core/units.js';
 import { meterBar } from './_bar.js';
 import {
@@ -10,18 +9,12 @@ import {
   CALIBRATED_OPTIONS,
   calibrationJson,
   describeCalibration,
-  loadCalibrated,
+  loadTargetedScenario,
 } from './_calibrated.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
-import {
-  FROM_HELP,
-  HEADROOM_HELP,
-  importSummary,
-  loadScenario,
-  SCENARIO_INPUT_OPTIONS,
-} from './_scenario-input.js';
+import { FROM_HELP, HEADROOM_HELP, importSummary, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 
 export const help = `headroom fit — the largest micro-batch and the longest sequence a GPU holds
 
@@ -117,23 +110,13 @@ export function renderFitMoved(result: FitResult, plain: FitResult, source: stri
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'fit', 1);
-  const calibrated = await loadCalibrated(values.calibrated, ctx);
-  const loaded = await loadScenario(
+  const { calibrated, loaded, marginFraction } = await loadTargetedScenario(
+    'fit',
     values,
     positionals[0],
-    'fit',
-    calibrated ? (calibrated.scenario as unknown as Record<string, unknown>) : undefined,
+    ctx,
+    'add --gpu ID (headroom gpus lists them)',
   );
-  if (!loaded.gpu) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--gpu',
-      message: 'fit needs a GPU',
-      hint: 'add --gpu ID (headroom gpus lists them)',
-    });
-  }
-  const marginFraction =
-    values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
   const context = loaded.model.catalog?.max_position_embeddings ?? null;
   const input = {
     scenario: loaded.scenario,

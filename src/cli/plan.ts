@@ -1,8 +1,7 @@
 /** `headroom plan`: the cheapest changes, in order, that make a scenario fit a GPU. */
 import { describeScenario } from '../core/describe.js';
-import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
-import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
+import { MARGIN_REASON } from '../core/margin.js';
 import { makePlan, type Plan, type Rung } from '../core/plan.js';
 import { type CalibratedPrediction, predictCalibrated } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
@@ -12,18 +11,12 @@ import {
   CALIBRATED_OPTIONS,
   calibrationJson,
   describeCalibration,
-  loadCalibrated,
+  loadTargetedScenario,
 } from './_calibrated.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
-import {
-  FROM_HELP,
-  HEADROOM_HELP,
-  importSummary,
-  loadScenario,
-  SCENARIO_INPUT_OPTIONS,
-} from './_scenario-input.js';
+import { FROM_HELP, HEADROOM_HELP, importSummary, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 
 export const help = `headroom plan — the cheapest changes that make a run fit
 
@@ -213,23 +206,13 @@ export function renderPrediction(p: CalibratedPrediction, source: string, style:
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'plan', 1);
-  const calibrated = await loadCalibrated(values.calibrated, ctx);
-  const loaded = await loadScenario(
+  const { calibrated, loaded, marginFraction } = await loadTargetedScenario(
+    'plan',
     values,
     positionals[0],
-    'plan',
-    calibrated ? (calibrated.scenario as unknown as Record<string, unknown>) : undefined,
+    ctx,
+    'add --gpu ID (headroom gpus lists them), and --gpus N for several',
   );
-  if (!loaded.gpu) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--gpu',
-      message: 'plan needs a target GPU',
-      hint: 'add --gpu ID (headroom gpus lists them), and --gpus N for several',
-    });
-  }
-  const marginFraction =
-    values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
   const plan = makePlan({
     scenario: loaded.scenario,
     shape: loaded.model.shape,
