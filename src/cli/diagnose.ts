@@ -1,8 +1,6 @@
 /** `headroom diagnose`: why a run ran out of memory, in the order to check things, with numbers. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GpuSpec } from '../core/catalog/gpu-spec.js';
-import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
 import { type DiagnosisResult, diagnose, type ScenarioContext } from '../core/diagnose/index.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import type { RunRecord } from '../core/run-record.js';
@@ -17,6 +15,7 @@ import { type CommandContext, parseFlags } from './_command.js';
 import { catalogFromFlag, LANG_HELP, LANG_OPTIONS } from './_lang.js';
 import { styleFor } from './_output.js';
 import { applyScenarioFlags, SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
+import { catalogGpu } from './_scenario-input.js';
 import { renderDiagnosis } from './render-diagnosis.js';
 
 export const help = `headroom diagnose — why did it run out of memory, and what to change?
@@ -82,21 +81,6 @@ function recordedRun(source: string, env: NodeJS.ProcessEnv): { ledger: Ledger; 
   return null;
 }
 
-function resolveGpu(id: string | undefined): GpuSpec | null {
-  if (id === undefined) return null;
-  const gpu = findGpu(id);
-  if (gpu) return gpu;
-  throw new HeadroomUserError({
-    code: 'unknown-gpu',
-    where: '--gpu',
-    message: `gpu "${id}" is not in the catalog`,
-    hint: `did you mean ${suggestIds(
-      id,
-      GPUS.map((g) => g.id),
-    ).join(', ')}? headroom gpus lists them all`,
-  });
-}
-
 /** The scenario from --scenario and the flags, resolved to a shape; null when none was given. */
 async function scenarioFrom(
   values: Readonly<Record<string, string | boolean | undefined>>,
@@ -133,7 +117,7 @@ async function scenarioFrom(
     scenario: { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model },
     shape: model.shape,
     exactParams: model.exactParams,
-    gpu: resolveGpu(parsed.gpu),
+    gpu: parsed.gpu === undefined ? null : catalogGpu(parsed.gpu),
   };
 }
 
@@ -179,7 +163,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ledger.close();
     }
   } else {
-    const gpu = flagged?.gpu ?? resolveGpu(values.gpu);
+    const gpu = flagged?.gpu ?? (values.gpu === undefined ? null : catalogGpu(values.gpu, '--gpu'));
     const log =
       source === undefined || source === '-' ? await readLogStream(stdin) : await readLogFile(source);
     skippedBytes = log.skippedBytes;

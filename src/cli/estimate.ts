@@ -1,5 +1,5 @@
 /** `headroom estimate`: the per-GPU memory of a fine-tuning setup. */
-import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
+import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
@@ -9,6 +9,7 @@ import { type CommandContext, parseFlags } from './_command.js';
 import { styleFor } from './_output.js';
 import { applyScenarioFlags, SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
+  catalogGpu,
   FROM_HELP,
   importSummary,
   mergeFlags,
@@ -46,32 +47,15 @@ export function estimateJson(
   return { ...result, scenario, model: { id: scenario.model, source: modelSource } };
 }
 
-function resolveGpu(id: string | undefined) {
-  if (id === undefined) return null;
-  const gpu = findGpu(id);
-  if (!gpu) {
-    throw new HeadroomUserError({
-      code: 'unknown-gpu',
-      where: 'gpu',
-      message: `gpu "${id}" is not in the catalog`,
-      hint: `did you mean ${suggestIds(
-        id,
-        GPUS.map((g) => g.id),
-      ).join(', ')}? headroom gpus lists them all`,
-    });
-  }
-  return gpu;
-}
-
 async function estimateOne(raw: unknown): Promise<{
   result: Estimate;
   scenario: Scenario;
   model: Awaited<ReturnType<typeof resolveModel>>;
-  gpu: ReturnType<typeof resolveGpu>;
+  gpu: GpuSpec | null;
 }> {
   const parsed = parseScenario(raw);
   const model = await resolveModel(parsed.model);
-  const gpu = resolveGpu(parsed.gpu);
+  const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   // Report the model as the user can name it again: a catalog id instead of an alias.
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
   const result = estimate({ scenario, shape: model.shape, exactParams: model.exactParams, gpu });
