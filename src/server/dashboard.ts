@@ -4,13 +4,13 @@
  */
 import type { Hono } from 'hono';
 import type { FindingView } from '../core/dashboard-types.js';
-import type { Finding } from '../core/diagnose/finding.js';
 import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { createApp } from './app.js';
 import { buildDemoRun } from './demo-run.js';
+import { findingViews } from './finding-views.js';
 import { mountRuns } from './runs-api.js';
 
 export interface DashboardOptions {
@@ -21,17 +21,6 @@ export interface DashboardOptions {
   readonly demo: boolean;
   /** Poll interval of live streams, ms (tests shorten it). */
   readonly pollMs?: number;
-}
-
-/** Findings as the dashboard shows them (the same objects as `diagnose --json`, without the remedies' flags). */
-export function findingViews(findings: readonly Finding[]): FindingView[] {
-  return findings.map((f) => ({
-    code: f.code,
-    severity: f.severity,
-    title: f.title,
-    evidence: f.evidence.map((e) => ({ label: e.label, value: e.value })),
-    action: f.action,
-  }));
 }
 
 /** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */

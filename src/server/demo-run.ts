@@ -6,13 +6,14 @@
  */
 import { shapeFromConfig } from '../core/architecture.js';
 import { findGpu, findModel } from '../core/catalog/index.js';
-import type { FindingView, RunDetail, SamplePoint, StepPoint } from '../core/dashboard-types.js';
+import type { RunDetail, SamplePoint, StepPoint } from '../core/dashboard-types.js';
 import { diagnose } from '../core/diagnose/index.js';
 import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { TimelineStep } from '../core/diagnose/timeline.js';
 import { estimate, usableBytes } from '../core/estimate.js';
 import { parseScenario } from '../core/scenario.js';
 import { GIB, MIB } from '../core/units.js';
+import { findingViews } from './finding-views.js';
 
 export interface DemoRun {
   readonly detail: RunDetail;
@@ -187,13 +188,7 @@ export function buildDemoRun(lang: Lang = 'en'): DemoRun {
     scenario: { scenario, shape, gpu },
     catalog: catalogFor(lang),
   });
-  const findings: FindingView[] = diagnosis.findings.map((f) => ({
-    code: f.code,
-    severity: f.severity,
-    title: f.title,
-    evidence: f.evidence.map((e) => ({ label: e.label, value: e.value })),
-    action: f.action,
-  }));
+  const findings = findingViews(diagnosis.findings);
   const peakOf = (key: 'peakAllocatedBytes' | 'peakReservedBytes') =>
     Math.max(...steps.map((s) => s[key] ?? 0));
   return {
