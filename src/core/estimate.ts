@@ -185,6 +185,8 @@ interface TrainingPlan {
   readonly trainableParams: number;
   /** Extra weights stored for training only (LoRA adapters, modules_to_save copies). */
   readonly extraWeightParams: number;
+  /** Trainable parameters kept at the model's own precision: all of full/freeze, modules_to_save copies of LoRA. */
+  readonly denseTrainableParams: number;
   /** Roles whose weights are trained in the layers that train (full, freeze). */
   readonly fullyTrainedLayers: number;
   /** Roles that carry a LoRA adapter, with the adapter's in/out widths per instance. */
@@ -308,6 +310,7 @@ function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakd
     return {
       trainableParams: params.totalParams,
       extraWeightParams: 0,
+      denseTrainableParams: params.totalParams,
       fullyTrainedLayers: shape.numLayers,
       adapted: none,
       lmHeadTrained: true,
@@ -324,6 +327,7 @@ function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakd
     return {
       trainableParams: Math.round(perLayer * k),
       extraWeightParams: 0,
+      denseTrainableParams: Math.round(perLayer * k),
       fullyTrainedLayers: k,
       adapted: none,
       lmHeadTrained: false,
@@ -360,6 +364,7 @@ function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakd
   return {
     trainableParams: adapterParams + savedParams,
     extraWeightParams: adapterParams + savedParams,
+    denseTrainableParams: savedParams,
     fullyTrainedLayers: 0,
     adapted,
     lmHeadTrained,
@@ -635,21 +640,15 @@ export function estimate(input: EstimateInput): Estimate {
   const baseWeightBytes = quantized
     ? linearWeights * quantizedBytesPerParam(scenario.quantization) + otherParams * plan.weightBytes
     : totalParams * plan.weightBytes;
-  const adapterParams =
-    scenario.method === 'lora' || scenario.method === 'qlora' ? training.trainableParams : 0;
-  const savedModuleParams = (training.embeddingTrained ? 1 : 0) + (training.lmHeadTrained ? 1 : 0);
-  const savedModuleCount = savedModuleParams * shape.vocabSize * shape.hiddenSize;
-  const pureAdapterParams = adapterParams - savedModuleCount;
-  const extraWeightBytes = pureAdapterParams * 4 + savedModuleCount * 4; // PEFT keeps these in fp32
+  // LoRA adapters and modules_to_save copies: PEFT keeps them in fp32.
   const weightBytes =
     scenario.method === 'full' || scenario.method === 'freeze'
       ? totalParams * plan.weightBytes
-      : baseWeightBytes + extraWeightBytes;
+      : baseWeightBytes + training.extraWeightParams * 4;
 
   // Gradients and optimizer states for the trainable parameters.
   const trainable = training.trainableParams;
-  const denseTrainable =
-    scenario.method === 'full' || scenario.method === 'freeze' ? trainable : savedModuleCount;
+  const denseTrainable = training.denseTrainableParams;
   const gradientBytes = denseTrainable * plan.gradientBytes + (trainable - denseTrainable) * 4;
   const opt = optimizerStateBytes(scenario, plan, trainable, trainable - denseTrainable);
 
@@ -710,7 +709,7 @@ export function estimate(input: EstimateInput): Estimate {
   const forwardPeak =
     persistent + gradsDuringForward + act.savedBytes + act.lossResidentBytes + castBytes + dequantBytes;
   const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes;
-  const backwardEnd = persistent + G + castBytes * 0 + gatheredGradBytes + dequantBytes;
+  const backwardEnd = persistent + G + gatheredGradBytes + dequantBytes;
   const backwardPeak = Math.max(backwardStart, backwardEnd);
   const optimizerPeak = W + G + O + bucketBytes + stepTempBytes;
   const phases: Record<Phase, number> = {
