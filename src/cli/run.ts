@@ -11,7 +11,6 @@ import { findOomInStderr } from '../core/stderr-oom.js';
 import { formatBytes, MIB } from '../core/units.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { probeDir } from '../io/probe-path.js';
-import { RunRecorder } from '../io/recorder.js';
 import {
   DEFAULT_QUERY_TIMEOUT_MS,
   DEFAULT_SAMPLE_INTERVAL_MS,
@@ -20,11 +19,11 @@ import {
 } from '../io/sampler.js';
 import { StderrRelay } from '../io/stderr-capture.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
-import { StatusBar, type TerminalStream } from './_status-bar.js';
-import { renderPlainStatus, renderRunSummary, renderStatusLine, runJson } from './render-run.js';
+import { renderRunSummary, runJson } from './render-run.js';
 
 export const help = `headroom run — run a training command and record its GPU memory on three layers
 
@@ -339,48 +338,24 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     );
 
     // The live view: a pinned status line on a terminal, a plain line now and then otherwise.
-    const tty = ctx.stderr.isTTY === true && ctx.env.TERM !== 'dumb';
-    const bar = tty ? new StatusBar(ctx.stderr as unknown as TerminalStream) : null;
-    const recorder = new RunRecorder({
+    const { recorder, bar, tick, tickMs } = startLiveView({
+      ctx,
+      err,
+      say,
       ledger,
       runId,
       logPath,
-      sample: query?.ok === true,
+      query,
       intervalMs,
-      ...(query?.ok ? { gpuFields: query.gpuFields } : {}),
-      env: ctx.env,
       visibleGpus: visible,
-      onProblem: (p) => {
-        bar?.stop();
-        say(`${err.yellow(`headroom: ⚠ ${p.message}`)}\n  Try: ${p.hint}`);
-        bar?.start();
-      },
+      startedAtMs,
+      statusEveryMs,
+      pid: childPid,
     });
-    recorder.addProcess(childPid);
-    recorder.start();
     const relay = new StderrRelay(stderrPath, ctx.stderr);
     relay.start();
-
-    bar?.start();
-    let lastPlainAt = Date.now();
-    let lastPlainStep: number | null = null;
-    const ticker = setInterval(
-      () => {
-        const elapsed = Date.now() - startedAtMs;
-        if (bar) {
-          bar.draw(renderStatusLine(recorder.live, elapsed, bar.columns, err));
-        } else if (
-          Date.now() - lastPlainAt >= statusEveryMs &&
-          recorder.live.step !== lastPlainStep &&
-          relay.atLineStart
-        ) {
-          lastPlainAt = Date.now();
-          lastPlainStep = recorder.live.step;
-          say(renderPlainStatus(recorder.live, elapsed));
-        }
-      },
-      bar ? 250 : 1000,
-    );
+    // A plain line waits until the command's stderr is at a line start.
+    const ticker = setInterval(() => tick(relay.atLineStart), tickMs);
 
     // Ctrl-C reaches the command too (same process group): give it time to stop cleanly.
     let interrupts = 0;

@@ -7,13 +7,13 @@ import type { RunStatus } from '../core/run-record.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { probeLogFiles } from '../io/follow-log.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
-import { alive, RunRecorder } from '../io/recorder.js';
+import { alive } from '../io/recorder.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { readFileTail } from '../io/stderr-capture.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
-import { StatusBar, type TerminalStream } from './_status-bar.js';
-import { renderPlainStatus, renderRunSummary, renderStatusLine, runJson } from './render-run.js';
+import { renderRunSummary, runJson } from './render-run.js';
 import { visibleGpus } from './run.js';
 
 export const help = `headroom watch — record a run started elsewhere, from its probe log
@@ -154,41 +154,26 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         data: { ...query.problem },
       });
     }
-    const tty = ctx.stderr.isTTY === true && ctx.env.TERM !== 'dumb';
-    const bar = tty ? new StatusBar(ctx.stderr as unknown as TerminalStream) : null;
-    const recorder = new RunRecorder({
+    const startedAtMs = run.startedAtMs;
+    const childPid = run.childPid;
+    const { recorder, bar, tick } = startLiveView({
+      ctx,
+      err,
+      say,
       ledger,
       runId,
       logPath,
-      sample: query?.ok === true,
+      query,
       intervalMs,
-      ...(query?.ok ? { gpuFields: query.gpuFields } : {}),
-      env: ctx.env,
       visibleGpus: visibleGpus(ctx.env),
-      onProblem: (p) => {
-        bar?.stop();
-        say(`${err.yellow(`headroom: ⚠ ${p.message}`)}\n  Try: ${p.hint}`);
-        bar?.start();
-      },
+      startedAtMs,
+      statusEveryMs,
+      pid: childPid,
     });
-    if (run.childPid !== null) recorder.addProcess(run.childPid);
-    recorder.start();
-    bar?.start();
-
-    const startedAtMs = run.startedAtMs;
-    const childPid = run.childPid;
-    let lastPlainAt = Date.now();
-    let lastPlainStep: number | null = null;
     let stopped = false;
     const finished = await new Promise<boolean>((settle) => {
       const timer = setInterval(() => {
-        const elapsed = Date.now() - startedAtMs;
-        if (bar) bar.draw(renderStatusLine(recorder.live, elapsed, bar.columns, err));
-        else if (Date.now() - lastPlainAt >= statusEveryMs && recorder.live.step !== lastPlainStep) {
-          lastPlainAt = Date.now();
-          lastPlainStep = recorder.live.step;
-          say(renderPlainStatus(recorder.live, elapsed));
-        }
+        tick();
         // Done when the command headroom run started has exited, else when every probe writer ended.
         const done =
           childPid !== null && run!.host === hostname() ? !alive(childPid) : recorder.writersDone();
