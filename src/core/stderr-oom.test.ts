@@ -74,4 +74,10 @@ describe('findOomInStderr, built in code', () => {
     const long = `Traceback (most recent call last):\n${'x'.repeat(100_000)}\nCUDA out of memory`;
     expect(findOomInStderr(long)!.text.length).toBe(OOM_TEXT_MAX_CHARS);
   });
+
+  it('leaves a look-alike the OOM grammar knows: a gRPC RESOURCE_EXHAUSTED is not an out-of-memory', () => {
+    const grpc =
+      'grpc._channel._InactiveRpcError: <_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.RESOURCE_EXHAUSTED\n\tdetails = "Received message larger than max (5242880 vs. 4194304)"\n';
+    expect(findOomInStderr(grpc)).toBeNull();
+  });
 });

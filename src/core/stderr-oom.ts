@@ -6,6 +6,8 @@
  * cuBLAS `CUBLAS_STATUS_ALLOC_FAILED`, XLA's `RESOURCE_EXHAUSTED`, TensorFlow's `OOM when allocating`.
  */
 
+import { findLookAlikeErrors, findOomMessages } from './oom/find-oom-messages.js';
+
 const OOM_MARKER =
   /out of memory|OutOfMemoryError|Tried to allocate \d|CUBLAS_STATUS_ALLOC_FAILED|RESOURCE_EXHAUSTED|OOM when allocating/i;
 const TRACEBACK_START = 'Traceback (most recent call last):';
@@ -50,5 +52,8 @@ export function findOomInStderr(stderr: string): StderrOom | null {
   while (end + 1 < lines.length && end - at < OOM_TRAILING_MAX_LINES && lines[end + 1]!.trim() !== '') end++;
   let text = lines.slice(start, end + 1).join('\n');
   if (text.length > OOM_TEXT_MAX_CHARS) text = text.slice(text.length - OOM_TEXT_MAX_CHARS);
+  // The marker only finds candidates; the OOM grammar (src/core/oom) decides. A look-alike it knows
+  // (a gRPC RESOURCE_EXHAUSTED, say) is not an out-of-memory.
+  if (findOomMessages(text).length === 0 && findLookAlikeErrors(text).length > 0) return null;
   return { message: lines[at]!.trim(), text };
 }
