@@ -124,18 +124,11 @@ CREATE TABLE log_files (
 );
 `;
 
-/** What a new run starts with. */
-export interface NewRun {
-  readonly name: string | null;
-  readonly command: readonly string[];
-  readonly cwd: string | null;
-  readonly host: string | null;
-  readonly scenario: Readonly<Record<string, unknown>> | null;
-  readonly estimate: EstimatedPeak | null;
-  readonly env: Readonly<Record<string, unknown>>;
-  readonly startedAtMs: number;
-  readonly monitorPid: number | null;
-}
+/** What a new run starts with: the fields of its record known before the command runs. */
+export type NewRun = Pick<
+  RunRecord,
+  'name' | 'command' | 'cwd' | 'host' | 'scenario' | 'estimate' | 'env' | 'startedAtMs' | 'monitorPid'
+>;
 
 /** A probe-log line as read: its event (or the problem with it) and where it starts in its file. */
 export interface ProbeLineRead {
