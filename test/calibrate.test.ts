@@ -7,19 +7,17 @@
  * prediction must land within 2 % of what the stand-in really used at micro-batch 8, on all three levels.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALLOCATOR_BASE_RESERVE_BYTES, ALLOCATOR_FRAGMENTATION, estimate } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { REPO_ROOT } from './shared.js';
+import { standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 const TRAIN = join(REPO_ROOT, 'test', 'fixtures', 'train_plan.py');
-const STANDIN_BIN = join(REPO_ROOT, 'test', 'fixtures', 'bin');
-const STANDIN_TORCH = join(REPO_ROOT, 'probe', 'tests', 'standin');
 
 /** The stand-in's own factors: activations and the allocator's cache against the estimator's model. */
 const K = 1.3;
@@ -65,28 +63,7 @@ function standInPlan(microBatchSize: number) {
 }
 
 function home(): { dir: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-calibrate-'));
-  const state = join(dir, 'nvsmi-state');
-  mkdirSync(state);
-  const [header, row] = readFileSync(
-    sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv'),
-    'utf8',
-  ).split('\n');
-  const idle = join(dir, 'idle.csv');
-  writeFileSync(idle, `${header}\n${row!.replace('32362 MiB, 110796 MiB', '0 MiB, 143157 MiB')}\n`);
-  return {
-    dir,
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      HEADROOM_HOME: dir,
-      PATH: [STANDIN_BIN, process.env.PATH].join(delimiter),
-      PYTHONPATH: STANDIN_TORCH,
-      STANDIN_NVSMI_STATE_DIR: state,
-      STANDIN_NVSMI_APPS_CSV: 'none',
-      STANDIN_NVSMI_GPU_CSV: idle,
-    },
-  };
+  return standinHome('headroom-calibrate-', { idleGpu: true });
 }
 
 function headroom(env: NodeJS.ProcessEnv, ...args: string[]) {

@@ -6,45 +6,17 @@
  * script's allocations (sizes in its docstring).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { REPO_ROOT } from './shared.js';
+import { STANDIN_TORCH, standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 const PATTERNS = join(REPO_ROOT, 'test', 'fixtures', 'train_patterns.py');
-const STANDIN_BIN = join(REPO_ROOT, 'test', 'fixtures', 'bin');
-const STANDIN_TORCH = join(REPO_ROOT, 'probe', 'tests', 'standin');
 const GIB = 2 ** 30;
 
-/** A HEADROOM_HOME of its own, the stand-ins on PATH, and an idle GPU with no other process on it. */
 function home(): { dir: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-diagnose-run-'));
-  const state = join(dir, 'nvsmi-state');
-  mkdirSync(state);
-  // Sample 12's header and row with the GPU idle: nothing used, everything free.
-  const [header, row] = readFileSync(
-    sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv'),
-    'utf8',
-  ).split('\n');
-  const idle = join(dir, 'idle.csv');
-  writeFileSync(idle, `${header}\n${row!.replace('32362 MiB, 110796 MiB', '0 MiB, 143157 MiB')}\n`);
-  return {
-    dir,
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      LANG: 'C.UTF-8',
-      LC_ALL: '',
-      HEADROOM_HOME: dir,
-      PATH: [STANDIN_BIN, process.env.PATH].join(delimiter),
-      PYTHONPATH: STANDIN_TORCH,
-      STANDIN_NVSMI_STATE_DIR: state,
-      STANDIN_NVSMI_APPS_CSV: 'none',
-      STANDIN_NVSMI_GPU_CSV: idle,
-    },
-  };
+  return standinHome('headroom-diagnose-run-', { idleGpu: true, env: { LANG: 'C.UTF-8', LC_ALL: '' } });
 }
 
 function headroom(env: NodeJS.ProcessEnv, ...args: string[]) {

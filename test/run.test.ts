@@ -5,37 +5,23 @@
  * asserted is computed from the script's allocations (test/fixtures/train_standin.py).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, sharedFile } from './shared.js';
+import { STANDIN_TORCH, standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 const TRAIN = join(REPO_ROOT, 'test', 'fixtures', 'train_standin.py');
-const STANDIN_BIN = join(REPO_ROOT, 'test', 'fixtures', 'bin');
-const STANDIN_TORCH = join(REPO_ROOT, 'probe', 'tests', 'standin');
 const MIB = 2 ** 20;
 // Sample 12 (the stand-in's GPU): 32362 MiB used by other processes, 143771 MiB total.
 const OTHERS_USED_MIB = 32362;
 const CONTEXT_MIB = 500;
 
 function home(): { dir: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-run-'));
-  const state = join(dir, 'nvsmi-state');
-  mkdirSync(state);
-  return {
-    dir,
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      HEADROOM_HOME: dir,
-      PATH: [STANDIN_BIN, process.env.PATH].join(delimiter),
-      PYTHONPATH: STANDIN_TORCH,
-      STANDIN_NVSMI_STATE_DIR: state,
-    },
-  };
+  return standinHome('headroom-run-');
 }
 
 function headroom(env: NodeJS.ProcessEnv, ...args: string[]) {
