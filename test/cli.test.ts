@@ -116,6 +116,17 @@ describe('headroom estimate', () => {
     expect(json.scenario.method).toBe('lora');
   });
 
+  it('drops a file\'s LoRA settings when a flag switches the method to full', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const file = join(dir, 'lora.json');
+    writeFileSync(file, JSON.stringify({ model: 'llama-3.2-1b', method: 'lora', lora: { rank: 8 } }));
+    const r = headroom('estimate', '--scenario', file, '--method', 'full', '--json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.scenario.method).toBe('full');
+    expect(json.scenario.lora).toBeUndefined();
+  });
+
   it.each([
     [['estimate', 'llama-9b'], /model "llama-9b" is not a catalog model/, /Try: a catalog id \(did you mean/],
     [

@@ -129,5 +129,11 @@ export function applyScenarioFlags(
   if (values['offload-params'] !== undefined) offload.params = values['offload-params'];
   if (values['offload-optimizer'] !== undefined || values['offload-params'] !== undefined)
     out.offload = offload;
+  // A flag that changes the method drops the base's settings that belong to the old one.
+  if (values.method === 'full' || values.method === 'freeze') {
+    delete out.lora;
+    if (values.quantization === undefined) delete out.quantization;
+  }
+  if (values.method !== undefined && values.method !== 'freeze') delete out.trainableLayers;
   return out;
 }

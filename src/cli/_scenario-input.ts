@@ -84,24 +84,6 @@ export async function scenarioBase(
   return { base: {}, imported: null, importedFrom: null };
 }
 
-/**
- * Flags over a base. A flag that changes the method away from adapters drops the imported LoRA block and
- * quantization, which would otherwise contradict it.
- */
-export function mergeFlags(
-  base: Readonly<Record<string, unknown>>,
-  values: Values,
-  positionalModel: string | undefined,
-): Record<string, unknown> {
-  const merged = applyScenarioFlags(base, values, positionalModel);
-  if (values.method === 'full' || values.method === 'freeze') {
-    delete merged.lora;
-    if (values.quantization === undefined) delete merged.quantization;
-  }
-  if (values.method !== undefined && values.method !== 'freeze') delete merged.trainableLayers;
-  return merged;
-}
-
 export interface LoadedScenario {
   readonly scenario: Scenario;
   readonly model: ResolvedModel;
@@ -124,7 +106,7 @@ export async function loadScenario(
   const { imported, importedFrom } = read;
   const given = typeof values.scenario === 'string' || typeof values.from === 'string';
   const base = defaults && !given ? { ...defaults } : read.base;
-  const raw = mergeFlags(base, values, positionalModel);
+  const raw = applyScenarioFlags(base, values, positionalModel);
   if (raw.model === undefined) {
     throw new HeadroomUserError({
       code: 'bad-flag',

@@ -12,7 +12,6 @@ import {
   catalogGpu,
   FROM_HELP,
   importSummary,
-  mergeFlags,
   SCENARIO_INPUT_OPTIONS,
   scenarioBase,
 } from './_scenario-input.js';
@@ -70,7 +69,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   if (values.from !== undefined) {
     // A trainer config: one scenario, flags over it; the JSON says what was imported.
     const imported = await scenarioBase(values, 'estimate');
-    const raw = mergeFlags(imported.base, values, positionalModel);
+    const raw = applyScenarioFlags(imported.base, values, positionalModel);
     if (raw.model === undefined) {
       throw new HeadroomUserError({
         code: 'bad-flag',
