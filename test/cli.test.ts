@@ -116,7 +116,7 @@ describe('headroom estimate', () => {
     expect(json.scenario.method).toBe('lora');
   });
 
-  it('drops a file\'s LoRA settings when a flag switches the method to full', () => {
+  it("drops a file's LoRA settings when a flag switches the method to full", () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const file = join(dir, 'lora.json');
     writeFileSync(file, JSON.stringify({ model: 'llama-3.2-1b', method: 'lora', lora: { rank: 8 } }));
