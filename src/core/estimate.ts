@@ -732,19 +732,20 @@ export function estimate(input: EstimateInput): Estimate {
   const nonTorch = CUDA_CONTEXT_BYTES + (gpus > 1 ? NCCL_BUFFER_BYTES : 0) + pagedOptimizerBytes;
   const device = reserved + nonTorch;
 
+  // Gradients present at each phase's high point: backward peaks either at its start (before any
+  // gradient) or at its end (all of them).
+  const gradientsAt: Readonly<Record<Phase, number>> = {
+    load: 0,
+    forward: gradsDuringForward,
+    backward: (backwardEnd >= backwardStart ? G : gradsDuringForward) + gatheredGradBytes,
+    'optimizer-step': G,
+  };
   const atPeak = {
     weights:
       W +
       gatheredBytes +
       (peakPhase === 'forward' || peakPhase === 'backward' ? castBytes + dequantBytes : 0),
-    gradients:
-      peakPhase === 'optimizer-step'
-        ? G
-        : peakPhase === 'backward' && backwardEnd >= backwardStart
-          ? G + gatheredGradBytes
-          : peakPhase === 'load'
-            ? 0
-            : gradsDuringForward + (peakPhase === 'backward' ? gatheredGradBytes : 0),
+    gradients: gradientsAt[peakPhase],
     optimizer: peakPhase === 'load' ? 0 : O + (peakPhase === 'optimizer-step' ? stepTempBytes : 0),
   };
   const activationsAtPeak = Math.max(
