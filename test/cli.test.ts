@@ -116,6 +116,30 @@ describe('headroom estimate', () => {
     expect(json.scenario.method).toBe('lora');
   });
 
+  it('--optimizer-in-backward keeps one gradient at a time, and refuses gradient accumulation', () => {
+    const base = [
+      'estimate',
+      'llama-3.2-1b',
+      '--method',
+      'full',
+      '--precision',
+      'bf16-true',
+      '--gradient-checkpointing',
+      'full',
+    ];
+    const plain = JSON.parse(headroom(...base, '--json').stdout);
+    const inBwd = JSON.parse(headroom(...base, '--optimizer-in-backward', '--json').stdout);
+    expect(inBwd.scenario.optimizerInBackward).toBe(true);
+    // Llama-3.2-1B's largest tensor is its 128,256 × 2,048 embedding, in bf16.
+    expect(inBwd.breakdown.gradientsBytes).toBe(128_256 * 2048 * 2);
+    expect(inBwd.peak.allocatedBytes).toBeLessThan(plain.peak.allocatedBytes);
+    expect(headroom(...base, '--optimizer-in-backward').stdout).toContain('adamw in backward');
+    const bad = headroom(...base, '--optimizer-in-backward', '--grad-accum', '4');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/optimizerInBackward: steps the optimizer on every micro-batch/);
+    expect(bad.stderr).toMatch(/Try: set gradAccumSteps to 1/);
+  });
+
   it("drops a file's LoRA settings when a flag switches the method to full", () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const file = join(dir, 'lora.json');

@@ -20,6 +20,7 @@ export const SCENARIO_OPTIONS = {
   'micro-batch': { type: 'string' },
   'seq-len': { type: 'string' },
   'grad-accum': { type: 'string' },
+  'optimizer-in-backward': { type: 'boolean' },
   'gradient-checkpointing': { type: 'string' },
   attention: { type: 'string' },
   loss: { type: 'string' },
@@ -45,6 +46,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
                             sgd-momentum | adafactor | lion                   [adamw]
   --micro-batch N  --seq-len N  --grad-accum N                                [1, 2048, 1]
+  --optimizer-in-backward   step each parameter in backward and free its gradient
+                            (torchtune optimizer_in_bwd; needs --grad-accum 1)
   --gradient-checkpointing  none | full | selective                           [none]
   --attention A             eager | sdpa | flash                              [sdpa]
   --loss L                  standard | chunked | fused                        [standard]
@@ -100,6 +103,7 @@ export function applyScenarioFlags(
   set('microBatchSize', numeric(values, 'micro-batch'));
   set('seqLen', numeric(values, 'seq-len'));
   set('gradAccumSteps', numeric(values, 'grad-accum'));
+  if (values['optimizer-in-backward'] === true) out.optimizerInBackward = true;
   set('gradientCheckpointing', values['gradient-checkpointing']);
   set('attention', values.attention);
   set('loss', values.loss);

@@ -21,7 +21,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     modelId,
     method,
     scenario.precision,
-    scenario.optimizer,
+    scenario.optimizerInBackward ? `${scenario.optimizer} in backward` : scenario.optimizer,
     `b${scenario.microBatchSize}×${scenario.seqLen}${scenario.gradAccumSteps > 1 ? ` ×${scenario.gradAccumSteps} accum` : ''}`,
     scenario.gradientCheckpointing === 'none' ? 'no ckpt' : `ckpt ${scenario.gradientCheckpointing}`,
     scenario.attention,

@@ -69,6 +69,23 @@ describe('estimate: model states by method and precision', () => {
     expect(paged.peak.deviceBytes - paged.peak.reservedBytes).toBeGreaterThan(16e9);
   });
 
+  it('optimizer in backward holds one gradient at a time instead of all of them', () => {
+    const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
+    const plain = run(fields);
+    const inBwd = run({ ...fields, optimizerInBackward: true });
+    // The largest tensor of Llama-3.1-8B is its 128,256 × 4,096 embedding (and output head): 2 bytes each.
+    expect(inBwd.breakdown.gradientsBytes).toBe(128_256 * 4096 * 2);
+    expect(plain.breakdown.gradientsBytes).toBe(8_030_261_248 * 2);
+    // Without a full gradient set the step phase no longer peaks; the saving is the other gradients.
+    expect(inBwd.phases['optimizer-step']).toBeLessThan(inBwd.phases.backward);
+    expect(plain.peak.allocatedBytes - inBwd.peak.allocatedBytes).toBeGreaterThan(
+      plain.breakdown.gradientsBytes! - 2 * inBwd.breakdown.gradientsBytes!,
+    );
+    // Weights and optimizer states are untouched.
+    expect(inBwd.breakdown.weightsBytes).toBe(plain.breakdown.weightsBytes);
+    expect(inBwd.breakdown.optimizerBytes).toBe(plain.breakdown.optimizerBytes);
+  });
+
   it('a QLoRA base weighs less than a LoRA base, and double quantization less than NF4', () => {
     const lora = run({ method: 'lora', precision: 'bf16-true' });
     const nf4 = run({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true' });

@@ -663,8 +663,22 @@ export function estimate(input: EstimateInput): Estimate {
       : 0;
   const pagedOptimizerBytes = opt.paged ? placed.gpu.optimizer : 0;
   const W = placed.gpu.weights;
-  const G = placed.gpu.gradients;
   const O = placed.gpu.optimizer - pagedOptimizerBytes;
+  // Optimizer in backward (torchtune optimizer_in_bwd): each parameter is stepped by a hook as soon as
+  // its gradient is accumulated, and the gradient is freed there. No full set of gradients ever exists:
+  // the most held at once is the largest parameter's gradient with its own step temporary.
+  const inBackward = scenario.optimizerInBackward === true && placed.gpu.gradients > 0;
+  const largestLinear = params.linears.reduce((max, m) => Math.max(max, m.inFeatures * m.outFeatures), 0);
+  const largestTensorShare =
+    trainable > 0
+      ? Math.min(
+          1,
+          (scenario.method === 'full' ? Math.max(largestLinear, params.embeddingParams) : largestLinear) /
+            trainable,
+        )
+      : 0;
+  const G = inBackward ? placed.gpu.gradients * largestTensorShare : placed.gpu.gradients;
+  const stepTemp = inBackward ? stepTempBytes * largestTensorShare : stepTempBytes;
 
   // Working set of sharded weights: the current and the prefetched unit gathered in compute precision
   // (DeepSpeed's "4 × largest layer"; FSDP unshards one unit and prefetches the next).
@@ -698,7 +712,6 @@ export function estimate(input: EstimateInput): Estimate {
     : 0;
   const castBytes = quantized ? 0 : castParams * 2;
   // QLoRA dequantizes one weight at a time into a 16-bit temporary.
-  const largestLinear = params.linears.reduce((max, m) => Math.max(max, m.inFeatures * m.outFeatures), 0);
   const dequantBytes = quantized ? largestLinear * 2 : 0;
 
   const act = activationPlan(scenario, shape, plan, training);
@@ -709,9 +722,10 @@ export function estimate(input: EstimateInput): Estimate {
   const forwardPeak =
     persistent + gradsDuringForward + act.savedBytes + act.lossResidentBytes + castBytes + dequantBytes;
   const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes;
-  const backwardEnd = persistent + G + gatheredGradBytes + dequantBytes;
+  const backwardEnd = persistent + G + gatheredGradBytes + dequantBytes + (inBackward ? stepTemp : 0);
   const backwardPeak = Math.max(backwardStart, backwardEnd);
-  const optimizerPeak = W + G + O + bucketBytes + stepTempBytes;
+  // In backward, the step is already done: no separate optimizer phase holds the gradients.
+  const optimizerPeak = inBackward ? persistent : W + G + O + bucketBytes + stepTemp;
   const phases: Record<Phase, number> = {
     load: loadPeak,
     forward: forwardPeak,
@@ -746,7 +760,14 @@ export function estimate(input: EstimateInput): Estimate {
       gatheredBytes +
       (peakPhase === 'forward' || peakPhase === 'backward' ? castBytes + dequantBytes : 0),
     gradients: gradientsAt[peakPhase],
-    optimizer: peakPhase === 'load' ? 0 : O + (peakPhase === 'optimizer-step' ? stepTempBytes : 0),
+    optimizer:
+      peakPhase === 'load'
+        ? 0
+        : O +
+          (peakPhase === 'optimizer-step' ||
+          (inBackward && peakPhase === 'backward' && backwardEnd >= backwardStart)
+            ? stepTemp
+            : 0),
   };
   const activationsAtPeak = Math.max(
     0,
@@ -808,7 +829,7 @@ export function estimate(input: EstimateInput): Estimate {
       dequantTransientBytes: dequantBytes,
       gatheredWeightsBytes: gatheredBytes,
       commBufferBytes: bucketBytes,
-      optimizerTempBytes: stepTempBytes,
+      optimizerTempBytes: stepTemp,
       cudaContextBytes: CUDA_CONTEXT_BYTES,
       ncclBytes: gpus > 1 ? NCCL_BUFFER_BYTES : 0,
     }),

@@ -67,10 +67,26 @@ describe('parseScenario', () => {
     [{ model: 'x', method: 'full', quantization: 'nf4' }, 'quantization', /cannot be nf4-quantized/],
     [{ model: 'x', method: 'lora', lora: { dropout: 1.5 } }, 'lora.dropout', /from 0 up to/],
     [{}, 'model', /model: is missing/],
+    [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
+    [
+      { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },
+      'optimizerInBackward',
+      /cannot accumulate 4 micro-batches/,
+    ],
+    [
+      { model: 'x', optimizerInBackward: true, parallelism: { strategy: 'zero2', gpus: 2 } },
+      'optimizerInBackward',
+      /DeepSpeed's zero2 steps its own partitioned optimizer/,
+    ],
   ])('rejects %j naming %s', (input, where, message) => {
     const error = errorOf(input);
     expect(error.where).toBe(where);
     expect(error.message).toMatch(message);
+  });
+
+  it('keeps optimizerInBackward only when it is true', () => {
+    expect(parseScenario({ model: 'x', optimizerInBackward: true }).optimizerInBackward).toBe(true);
+    expect('optimizerInBackward' in parseScenario({ model: 'x', optimizerInBackward: false })).toBe(false);
   });
 
   it('declines peft-other rows with a clear message', () => {

@@ -58,6 +58,11 @@ export interface Scenario {
   readonly microBatchSize: number;
   readonly seqLen: number;
   readonly gradAccumSteps: number;
+  /**
+   * The optimizer steps each parameter inside backward, as soon as its gradient is ready, and frees that
+   * gradient (torchtune `optimizer_in_bwd`, PyTorch's post-accumulate-grad hooks). Present only when true.
+   */
+  readonly optimizerInBackward?: true;
   readonly gradientCheckpointing: Checkpointing;
   readonly attention: Attention;
   readonly loss: Loss;
@@ -82,6 +87,8 @@ export const SCENARIO_DEFAULTS = {
   trainableLayers: 2,
 } as const;
 
+const DEEPSPEED_STRATEGIES: ReadonlySet<Strategy> = new Set(['zero1', 'zero2', 'zero3']);
+
 const TOP_LEVEL_FIELDS = new Set([
   'model',
   'method',
@@ -93,6 +100,7 @@ const TOP_LEVEL_FIELDS = new Set([
   'microBatchSize',
   'seqLen',
   'gradAccumSteps',
+  'optimizerInBackward',
   'gradientCheckpointing',
   'attention',
   'loss',
@@ -272,6 +280,25 @@ export function parseScenario(input: unknown): Scenario {
       'set parallelism.strategy to zero3 or fsdp',
     );
   }
+  const inBackward = raw.optimizerInBackward ?? false;
+  if (typeof inBackward !== 'boolean') {
+    throw invalid('optimizerInBackward', `${JSON.stringify(inBackward)} must be true or false`);
+  }
+  const gradAccumSteps = positiveInt(raw.gradAccumSteps, 'gradAccumSteps', SCENARIO_DEFAULTS.gradAccumSteps);
+  if (inBackward && gradAccumSteps > 1) {
+    throw invalid(
+      'optimizerInBackward',
+      `steps the optimizer on every micro-batch, so it cannot accumulate ${gradAccumSteps} micro-batches of gradients`,
+      'set gradAccumSteps to 1, or optimizerInBackward to false',
+    );
+  }
+  if (inBackward && DEEPSPEED_STRATEGIES.has(strategy)) {
+    throw invalid(
+      'optimizerInBackward',
+      `is a PyTorch hook on each parameter; DeepSpeed's ${strategy} steps its own partitioned optimizer`,
+      'use strategy single, ddp or fsdp with it',
+    );
+  }
   const gpu = raw.gpu;
   if (gpu !== undefined && (typeof gpu !== 'string' || gpu.trim() === '')) {
     throw invalid('gpu', 'must be a catalog GPU id', 'headroom gpus lists them');
@@ -286,7 +313,8 @@ export function parseScenario(input: unknown): Scenario {
     optimizer: oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer),
     microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
     seqLen: positiveInt(raw.seqLen, 'seqLen', SCENARIO_DEFAULTS.seqLen),
-    gradAccumSteps: positiveInt(raw.gradAccumSteps, 'gradAccumSteps', SCENARIO_DEFAULTS.gradAccumSteps),
+    gradAccumSteps,
+    ...(inBackward ? { optimizerInBackward: true as const } : {}),
     gradientCheckpointing: oneOf(
       raw.gradientCheckpointing,
       CHECKPOINTING,

@@ -69,13 +69,17 @@ const EXTRA_UNMAPPED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * One deliberate difference from expected.jsonl: it calls Axolotl's lora_modules_to_save unmapped ("no
+ * Deliberate differences from expected.jsonl. It calls Axolotl's lora_modules_to_save unmapped ("no
  * scenario field"), but SCENARIO.md has lora.modulesToSave, and the 1.05B trainable parameters of those
  * copies are most of that run's optimizer memory — so Headroom maps it.
  */
-const MAPPED_INSTEAD = { 'axolotl__examples__llama-3__lora-8b.yml': 'lora_modules_to_save' } as Readonly<
-  Record<string, string>
->;
+const MAPPED_INSTEAD = {
+  'axolotl__examples__llama-3__lora-8b.yml': 'lora_modules_to_save',
+  // torchtune's optimizer_in_bwd frees each gradient inside backward; Headroom models it as
+  // optimizerInBackward, so it is mapped where expected.jsonl had no field for it.
+  'torchtune__recipes__configs__llama3_1__8B_full.yaml': 'optimizer_in_bwd',
+  'torchtune__recipes__configs__llama3_2__3B_full_single_device.yaml': 'optimizer_in_bwd',
+} as Readonly<Record<string, string>>;
 
 /** LLaMA-Factory writes DeepSpeed paths from its repository root; lay the two files out as in the repo. */
 function llamaFactoryCheckout(): string {
@@ -145,6 +149,16 @@ describe('readTrainerConfig over shared/fixtures/configs', () => {
       if (mappedInstead) expect(report.mapped.map((m) => m.key)).toContain(mappedInstead);
     },
   );
+
+  it('maps torchtune optimizer_in_bwd to optimizerInBackward, true and false alike', async () => {
+    const on = await readTrainerConfig(
+      pathFor('torchtune__recipes__configs__llama3_2__3B_full_single_device.yaml'),
+    );
+    expect(on.report.scenario.optimizerInBackward).toBe(true);
+    expect(parseScenario(on.report.scenario).optimizerInBackward).toBe(true);
+    const off = await readTrainerConfig(pathFor('torchtune__recipes__configs__llama3_1__8B_full.yaml'));
+    expect(off.report.scenario.optimizerInBackward).toBe(false);
+  });
 
   it('imports every trainer config (not DeepSpeed/accelerate-only) into a valid scenario once a model is known', async () => {
     for (const e of EXPECTED.filter((x) => x.scenario.model !== undefined)) {

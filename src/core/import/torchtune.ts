@@ -155,6 +155,11 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     else if (loss === 'torch.nn.CrossEntropyLoss') b.map('loss._component_', loss, 'loss', 'standard');
     else b.skip('loss._component_', loss, 'unresolved', 'a loss Headroom does not model');
   }
+  // optimizer_in_bwd: True fuses the step into backward; False is the default, said explicitly.
+  if (has(c, 'optimizer_in_bwd')) {
+    const inBwd = truthy(c.optimizer_in_bwd);
+    b.map('optimizer_in_bwd', c.optimizer_in_bwd, 'optimizerInBackward', inBwd);
+  }
   const ac = c.enable_activation_checkpointing;
   if (ac !== undefined)
     b.map('enable_activation_checkpointing', ac, 'gradientCheckpointing', truthy(ac) ? 'full' : 'none');
@@ -192,7 +197,6 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     ['enable_activation_offloading', 'activations offloaded to CPU memory'],
     ['compile', 'torch.compile fuses kernels and changes what is saved'],
     ['custom_sharded_layers', 'embedding and output layers sharded as separate FSDP units'],
-    ['optimizer_in_bwd', 'the optimizer steps inside backward, freeing each gradient at once'],
   ] as const) {
     if (has(c, key)) b.skip(key, at(c, key), 'no-field', why);
   }
