@@ -69,6 +69,16 @@ describe('estimate: model states by method and precision', () => {
     expect(paged.peak.deviceBytes - paged.peak.reservedBytes).toBeGreaterThan(16e9);
   });
 
+  it('a LoRA adapter with dropout keeps its dropped-out copy and mask instead of the input', () => {
+    const lora = (dropout: number) =>
+      run({ method: 'lora', precision: 'bf16-true', lora: { rank: 16, targets: ['q_proj'], dropout } });
+    // Without dropout lora_A saves the 2-byte input itself; with it, the 2-byte dropped-out copy and a
+    // 1-byte mask: one byte more per hidden element, token and layer (32 × 2048 × 4096).
+    expect(lora(0.1).breakdown.activationsSavedBytes! - lora(0).breakdown.activationsSavedBytes!).toBe(
+      32 * 2048 * 4096,
+    );
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -467,8 +467,15 @@ function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): num
   return bytes;
 }
 
+/**
+ * Whether a linear's input tensor itself is kept for backward. Autograd saves a linear's input only to
+ * compute its weight's gradient, so a frozen 16-bit base does not keep it (derivatives.yaml: mm saves
+ * `self` only when mat2 needs a gradient). A LoRA adapter keeps it when it reads the input directly;
+ * with dropout > 0 it reads the dropped-out copy instead, and adapterSavedBytes counts that copy.
+ */
 function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
-  return ctx.layerTrained || ctx.quantizedSavesInputs || roles.some((r) => isAdapted(ctx, r));
+  const adapterReadsInput = (ctx.scenario.lora?.dropout ?? 0) === 0 && roles.some((r) => isAdapted(ctx, r));
+  return ctx.layerTrained || ctx.quantizedSavesInputs || adapterReadsInput;
 }
 
 /** Bytes a norm saves per token: RMSNorm upcasts to fp32 and keeps that input (HF LlamaRMSNorm). */
