@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AccuracyRow, evaluateRows, renderAccuracyReport } from './accuracy-lib.js';
+import { type AccuracyRow, type Correction, renderAccuracyReport, runAccuracy } from './accuracy-lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -33,9 +33,13 @@ for (const path of sources) {
     }
   });
 }
-const result = evaluateRows(rows);
+const corrections = (
+  JSON.parse(readFileSync(join(root, 'bench', 'data', 'corrections.json'), 'utf8')) as {
+    corrections: Correction[];
+  }
+).corrections;
 const report = renderAccuracyReport(
-  result,
+  runAccuracy(rows, corrections),
   sources.map((p) => p.replace(`${root}/`, '').replace(`${join(root, '..')}/`, '../')),
 );
 console.log(report.terminal);

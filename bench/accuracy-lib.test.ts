@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sharedFile } from '../test/shared.js';
+import { type AccuracyRow, applyCorrections, type Correction, runAccuracy, stats } from './accuracy-lib.js';
+
+const ROWS: AccuracyRow[] = readFileSync(sharedFile('validation', 'measurements.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
+const CORRECTIONS: Correction[] = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'bench', 'data', 'corrections.json'), 'utf8'),
+).corrections;
+const row = (id: string) => ROWS.find((r) => r.id === id)!;
+
+describe('bench:accuracy corrections', () => {
+  it('applies every correction that names a row, in order, and records why', () => {
+    const { rows, why } = applyCorrections(ROWS, CORRECTIONS);
+    // r014 is a litgpt 4×A10G Gemma-2 LoRA row: single GPU, eager attention and an untied head at once.
+    const r014 = rows.find((r) => r.id === 'r014')!;
+    expect(r014.scenario.parallelism).toEqual({ strategy: 'single', gpus: 1 });
+    expect(r014.scenario.gradientCheckpointing).toBe('none');
+    expect(r014.scenario.attention).toBe('eager');
+    expect(r014.scenario.model).toMatchObject({ id: 'gemma-2-9b', tie_word_embeddings: false });
+    expect(why.get('r014')).toMatch(/single-GPU runs.*; .*eager.*; .*own tensor/);
+    // Measured values and untouched rows stay as published.
+    expect(r014.measured).toEqual(row('r014').measured);
+    expect(rows.find((r) => r.id === 'r017')).toBe(row('r017'));
+    expect(why.size).toBe(new Set(CORRECTIONS.flatMap((c) => c.ids)).size);
+  });
+
+  it('refuses a correction naming a row that is not in the data', () => {
+    expect(() => applyCorrections(ROWS, [{ ids: ['r999'], set: {}, why: 'x', evidence: 'y' }])).toThrow(
+      /r999/,
+    );
+  });
+
+  it('an untied head adds one vocab × hidden matrix of 16-bit weights to the estimate', () => {
+    const untie: Correction = {
+      ids: ['r028'],
+      modelConfig: { tie_word_embeddings: false },
+      why: 'test',
+      evidence: 'test',
+    };
+    const run = runAccuracy([row('r028')], [untie]);
+    const before = run.published[0]!.predictedBytes!;
+    const after = run.corrected[0]!.predictedBytes!;
+    // Llama-3.2-1B: 128,256 × 2,048 head in bf16, plus the allocator-free allocated level.
+    expect(after - before).toBe(128_256 * 2048 * 2);
+    expect(run.corrected[0]!.summary).toMatch(/^llama-3.2-1b \(config patched\) lora/);
+  });
+
+  it('a single-GPU correction turns the litgpt 4×A10G LoRA OOM rows into predicted OOMs', () => {
+    const run = runAccuracy(ROWS, CORRECTIONS);
+    const oom = (rs: typeof run.published, id: string) => rs.find((r) => r.id === id)!.oomPredicted;
+    expect([oom(run.published, 'r009'), oom(run.published, 'r014')]).toEqual([false, false]);
+    expect([oom(run.corrected, 'r009'), oom(run.corrected, 'r014')]).toEqual([true, true]);
+  });
+});
+
+describe('bench:accuracy statistics', () => {
+  it('computes median and p90 of |error|, the share under by more than 5 %, and OOM hits', () => {
+    const base = { dataset: 'd', quality: 'high', metric: 'allocated', summary: '', skipped: null };
+    const flags = { inTarget: true, duplicateAcrossGpuCounts: false, belowModelStateFloor: false };
+    const ok = (id: string, error: number) => ({
+      ...base,
+      ...flags,
+      id,
+      measuredBytes: 100,
+      predictedBytes: 100 * (1 + error),
+      error,
+      outcome: 'ok' as const,
+      oomPredicted: null,
+    });
+    const s = stats([
+      ok('a', -0.1),
+      ok('b', 0.02),
+      ok('c', -0.04),
+      ok('d', 0.3),
+      { ...ok('e', 0), error: null, outcome: 'oom', oomPredicted: true, measuredBytes: null },
+    ]);
+    expect(s.rows).toBe(4);
+    expect(s.medianAbsError).toBeCloseTo(0.07, 10);
+    expect(s.p90AbsError).toBeCloseTo(0.1 + (0.3 - 0.1) * 0.7, 10);
+    expect(s.underBeyond5).toBe(0.25);
+    expect([s.oomRows, s.oomPredicted]).toEqual([1, 1]);
+  });
+});
