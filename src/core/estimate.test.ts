@@ -79,6 +79,32 @@ describe('estimate: model states by method and precision', () => {
     );
   });
 
+  it('FSDP keeps its root unit (embeddings and head) gathered through forward and backward', () => {
+    const fsdp = (extra: Record<string, unknown>, method = 'full') =>
+      run({
+        method,
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+        parallelism: { strategy: 'fsdp', gpus: 8, ...extra },
+      });
+    // Llama-3.1-8B has an untied 128,256 × 4,096 embedding and head: both sit in the root, in bf16.
+    const root = 2 * 128_256 * 4096 * 2;
+    const plain = fsdp({});
+    const wrapped = fsdp({ wrapEmbeddings: true });
+    expect(plain.breakdown.fsdpRootUnitBytes).toBe(root);
+    expect(plain.breakdown.fsdpRootGradientBytes).toBe(root);
+    expect(wrapped.breakdown.fsdpRootUnitBytes).toBe(0);
+    expect(plain.phases.forward - wrapped.phases.forward).toBe(root);
+    expect(plain.phases.backward - wrapped.phases.backward).toBe(2 * root);
+    // The step runs after the root is resharded; a frozen root has no gradient to build.
+    expect(plain.phases['optimizer-step']).toBe(wrapped.phases['optimizer-step']);
+    expect(fsdp({}, 'lora').breakdown.fsdpRootGradientBytes).toBe(0);
+    // One GPU, or DeepSpeed ZeRO-3, has no such root unit.
+    expect(
+      run({ method: 'full', parallelism: { strategy: 'zero3', gpus: 8 } }).breakdown.fsdpRootUnitBytes,
+    ).toBe(0);
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -701,6 +701,26 @@ export function estimate(input: EstimateInput): Estimate {
       ? gatheredLayerParams * plan.computeBytes
       : 0;
 
+  // FSDP's root unit holds what no wrapped block does: the embeddings and the output head (and the
+  // final norm). FSDP keeps the root gathered from the start of forward to the end of backward, and
+  // builds the root's whole gradient before one reduce-scatter at the very end (PyTorch FSDP
+  // _runtime_utils: the root is not resharded after forward; FSDP2 fully_shard documents the same
+  // heuristic). parallelism.wrapEmbeddings makes them ordinary units (torchtune custom_sharded_layers).
+  const rootParams =
+    strategy === 'fsdp' && gpus > 1 && !scenario.parallelism.wrapEmbeddings
+      ? params.embeddingParams + params.lmHeadParams
+      : 0;
+  const rootBytes = rootParams * plan.computeBytes;
+  const rootGradBytes =
+    rootParams > 0 && scenario.method === 'full'
+      ? rootBytes
+      : rootParams > 0
+        ? ((training.embeddingTrained ? 1 : 0) + (training.lmHeadTrained ? 1 : 0)) *
+          shape.vocabSize *
+          shape.hiddenSize *
+          plan.computeBytes
+        : 0;
+
   // Communication buffers inside torch's allocator.
   let bucketBytes = 0;
   if (strategy === 'ddp' && gpus > 1) bucketBytes = gradientBytes; // DDP buckets copy every gradient (gradient_as_bucket_view=False)
@@ -727,9 +747,22 @@ export function estimate(input: EstimateInput): Estimate {
 
   const loadPeak = W + (quantized ? dequantBytes * 2 : 0);
   const forwardPeak =
-    persistent + gradsDuringForward + act.savedBytes + act.lossResidentBytes + castBytes + dequantBytes;
-  const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes;
-  const backwardEnd = persistent + G + gatheredGradBytes + dequantBytes + (inBackward ? stepTemp : 0);
+    persistent +
+    rootBytes +
+    gradsDuringForward +
+    act.savedBytes +
+    act.lossResidentBytes +
+    castBytes +
+    dequantBytes;
+  const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes + rootGradBytes;
+  const backwardEnd =
+    persistent +
+    rootBytes +
+    G +
+    gatheredGradBytes +
+    rootGradBytes +
+    dequantBytes +
+    (inBackward ? stepTemp : 0);
   const backwardPeak = Math.max(backwardStart, backwardEnd);
   // In backward, the step is already done: no separate optimizer phase holds the gradients.
   const optimizerPeak = inBackward ? persistent : W + G + O + bucketBytes + stepTemp;
@@ -758,14 +791,14 @@ export function estimate(input: EstimateInput): Estimate {
   const gradientsAt: Readonly<Record<Phase, number>> = {
     load: 0,
     forward: gradsDuringForward,
-    backward: (backwardEnd >= backwardStart ? G : gradsDuringForward) + gatheredGradBytes,
+    backward: (backwardEnd >= backwardStart ? G : gradsDuringForward) + gatheredGradBytes + rootGradBytes,
     'optimizer-step': G,
   };
   const atPeak = {
     weights:
       W +
       gatheredBytes +
-      (peakPhase === 'forward' || peakPhase === 'backward' ? castBytes + dequantBytes : 0),
+      (peakPhase === 'forward' || peakPhase === 'backward' ? castBytes + dequantBytes + rootBytes : 0),
     gradients: gradientsAt[peakPhase],
     optimizer:
       peakPhase === 'load'
@@ -835,6 +868,8 @@ export function estimate(input: EstimateInput): Estimate {
       autocastCopyBytes: castBytes,
       dequantTransientBytes: dequantBytes,
       gatheredWeightsBytes: gatheredBytes,
+      fsdpRootUnitBytes: rootBytes,
+      fsdpRootGradientBytes: rootGradBytes,
       commBufferBytes: bucketBytes,
       optimizerTempBytes: stepTemp,
       cudaContextBytes: CUDA_CONTEXT_BYTES,

@@ -67,6 +67,11 @@ describe('parseScenario', () => {
     [{ model: 'x', method: 'full', quantization: 'nf4' }, 'quantization', /cannot be nf4-quantized/],
     [{ model: 'x', method: 'lora', lora: { dropout: 1.5 } }, 'lora.dropout', /from 0 up to/],
     [{}, 'model', /model: is missing/],
+    [
+      { model: 'x', parallelism: { strategy: 'zero3', gpus: 4, wrapEmbeddings: true } },
+      'parallelism.wrapEmbeddings',
+      /strategy is "zero3"/,
+    ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },

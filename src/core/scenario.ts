@@ -66,7 +66,16 @@ export interface Scenario {
   readonly gradientCheckpointing: Checkpointing;
   readonly attention: Attention;
   readonly loss: Loss;
-  readonly parallelism: { readonly strategy: Strategy; readonly gpus: number };
+  readonly parallelism: {
+    readonly strategy: Strategy;
+    readonly gpus: number;
+    /**
+     * FSDP: the embeddings and output head are FSDP units of their own (torchtune
+     * custom_sharded_layers) instead of staying in the root unit, which FSDP keeps gathered from
+     * forward through backward. Present only when true.
+     */
+    readonly wrapEmbeddings?: true;
+  };
   readonly offload: { readonly optimizer: OffloadTarget; readonly params: OffloadTarget };
   readonly gpu?: string;
 }
@@ -244,11 +253,22 @@ export function parseScenario(input: unknown): Scenario {
       : undefined;
   const parallelismRaw = record(raw.parallelism, 'parallelism');
   for (const key of Object.keys(parallelismRaw)) {
-    if (key !== 'strategy' && key !== 'gpus')
-      throw invalid(`parallelism.${key}`, 'is not a field (strategy, gpus)');
+    if (key !== 'strategy' && key !== 'gpus' && key !== 'wrapEmbeddings')
+      throw invalid(`parallelism.${key}`, 'is not a field (strategy, gpus, wrapEmbeddings)');
   }
   const strategy = oneOf(parallelismRaw.strategy, STRATEGIES, 'parallelism.strategy', 'single');
   const gpus = positiveInt(parallelismRaw.gpus, 'parallelism.gpus', 1);
+  const wrapEmbeddings = parallelismRaw.wrapEmbeddings ?? false;
+  if (typeof wrapEmbeddings !== 'boolean') {
+    throw invalid('parallelism.wrapEmbeddings', `${JSON.stringify(wrapEmbeddings)} must be true or false`);
+  }
+  if (wrapEmbeddings && strategy !== 'fsdp' && strategy !== 'fsdp-grad-op') {
+    throw invalid(
+      'parallelism.wrapEmbeddings',
+      `wraps the embeddings as FSDP units of their own, but the strategy is "${strategy}"`,
+      'use it with strategy fsdp or fsdp-grad-op',
+    );
+  }
   if (strategy === 'single' && gpus !== 1) {
     throw invalid(
       'parallelism.gpus',
@@ -323,7 +343,7 @@ export function parseScenario(input: unknown): Scenario {
     ),
     attention: oneOf(raw.attention, ATTENTIONS, 'attention', SCENARIO_DEFAULTS.attention),
     loss: oneOf(raw.loss, LOSSES, 'loss', SCENARIO_DEFAULTS.loss),
-    parallelism: { strategy, gpus },
+    parallelism: { strategy, gpus, ...(wrapEmbeddings ? { wrapEmbeddings: true as const } : {}) },
     offload,
     ...(typeof gpu === 'string' ? { gpu } : {}),
   };

@@ -74,12 +74,13 @@ const EXTRA_UNMAPPED: Readonly<Record<string, readonly string[]>> = {
  * copies are most of that run's optimizer memory — so Headroom maps it.
  */
 const MAPPED_INSTEAD = {
-  'axolotl__examples__llama-3__lora-8b.yml': 'lora_modules_to_save',
-  // torchtune's optimizer_in_bwd frees each gradient inside backward; Headroom models it as
-  // optimizerInBackward, so it is mapped where expected.jsonl had no field for it.
-  'torchtune__recipes__configs__llama3_1__8B_full.yaml': 'optimizer_in_bwd',
-  'torchtune__recipes__configs__llama3_2__3B_full_single_device.yaml': 'optimizer_in_bwd',
-} as Readonly<Record<string, string>>;
+  'axolotl__examples__llama-3__lora-8b.yml': ['lora_modules_to_save'],
+  // torchtune's optimizer_in_bwd frees each gradient inside backward, and custom_sharded_layers takes
+  // the embeddings and head out of FSDP's root unit; Headroom models both (optimizerInBackward,
+  // parallelism.wrapEmbeddings), so they are mapped where expected.jsonl had no field for them.
+  'torchtune__recipes__configs__llama3_1__8B_full.yaml': ['optimizer_in_bwd', 'custom_sharded_layers'],
+  'torchtune__recipes__configs__llama3_2__3B_full_single_device.yaml': ['optimizer_in_bwd'],
+} as Readonly<Record<string, readonly string[]>>;
 
 /** LLaMA-Factory writes DeepSpeed paths from its repository root; lay the two files out as in the repo. */
 function llamaFactoryCheckout(): string {
@@ -142,11 +143,11 @@ describe('readTrainerConfig over shared/fixtures/configs', () => {
     async (_f, e) => {
       const { report } = await readTrainerConfig(pathFor(e.file));
       const keys = report.unmapped.map((u) => u.key);
-      const mappedInstead = MAPPED_INSTEAD[e.file];
-      expect(keys).toEqual(expect.arrayContaining(e.unmapped.filter((k) => k !== mappedInstead)));
+      const mappedInstead = MAPPED_INSTEAD[e.file] ?? [];
+      expect(keys).toEqual(expect.arrayContaining(e.unmapped.filter((k) => !mappedInstead.includes(k))));
       const extras = keys.filter((k) => !e.unmapped.includes(k) && !k.startsWith('examples/deepspeed/'));
       expect(extras).toEqual(EXTRA_UNMAPPED[e.file] ?? []);
-      if (mappedInstead) expect(report.mapped.map((m) => m.key)).toContain(mappedInstead);
+      for (const key of mappedInstead) expect(report.mapped.map((m) => m.key)).toContain(key);
     },
   );
 
@@ -158,6 +159,13 @@ describe('readTrainerConfig over shared/fixtures/configs', () => {
     expect(parseScenario(on.report.scenario).optimizerInBackward).toBe(true);
     const off = await readTrainerConfig(pathFor('torchtune__recipes__configs__llama3_1__8B_full.yaml'));
     expect(off.report.scenario.optimizerInBackward).toBe(false);
+  });
+
+  it("maps torchtune custom_sharded_layers [tok_embeddings, output] to FSDP's wrapEmbeddings", async () => {
+    const { report } = await readTrainerConfig(
+      pathFor('torchtune__recipes__configs__llama3_1__8B_full.yaml'),
+    );
+    expect(report.scenario.parallelism).toMatchObject({ strategy: 'fsdp', wrapEmbeddings: true });
   });
 
   it('imports every trainer config (not DeepSpeed/accelerate-only) into a valid scenario once a model is known', async () => {

@@ -187,6 +187,13 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
       b.assume('offload.params', 'none', 'fsdp_cpu_offload not set: torchtune defaults to False');
     }
   }
+  // custom_sharded_layers makes the embeddings and the output head FSDP units of their own.
+  const custom = c.custom_sharded_layers;
+  if (recipe === 'distributed' && Array.isArray(custom)) {
+    if (custom.includes('tok_embeddings') && custom.includes('output'))
+      b.map('custom_sharded_layers', custom, 'parallelism.wrapEmbeddings', true);
+    else b.skip('custom_sharded_layers', custom, 'no-field', 'only some of the root unit sharded separately');
+  }
   b.assume('attention', 'sdpa', 'torchtune attention runs through SDPA');
 
   for (const [key, why] of [
@@ -196,7 +203,6 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     ],
     ['enable_activation_offloading', 'activations offloaded to CPU memory'],
     ['compile', 'torch.compile fuses kernels and changes what is saved'],
-    ['custom_sharded_layers', 'embedding and output layers sharded as separate FSDP units'],
   ] as const) {
     if (has(c, key)) b.skip(key, at(c, key), 'no-field', why);
   }
