@@ -61,6 +61,11 @@ export interface ModelShape {
   /** Biases on o_proj and both/all MLP matrices (GPT-2, GPT-NeoX, BLOOM, Phi-1/2). */
   readonly linearBias: boolean;
   readonly tiedEmbeddings: boolean;
+  /**
+   * The logits are soft-capped, tanh(logits / c) · c (Gemma-2: final_logit_softcapping). The tanh keeps
+   * its output for backward: one more copy of the logits. Absent means no cap.
+   */
+  readonly finalLogitSoftcap?: boolean;
   /** Learned absolute position embeddings (GPT-2), rows. 0 for RoPE/ALiBi. */
   readonly learnedPositions: number;
   /** A LayerNorm right after the token embedding (BLOOM). */
@@ -98,9 +103,18 @@ interface ArchitectureSpec {
   readonly embeddingNorm: boolean;
   /** `tie_word_embeddings` when the config omits it (the config class default). */
   readonly defaultTiedEmbeddings: boolean;
+  /** The config class's final_logit_softcapping default is a number (Gemma2Config: 30.0). */
+  readonly defaultFinalLogitSoftcap?: boolean;
   readonly moduleNames: Readonly<Record<LinearRole, readonly string[]>>;
   /** Key/value heads when the config has no kv-head field: a function of the config (MQA flags etc.). */
   readonly kvHeadsFallback?: (config: Config) => number | undefined;
+}
+
+/** A number caps the logits, null switches the cap off, and a missing key takes the class default. */
+function softcapOf(config: Config, spec: ArchitectureSpec): boolean {
+  const cap = config.final_logit_softcapping;
+  if (cap === undefined) return spec.defaultFinalLogitSoftcap === true;
+  return typeof cap === 'number' && cap > 0;
 }
 
 const STANDARD_KEYS = {
@@ -227,7 +241,8 @@ export const ARCHITECTURES = {
   qwen3: llamaLike({ qkNorm: true }),
   qwen3_moe: llamaLike({ qkNorm: true }),
   gemma: llamaLike({ defaultTiedEmbeddings: true }),
-  gemma2: llamaLike({ normsPerLayer: 4, defaultTiedEmbeddings: true }),
+  // Gemma2Config defaults final_logit_softcapping to 30.0 (transformers configuration_gemma2.py).
+  gemma2: llamaLike({ normsPerLayer: 4, defaultTiedEmbeddings: true, defaultFinalLogitSoftcap: true }),
   gemma3_text: llamaLike({ normsPerLayer: 4, qkNorm: true, defaultTiedEmbeddings: true }),
   gemma3: llamaLike({ normsPerLayer: 4, qkNorm: true, defaultTiedEmbeddings: true }),
   phi3: llamaLike({ moduleNames: PHI3_NAMES }),
@@ -393,6 +408,7 @@ export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape
       typeof config.tie_word_embeddings === 'boolean'
         ? config.tie_word_embeddings
         : spec.defaultTiedEmbeddings,
+    ...(softcapOf(config, spec) ? { finalLogitSoftcap: true } : {}),
     learnedPositions: readNumber(config, spec.learnedPositionKeys) ?? 0,
     embeddingNorm: spec.embeddingNorm,
     moe,

@@ -105,6 +105,29 @@ describe('estimate: model states by method and precision', () => {
     ).toBe(0);
   });
 
+  it("Gemma-2's soft-capped logits keep one more 16-bit copy of the logits", () => {
+    const gemma2 = findModel('gemma-2-2b')!;
+    const scenario = parseScenario({
+      model: 'gemma-2-2b',
+      method: 'lora',
+      precision: 'bf16-true',
+      seqLen: 512,
+    });
+    const capped = estimate({ scenario, shape: shapeFromConfig(gemma2), gpu: null });
+    const uncapped = estimate({
+      scenario,
+      shape: shapeFromConfig({ ...gemma2, final_logit_softcapping: null }),
+      gpu: null,
+    });
+    expect(shapeFromConfig(gemma2).finalLogitSoftcap).toBe(true);
+    expect(shapeOf('llama-3.1-8b').finalLogitSoftcap).toBeUndefined();
+    // Gemma2Config's default cap applies when the config omits the key (the catalog's 9B entry does).
+    expect(shapeOf('gemma-2-9b').finalLogitSoftcap).toBe(true);
+    expect(capped.breakdown.lossResidentBytes! - uncapped.breakdown.lossResidentBytes!).toBe(
+      2 * 256_000 * 512,
+    );
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -612,6 +612,9 @@ function activationPlan(
       lossBackward = (e + 12) * V * Math.max(1, Math.ceil((tokens * h) / V));
       break;
   }
+  // Soft-capped logits (Gemma-2): tanh keeps its 16-bit output beside the logits it returns. A fused
+  // loss applies the cap inside its kernel.
+  if (shape.finalLogitSoftcap && scenario.loss !== 'fused') lossResident += e * V * tokens;
   return {
     savedBytes: layerBytes + tail,
     backwardTransientBytes: Math.max(recomputeBytes, lossBackward),
