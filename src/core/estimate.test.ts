@@ -128,6 +128,26 @@ describe('estimate: model states by method and precision', () => {
     );
   });
 
+  it('FSDP accumulates unsharded gradients between syncs unless it reduce-scatters every micro-batch', () => {
+    const fsdp = (extra: Record<string, unknown>, accum: number) =>
+      run({
+        method: 'full',
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+        gradAccumSteps: accum,
+        parallelism: { strategy: 'fsdp', gpus: 4, wrapEmbeddings: true, ...extra },
+      });
+    const whole = 8_030_261_248 * 2; // every bf16 gradient of Llama-3.1-8B
+    const noSync = fsdp({}, 4);
+    const synced = fsdp({ syncEachMicroBatch: true }, 4);
+    const single = fsdp({}, 1);
+    // Through the next forward: the whole gradient inside no_sync(), one shard when synced, none without accumulation.
+    expect(noSync.phases.forward - single.phases.forward).toBe(whole);
+    expect(synced.phases.forward - single.phases.forward).toBe(whole / 4);
+    // The step itself sees sharded gradients either way.
+    expect(noSync.phases['optimizer-step']).toBe(synced.phases['optimizer-step']);
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -745,7 +745,18 @@ export function estimate(input: EstimateInput): Estimate {
   const dequantBytes = quantized ? largestLinear * 2 : 0;
 
   const act = activationPlan(scenario, shape, plan, training);
-  const gradsDuringForward = scenario.gradAccumSteps > 1 ? G : 0;
+  // Accumulating micro-batches keeps the gradients alive through the next forward. FSDP accumulates
+  // them unsharded inside no_sync() (FSDP docs: "FSDP will accumulate the full model gradients (instead
+  // of gradient shards) until the eventual sync"), which Accelerate and Lightning use between syncs;
+  // parallelism.syncEachMicroBatch says the run reduce-scatters every micro-batch instead.
+  const accumulating = scenario.gradAccumSteps > 1;
+  const unshardedAccumulation =
+    accumulating &&
+    (strategy === 'fsdp' || strategy === 'fsdp-grad-op') &&
+    gpus > 1 &&
+    !scenario.parallelism.syncEachMicroBatch &&
+    !inBackward;
+  const gradsDuringForward = accumulating ? (unshardedAccumulation ? Math.max(G, gradientBytes) : G) : 0;
   const persistent = W + O + bucketBytes + gatheredBytes;
 
   const loadPeak = W + (quantized ? dequantBytes * 2 : 0);
@@ -761,7 +772,7 @@ export function estimate(input: EstimateInput): Estimate {
   const backwardEnd =
     persistent +
     rootBytes +
-    G +
+    Math.max(G, gradsDuringForward) +
     gatheredGradBytes +
     rootGradBytes +
     dequantBytes +
@@ -794,7 +805,10 @@ export function estimate(input: EstimateInput): Estimate {
   const gradientsAt: Readonly<Record<Phase, number>> = {
     load: 0,
     forward: gradsDuringForward,
-    backward: (backwardEnd >= backwardStart ? G : gradsDuringForward) + gatheredGradBytes + rootGradBytes,
+    backward:
+      (backwardEnd >= backwardStart ? Math.max(G, gradsDuringForward) : gradsDuringForward) +
+      gatheredGradBytes +
+      rootGradBytes,
     'optimizer-step': G,
   };
   const atPeak = {

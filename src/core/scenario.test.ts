@@ -72,6 +72,11 @@ describe('parseScenario', () => {
       'parallelism.wrapEmbeddings',
       /strategy is "zero3"/,
     ],
+    [
+      { model: 'x', parallelism: { strategy: 'ddp', gpus: 2, syncEachMicroBatch: true } },
+      'parallelism.syncEachMicroBatch',
+      /how FSDP accumulates gradients, but the strategy is "ddp"/,
+    ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },

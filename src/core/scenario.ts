@@ -75,6 +75,12 @@ export interface Scenario {
      * forward through backward. Present only when true.
      */
     readonly wrapEmbeddings?: true;
+    /**
+     * FSDP with gradient accumulation: gradients are reduce-scattered after every micro-batch
+     * (torchtune's FSDP2 recipes, Accelerate's sync_each_batch) instead of accumulating unsharded
+     * inside no_sync(). Present only when true.
+     */
+    readonly syncEachMicroBatch?: true;
   };
   readonly offload: { readonly optimizer: OffloadTarget; readonly params: OffloadTarget };
   readonly gpu?: string;
@@ -253,14 +259,28 @@ export function parseScenario(input: unknown): Scenario {
       : undefined;
   const parallelismRaw = record(raw.parallelism, 'parallelism');
   for (const key of Object.keys(parallelismRaw)) {
-    if (key !== 'strategy' && key !== 'gpus' && key !== 'wrapEmbeddings')
-      throw invalid(`parallelism.${key}`, 'is not a field (strategy, gpus, wrapEmbeddings)');
+    if (!['strategy', 'gpus', 'wrapEmbeddings', 'syncEachMicroBatch'].includes(key))
+      throw invalid(
+        `parallelism.${key}`,
+        'is not a field (strategy, gpus, wrapEmbeddings, syncEachMicroBatch)',
+      );
   }
   const strategy = oneOf(parallelismRaw.strategy, STRATEGIES, 'parallelism.strategy', 'single');
   const gpus = positiveInt(parallelismRaw.gpus, 'parallelism.gpus', 1);
   const wrapEmbeddings = parallelismRaw.wrapEmbeddings ?? false;
   if (typeof wrapEmbeddings !== 'boolean') {
     throw invalid('parallelism.wrapEmbeddings', `${JSON.stringify(wrapEmbeddings)} must be true or false`);
+  }
+  const syncEach = parallelismRaw.syncEachMicroBatch ?? false;
+  if (typeof syncEach !== 'boolean') {
+    throw invalid('parallelism.syncEachMicroBatch', `${JSON.stringify(syncEach)} must be true or false`);
+  }
+  if (syncEach && strategy !== 'fsdp' && strategy !== 'fsdp-grad-op') {
+    throw invalid(
+      'parallelism.syncEachMicroBatch',
+      `is about how FSDP accumulates gradients, but the strategy is "${strategy}"`,
+      'use it with strategy fsdp or fsdp-grad-op',
+    );
   }
   if (wrapEmbeddings && strategy !== 'fsdp' && strategy !== 'fsdp-grad-op') {
     throw invalid(
@@ -343,7 +363,12 @@ export function parseScenario(input: unknown): Scenario {
     ),
     attention: oneOf(raw.attention, ATTENTIONS, 'attention', SCENARIO_DEFAULTS.attention),
     loss: oneOf(raw.loss, LOSSES, 'loss', SCENARIO_DEFAULTS.loss),
-    parallelism: { strategy, gpus, ...(wrapEmbeddings ? { wrapEmbeddings: true as const } : {}) },
+    parallelism: {
+      strategy,
+      gpus,
+      ...(wrapEmbeddings ? { wrapEmbeddings: true as const } : {}),
+      ...(syncEach ? { syncEachMicroBatch: true as const } : {}),
+    },
     offload,
     ...(typeof gpu === 'string' ? { gpu } : {}),
   };

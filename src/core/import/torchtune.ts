@@ -187,6 +187,13 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
       b.assume('offload.params', 'none', 'fsdp_cpu_offload not set: torchtune defaults to False');
     }
   }
+  // torchtune's FSDP2 recipes reduce-scatter after every backward; they never enter no_sync().
+  if (recipe === 'distributed' && (accum ?? 1) > 1)
+    b.assume(
+      'parallelism.syncEachMicroBatch',
+      true,
+      'torchtune FSDP2 recipes reduce-scatter gradients after every micro-batch',
+    );
   // custom_sharded_layers makes the embeddings and the output head FSDP units of their own.
   const custom = c.custom_sharded_layers;
   if (recipe === 'distributed' && Array.isArray(custom)) {
