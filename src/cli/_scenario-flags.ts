@@ -26,6 +26,8 @@ export const SCENARIO_OPTIONS = {
   loss: { type: 'string' },
   strategy: { type: 'string' },
   gpus: { type: 'string' },
+  'wrap-embeddings': { type: 'boolean' },
+  'sync-each-micro-batch': { type: 'boolean' },
   'offload-optimizer': { type: 'string' },
   'offload-params': { type: 'string' },
   gpu: { type: 'string' },
@@ -52,6 +54,10 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --attention A             eager | sdpa | flash                              [sdpa]
   --loss L                  standard | chunked | fused                        [standard]
   --strategy S  --gpus N    single | ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op  [single, 1]
+  --wrap-embeddings         FSDP: embeddings and head are units of their own, not in the
+                            root unit FSDP keeps gathered (torchtune custom_sharded_layers)
+  --sync-each-micro-batch   FSDP: reduce-scatter every micro-batch instead of accumulating
+                            unsharded gradients in no_sync() (torchtune, sync_each_batch)
   --offload-optimizer T  --offload-params T   none | cpu | nvme               [none]
   --gpu ID                  catalog GPU to check the fit against (headroom gpus)`;
 
@@ -121,7 +127,14 @@ export function applyScenarioFlags(
   };
   if (values.strategy !== undefined) parallelism.strategy = values.strategy;
   if (values.gpus !== undefined) parallelism.gpus = numeric(values, 'gpus');
-  if (values.strategy !== undefined || values.gpus !== undefined) {
+  if (values['wrap-embeddings'] === true) parallelism.wrapEmbeddings = true;
+  if (values['sync-each-micro-batch'] === true) parallelism.syncEachMicroBatch = true;
+  if (
+    values.strategy !== undefined ||
+    values.gpus !== undefined ||
+    values['wrap-embeddings'] === true ||
+    values['sync-each-micro-batch'] === true
+  ) {
     // --gpus 4 alone means data parallel; a single strategy with more GPUs would be a contradiction.
     if (parallelism.strategy === undefined && (parallelism.gpus as number) > 1) parallelism.strategy = 'ddp';
     out.parallelism = parallelism;

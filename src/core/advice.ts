@@ -20,6 +20,7 @@ function remediesFor(part: Part, scenario: Scenario): string[] {
   const out: string[] = [];
   const full = scenario.method === 'full' || scenario.method === 'freeze';
   const sharded = scenario.parallelism.strategy !== 'single' && scenario.parallelism.strategy !== 'ddp';
+  const fsdp = scenario.parallelism.strategy === 'fsdp' && scenario.parallelism.gpus > 1;
   switch (part) {
     case 'activations':
       if (scenario.microBatchSize > 1) out.push('smaller micro-batch with more gradient accumulation');
@@ -33,6 +34,8 @@ function remediesFor(part: Part, scenario: Scenario): string[] {
         out.push('16-bit weights (bf16-true)');
       if (full) out.push('LoRA on a frozen base');
       if (scenario.quantization === 'none') out.push('4-bit base (QLoRA)');
+      if (fsdp && !scenario.parallelism.wrapEmbeddings)
+        out.push('embeddings and head as FSDP units of their own');
       if (!sharded) out.push('ZeRO-3 / FSDP across GPUs');
       else if (scenario.offload.params === 'none') out.push('parameter offload to CPU');
       break;
@@ -43,6 +46,10 @@ function remediesFor(part: Part, scenario: Scenario): string[] {
       if (scenario.offload.optimizer === 'none') out.push('optimizer offload to CPU');
       break;
     case 'gradients':
+      if (fsdp && scenario.gradAccumSteps > 1 && !scenario.parallelism.syncEachMicroBatch)
+        out.push('reduce-scatter every micro-batch instead of no_sync() (Accelerate sync_each_batch)');
+      if (fsdp && !scenario.parallelism.wrapEmbeddings && full)
+        out.push('embeddings and head as FSDP units of their own');
       if (scenario.precision.endsWith('-mixed')) out.push('16-bit gradients (bf16-true)');
       if (full) out.push('LoRA');
       if (!sharded) out.push('ZeRO-2 / FSDP across GPUs');

@@ -11,8 +11,14 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     return `${scenario.method} r${scenario.lora.rank} (${targets})${quant}`;
   })();
   const par = scenario.parallelism;
+  const fsdpOptions = [
+    par.wrapEmbeddings ? 'embeddings wrapped' : '',
+    par.syncEachMicroBatch ? 'sync each micro-batch' : '',
+  ].filter(Boolean);
   const gpus =
-    par.strategy === 'single' ? '1 GPU' : `${par.strategy} × ${par.gpus} GPU${par.gpus > 1 ? 's' : ''}`;
+    par.strategy === 'single'
+      ? '1 GPU'
+      : `${par.strategy} × ${par.gpus} GPU${par.gpus > 1 ? 's' : ''}${fsdpOptions.length > 0 ? ` (${fsdpOptions.join(', ')})` : ''}`;
   const offload = [
     scenario.offload.optimizer !== 'none' ? `optimizer→${scenario.offload.optimizer}` : '',
     scenario.offload.params !== 'none' ? `params→${scenario.offload.params}` : '',

@@ -857,6 +857,17 @@ export function estimate(input: EstimateInput): Estimate {
       `parameter count ${exact} read from the weight files (the config alone gives ${params.totalParams})`,
     );
   }
+  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+  if (unshardedAccumulation && gradsDuringForward > G) {
+    notes.push(
+      `FSDP accumulates whole, unsharded gradients inside no_sync() between syncs (${gib(gradsDuringForward)} here): reduce-scattering every micro-batch keeps one shard (--sync-each-micro-batch; Accelerate sync_each_batch=True)`,
+    );
+  }
+  if (rootBytes >= 2 ** 30) {
+    notes.push(
+      `FSDP keeps its root unit (embeddings and output head) gathered through forward and backward: ${gib(rootBytes + rootGradBytes)} here; wrapping them as units of their own avoids it (--wrap-embeddings; torchtune custom_sharded_layers)`,
+    );
+  }
   if (scenario.attention === 'eager' && scenario.seqLen >= 4096) {
     notes.push('eager attention keeps s×s scores per head: sdpa or flash would remove that term');
   }

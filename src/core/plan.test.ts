@@ -244,3 +244,33 @@ describe('makePlan with a calibration', () => {
     expect(makePlan({ scenario, shape, gpu, calibration: null })).toEqual(makePlan({ scenario, shape, gpu }));
   });
 });
+
+describe('makePlan: FSDP rungs', () => {
+  it('reduce-scatters every micro-batch, then wraps the embeddings, before touching the training', () => {
+    // 8B full fine-tune in bf16 over 4 × A10G with accumulation: no_sync's whole gradients and the root
+    // unit's gathered embeddings and head are what a free change can remove.
+    const p = plan(
+      {
+        model: 'llama-3.1-8b',
+        method: 'full',
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+        loss: 'chunked',
+        gradAccumSteps: 8,
+        parallelism: { strategy: 'fsdp', gpus: 4 },
+      },
+      'a10g',
+    );
+    const ids = p.rungs.map((r) => r.change.id);
+    expect(ids).toEqual(['fsdp-sync-each-micro-batch', 'fsdp-wrap-embeddings']);
+    expect(p.rungs.map((r) => r.fits)).toEqual([false, true]);
+    expect(p.rungs[0]!.risk.level).toBe('none');
+    expect(p.rungs[1]!.scenario.parallelism).toEqual({
+      strategy: 'fsdp',
+      gpus: 4,
+      syncEachMicroBatch: true,
+      wrapEmbeddings: true,
+    });
+    expect(p.rungs[1]!.fits).toBe(true);
+  });
+});

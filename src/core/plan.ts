@@ -23,6 +23,8 @@ export const RUNG_IDS = [
   'selective-checkpointing',
   'full-checkpointing',
   'chunked-loss',
+  'fsdp-sync-each-micro-batch',
+  'fsdp-wrap-embeddings',
   'shorter-sequence',
   'pure-bf16',
   '8bit-optimizer',
@@ -135,6 +137,12 @@ function sharded(s: Scenario, fullShard: boolean): Strategy {
   return fsdp ? 'fsdp-grad-op' : 'zero2';
 }
 
+/** A new strategy, keeping the FSDP options when it stays FSDP (they are invalid for ZeRO). */
+function layout(s: Scenario, to: Strategy, gpus: number): Scenario['parallelism'] {
+  const { strategy: _from, gpus: _n, ...options } = s.parallelism;
+  return to.startsWith('fsdp') ? { ...options, strategy: to, gpus } : { strategy: to, gpus };
+}
+
 /** The ladder, cheapest first. */
 const LADDER: readonly RungSpec[] = [
   {
@@ -196,6 +204,33 @@ const LADDER: readonly RungSpec[] = [
           }
         : null,
     risk: () => NONE,
+  },
+  {
+    // Accumulating inside FSDP's no_sync() holds the whole model's gradients; reduce-scattering every
+    // micro-batch keeps one shard, for one more reduce-scatter per micro-batch.
+    id: 'fsdp-sync-each-micro-batch',
+    apply: (s) =>
+      s.parallelism.strategy.startsWith('fsdp') &&
+      s.parallelism.gpus > 1 &&
+      s.gradAccumSteps > 1 &&
+      !s.parallelism.syncEachMicroBatch
+        ? {
+            scenario: { ...s, parallelism: { ...s.parallelism, syncEachMicroBatch: true } },
+            summary: 'FSDP: reduce-scatter gradients every micro-batch (Accelerate sync_each_batch=True)',
+          }
+        : null,
+    risk: () => ({ level: 'none', note: 'none: the same training; one reduce-scatter per micro-batch' }),
+  },
+  {
+    id: 'fsdp-wrap-embeddings',
+    apply: (s) =>
+      s.parallelism.strategy === 'fsdp' && s.parallelism.gpus > 1 && !s.parallelism.wrapEmbeddings
+        ? {
+            scenario: { ...s, parallelism: { ...s.parallelism, wrapEmbeddings: true } },
+            summary: 'FSDP: wrap the embeddings and output head as units of their own',
+          }
+        : null,
+    risk: () => ({ level: 'none', note: 'none: the same training; two more all-gathers per micro-batch' }),
   },
   {
     id: 'shorter-sequence',
@@ -289,7 +324,7 @@ const LADDER: readonly RungSpec[] = [
       const to = sharded(s, false);
       if (to === s.parallelism.strategy) return null;
       return {
-        scenario: { ...s, parallelism: { strategy: to, gpus: ctx.gpus } },
+        scenario: { ...s, parallelism: layout(s, to, ctx.gpus) },
         summary: `${to === 'zero2' ? 'ZeRO-2' : 'FSDP SHARD_GRAD_OP'} across ${ctx.gpus} GPUs`,
       };
     },
@@ -305,7 +340,7 @@ const LADDER: readonly RungSpec[] = [
       const to = sharded(s, true);
       if (to === s.parallelism.strategy) return null;
       return {
-        scenario: { ...s, parallelism: { strategy: to, gpus: ctx.gpus } },
+        scenario: { ...s, parallelism: layout(s, to, ctx.gpus) },
         summary: `${to === 'zero3' ? 'ZeRO-3' : 'FSDP FULL_SHARD'} across ${ctx.gpus} GPUs`,
       };
     },
