@@ -31,7 +31,7 @@ const expected = (fields: Record<string, unknown>) => {
     model: 'llama-3.1-8b',
     method: 'lora',
     precision: 'bf16-true',
-    lora: { rank: 16, targets: ['q_proj', 'v_proj'] },
+    ...(fields.method === 'full' ? {} : { lora: { rank: 16, targets: ['q_proj', 'v_proj'] } }),
     gpu: 'rtx-4090',
     ...fields,
   });
@@ -75,6 +75,30 @@ describe('Estimate page', () => {
       .toMatch(/^✗ does not fit a100-sxm-80gb/);
     await page.getByTestId('model-search').fill('qwen3 30b');
     await expect.poll(() => page.getByTestId('model-matches').textContent()).toContain('qwen3-30b-a3b');
+  });
+
+  it('offers the FSDP options only under FSDP, and redraws with the core figure when one is ticked', async () => {
+    const base = { method: 'full', gradAccumSteps: 4, gradientCheckpointing: 'full' };
+    await page.goto(
+      `${server.url}/#/estimate?method=full&gradAccumSteps=4&gradientCheckpointing=full&strategy=zero2&gpus=4`,
+    );
+    await expect.poll(() => page.getByTestId('peak-deviceBytes').count()).toBe(1);
+    expect(await page.getByTestId('sync-each-micro-batch').count()).toBe(0);
+    await page.getByTestId('strategy').selectOption('fsdp');
+    const noSync = expected({ ...base, parallelism: { strategy: 'fsdp', gpus: 4 } });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(noSync.peak.deviceBytes));
+    await page.getByTestId('sync-each-micro-batch').check();
+    const synced = expected({
+      ...base,
+      parallelism: { strategy: 'fsdp', gpus: 4, syncEachMicroBatch: true },
+    });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(synced.peak.deviceBytes));
+    expect(synced.peak.deviceBytes).toBeLessThan(noSync.peak.deviceBytes);
+    expect(page.url()).toContain('syncEachMicroBatch=true');
   });
 
   it('switches the labels to Simplified Chinese', async () => {

@@ -19,6 +19,9 @@ export const FORM_DEFAULTS: FormState = {
   gpu: 'rtx-4090',
   loraRank: '16',
   loraTargets: 'q_proj,v_proj',
+  optimizerInBackward: 'false',
+  wrapEmbeddings: 'false',
+  syncEachMicroBatch: 'false',
 };
 
 function toBase64Url(text: string): string {
@@ -76,6 +79,7 @@ export function scenarioFromForm(
           .map((s) => s.trim())
           .filter(Boolean);
   const gpus = Number(form.gpus);
+  const fsdp = form.strategy === 'fsdp' || form.strategy === 'fsdp-grad-op';
   return {
     model: config ?? form.model,
     method,
@@ -93,12 +97,15 @@ export function scenarioFromForm(
     microBatchSize: Number(form.microBatchSize),
     seqLen: Number(form.seqLen),
     gradAccumSteps: Number(form.gradAccumSteps),
+    ...(form.optimizerInBackward === 'true' ? { optimizerInBackward: true } : {}),
     gradientCheckpointing: form.gradientCheckpointing,
     attention: form.attention,
     loss: form.loss,
     parallelism: {
       strategy: form.strategy === 'single' && gpus > 1 ? 'ddp' : form.strategy,
       gpus: form.strategy === 'single' && gpus <= 1 ? 1 : gpus,
+      ...(fsdp && form.wrapEmbeddings === 'true' ? { wrapEmbeddings: true } : {}),
+      ...(fsdp && form.syncEachMicroBatch === 'true' ? { syncEachMicroBatch: true } : {}),
     },
     ...(form.gpu ? { gpu: form.gpu } : {}),
   };

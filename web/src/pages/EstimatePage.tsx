@@ -103,6 +103,30 @@ function NumberField({
   );
 }
 
+function Toggle({
+  label,
+  value,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  testId: string;
+}) {
+  return (
+    <label className="toggle">
+      <input
+        type="checkbox"
+        checked={value === 'true'}
+        onChange={(e) => onChange(e.target.checked ? 'true' : 'false')}
+        data-testid={testId}
+      />
+      <span>{label}</span>
+    </label>
+  );
+}
+
 export function EstimatePage({ query, onQuery }: { query: string; onQuery: (query: string) => void }) {
   const t = useT();
   const initial = useMemo(() => formFromQuery(query), [query]);
@@ -292,6 +316,28 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             value={form.gpus!}
             onChange={(v) => update('gpus', v)}
             testId="gpus"
+          />
+          {form.strategy === 'fsdp' || form.strategy === 'fsdp-grad-op' ? (
+            <>
+              <Toggle
+                label={t('estimate.wrapEmbeddings')}
+                value={form.wrapEmbeddings!}
+                onChange={(v) => update('wrapEmbeddings', v)}
+                testId="wrap-embeddings"
+              />
+              <Toggle
+                label={t('estimate.syncEachMicroBatch')}
+                value={form.syncEachMicroBatch!}
+                onChange={(v) => update('syncEachMicroBatch', v)}
+                testId="sync-each-micro-batch"
+              />
+            </>
+          ) : null}
+          <Toggle
+            label={t('estimate.optimizerInBackward')}
+            value={form.optimizerInBackward!}
+            onChange={(v) => update('optimizerInBackward', v)}
+            testId="optimizer-in-backward"
           />
           <Select
             label={t('estimate.gpu')}
