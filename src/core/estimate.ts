@@ -857,7 +857,6 @@ export function estimate(input: EstimateInput): Estimate {
       `parameter count ${exact} read from the weight files (the config alone gives ${params.totalParams})`,
     );
   }
-  const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
   if (unshardedAccumulation && gradsDuringForward > G) {
     notes.push(
       `FSDP accumulates whole, unsharded gradients inside no_sync() between syncs (${gib(gradsDuringForward)} here): reduce-scattering every micro-batch keeps one shard (--sync-each-micro-batch; Accelerate sync_each_batch=True)`,
@@ -884,25 +883,26 @@ export function estimate(input: EstimateInput): Estimate {
     phases: roundAll(phases),
     host: host ? { cpuBytes: Math.round(host.cpuBytes), nvmeBytes: Math.round(host.nvmeBytes) } : null,
     params: { total: totalParams, trainable: Math.round(trainable), exactFromWeights: exact !== null },
-    breakdown: roundAll({
-      weightsBytes: W,
-      gradientsBytes: G,
-      optimizerBytes: O,
-      pagedOptimizerBytes,
-      activationsSavedBytes: act.savedBytes,
-      activationsPerLayerPerTokenBytes: act.perLayerBytes,
-      lossResidentBytes: act.lossResidentBytes,
-      backwardTransientBytes: act.backwardTransientBytes,
-      autocastCopyBytes: castBytes,
-      dequantTransientBytes: dequantBytes,
-      gatheredWeightsBytes: gatheredBytes,
-      fsdpRootUnitBytes: rootBytes,
-      fsdpRootGradientBytes: rootGradBytes,
-      commBufferBytes: bucketBytes,
-      optimizerTempBytes: stepTemp,
-      cudaContextBytes: CUDA_CONTEXT_BYTES,
-      ncclBytes: gpus > 1 ? NCCL_BUFFER_BYTES : 0,
-    }),
+    // Written out rather than through roundAll: the largest object of the result, built on every call.
+    breakdown: {
+      weightsBytes: Math.round(W),
+      gradientsBytes: Math.round(G),
+      optimizerBytes: Math.round(O),
+      pagedOptimizerBytes: Math.round(pagedOptimizerBytes),
+      activationsSavedBytes: Math.round(act.savedBytes),
+      activationsPerLayerPerTokenBytes: Math.round(act.perLayerBytes),
+      lossResidentBytes: Math.round(act.lossResidentBytes),
+      backwardTransientBytes: Math.round(act.backwardTransientBytes),
+      autocastCopyBytes: Math.round(castBytes),
+      dequantTransientBytes: Math.round(dequantBytes),
+      gatheredWeightsBytes: Math.round(gatheredBytes),
+      fsdpRootUnitBytes: Math.round(rootBytes),
+      fsdpRootGradientBytes: Math.round(rootGradBytes),
+      commBufferBytes: Math.round(bucketBytes),
+      optimizerTempBytes: Math.round(stepTemp),
+      cudaContextBytes: Math.round(CUDA_CONTEXT_BYTES),
+      ncclBytes: Math.round(gpus > 1 ? NCCL_BUFFER_BYTES : 0),
+    },
     notes,
   };
   if (!input.gpu) return result;
@@ -921,6 +921,10 @@ export function estimate(input: EstimateInput): Estimate {
 /** What a process can use on a GPU: nvidia-smi's memory.total (not the marketed size). */
 export function usableBytes(gpu: GpuSpec): number {
   return gpu.memoryBytes ?? gpu.rocmSmi?.vramTotalBytes ?? gpu.memoryGiB * 1024 ** 3;
+}
+
+function gib(bytes: number): string {
+  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
 }
 
 function roundAll<T extends { readonly [K in keyof T]: number }>(values: T): T {
