@@ -50,6 +50,16 @@ describe('bench:accuracy corrections', () => {
     expect(run.corrected[0]!.summary).toMatch(/^llama-3.2-1b \(config patched\) lora/);
   });
 
+  it("reads the extensions the estimator models: Qwen's embedding-trained LoRA rows train both matrices", () => {
+    const r = row('r237');
+    expect(r.source.extensions?.modulesToSave).toEqual(['embed_tokens', 'lm_head']);
+    const run = runAccuracy([r], []);
+    const without = runAccuracy([{ ...r, source: { ...r.source, extensions: {} } }], []);
+    // Two trainable 151,936 × 4,096 copies, with gradients and AdamW states in fp32 (PEFT keeps them so).
+    expect(run.published[0]!.predictedBytes!).toBeGreaterThan(without.published[0]!.predictedBytes! + 10e9);
+    expect(run.published[0]!.error!).toBeGreaterThan(-0.05);
+  });
+
   it('a single-GPU correction turns the litgpt 4×A10G LoRA OOM rows into predicted OOMs', () => {
     const run = runAccuracy(ROWS, CORRECTIONS);
     const oom = (rs: typeof run.published, id: string) => rs.find((r) => r.id === id)!.oomPredicted;

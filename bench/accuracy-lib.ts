@@ -39,16 +39,15 @@ export interface Correction {
 
 /**
  * Scenario extensions (`source.extensions`) that the estimator models as scenario fields. The rows carry
- * them because SCENARIO.md had no field for them; Headroom has one now, so they are read, not dropped.
+ * them because SCENARIO.md had no field for them (optimizerInBackward) or the conversion kept them
+ * aside (modulesToSave); Headroom reads them instead of dropping them.
  */
-const MODELLED_EXTENSIONS: Readonly<Record<string, string>> = { optimizerInBackward: 'optimizerInBackward' };
-
-/** The row's scenario with the extensions Headroom models folded in. */
 function scenarioOf(row: AccuracyRow): Record<string, unknown> {
   const out: Record<string, unknown> = { ...row.scenario };
-  for (const [ext, field] of Object.entries(MODELLED_EXTENSIONS)) {
-    const value = row.source.extensions?.[ext];
-    if (value !== undefined) out[field] = value;
+  const ext = row.source.extensions ?? {};
+  if (ext.optimizerInBackward !== undefined) out.optimizerInBackward = ext.optimizerInBackward;
+  if (Array.isArray(ext.modulesToSave) && out.lora && typeof out.lora === 'object') {
+    out.lora = { ...(out.lora as Record<string, unknown>), modulesToSave: ext.modulesToSave };
   }
   return out;
 }
