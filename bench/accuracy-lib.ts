@@ -295,6 +295,10 @@ export function renderAccuracyReport(
       'all rows with a value (any quality), as published',
       stats(results.filter((r) => r.skipped === null)),
     ),
+    line(
+      'all rows with a value (any quality), corrected',
+      stats(corrected.filter((r) => r.skipped === null)),
+    ),
   ].join('\n');
   const perSource = [
     header.replace('| rows |', '| source (target rows, as published) |'),
