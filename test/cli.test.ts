@@ -140,6 +140,22 @@ describe('headroom estimate', () => {
     expect(bad.stderr).toMatch(/Try: set gradAccumSteps to 1/);
   });
 
+  it("drops a file's FSDP options when a flag switches the strategy away from FSDP", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const file = join(dir, 'fsdp.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        model: 'llama-3.2-1b',
+        gradAccumSteps: 4,
+        parallelism: { strategy: 'fsdp', gpus: 4, wrapEmbeddings: true, syncEachMicroBatch: true },
+      }),
+    );
+    const r = headroom('estimate', '--scenario', file, '--strategy', 'zero3', '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).scenario.parallelism).toEqual({ strategy: 'zero3', gpus: 4 });
+  });
+
   it("drops a file's LoRA settings when a flag switches the method to full", () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const file = join(dir, 'lora.json');

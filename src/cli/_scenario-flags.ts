@@ -125,7 +125,15 @@ export function applyScenarioFlags(
   const parallelism: Record<string, unknown> = {
     ...((base.parallelism as Record<string, unknown> | undefined) ?? {}),
   };
-  if (values.strategy !== undefined) parallelism.strategy = values.strategy;
+  if (values.strategy !== undefined) {
+    parallelism.strategy = values.strategy;
+    // The FSDP options of a file mean nothing under another strategy: a flag that leaves FSDP drops them,
+    // as a method change drops the LoRA settings.
+    if (typeof values.strategy === 'string' && !values.strategy.startsWith('fsdp')) {
+      delete parallelism.wrapEmbeddings;
+      delete parallelism.syncEachMicroBatch;
+    }
+  }
   if (values.gpus !== undefined) parallelism.gpus = numeric(values, 'gpus');
   if (values['wrap-embeddings'] === true) parallelism.wrapEmbeddings = true;
   if (values['sync-each-micro-batch'] === true) parallelism.syncEachMicroBatch = true;
