@@ -15,6 +15,8 @@ export const SCENARIO_OPTIONS = {
   'modules-to-save': { type: 'string' },
   'trainable-layers': { type: 'string' },
   quantization: { type: 'string' },
+  'quantize-head': { type: 'boolean' },
+  'quantized-from': { type: 'string' },
   precision: { type: 'string' },
   optimizer: { type: 'string' },
   'micro-batch': { type: 'string' },
@@ -44,6 +46,9 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --modules-to-save LIST    embed_tokens,lm_head
   --trainable-layers N      top blocks trained with --method freeze           [2]
   --quantization Q          none | int8 | nf4 | nf4-dq | fp4 | int4-gptq      [none]
+  --quantize-head           the output head is quantized too (Lightning/litgpt; HF keeps it 16-bit)
+  --quantized-from D        fp16 | bf16 | fp32: what bitsandbytes dequantizes back into
+                            [bf16 for bf16-true, else fp16: HF's load dtype when none is given]
   --precision P             fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true  [bf16-mixed]
   --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
                             sgd-momentum | adafactor | lion                   [adamw]
@@ -104,6 +109,8 @@ export function applyScenarioFlags(
   set('method', values.method);
   set('trainableLayers', numeric(values, 'trainable-layers'));
   set('quantization', values.quantization);
+  if (values['quantize-head'] === true) out.quantizeHead = true;
+  set('quantizedFrom', values['quantized-from']);
   set('precision', values.precision);
   set('optimizer', values.optimizer);
   set('microBatchSize', numeric(values, 'micro-batch'));

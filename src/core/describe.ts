@@ -7,7 +7,14 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     if (scenario.method === 'freeze') return `freeze (top ${scenario.trainableLayers} layers trained)`;
     if (!scenario.lora) return scenario.method;
     const targets = scenario.lora.targets === 'all-linear' ? 'all-linear' : scenario.lora.targets.join(',');
-    const quant = scenario.quantization === 'none' ? '' : ` ${scenario.quantization}`;
+    const quantDetails = [
+      scenario.quantizeHead ? 'head too' : '',
+      scenario.quantizedFrom ? `from ${scenario.quantizedFrom}` : '',
+    ].filter(Boolean);
+    const quant =
+      scenario.quantization === 'none'
+        ? ''
+        : ` ${scenario.quantization}${quantDetails.length > 0 ? ` (${quantDetails.join(', ')})` : ''}`;
     return `${scenario.method} r${scenario.lora.rank} (${targets})${quant}`;
   })();
   const par = scenario.parallelism;

@@ -148,6 +148,24 @@ describe('estimate: model states by method and precision', () => {
     expect(noSync.phases['optimizer-step']).toBe(synced.phases['optimizer-step']);
   });
 
+  it('a quantized head weighs 4 bits, and dequantizing through fp16 holds two copies of it', () => {
+    const qlora = (extra: Record<string, unknown>) =>
+      run({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true', ...extra });
+    const head = 128_256 * 4096; // Llama-3.1-8B's untied output head
+    const plain = qlora({});
+    const quantizedHead = qlora({ quantizeHead: true });
+    const viaFp16 = qlora({ quantizeHead: true, quantizedFrom: 'fp16' });
+    expect(plain.breakdown.weightsBytes! - quantizedHead.breakdown.weightsBytes!).toBeCloseTo(
+      head * (2 - 0.5625),
+      -1,
+    );
+    // The largest dequantized weight is the head once it is quantized: one bf16 copy, or fp16 + bf16.
+    expect(quantizedHead.breakdown.dequantTransientBytes).toBe(head * 2);
+    expect(viaFp16.breakdown.dequantTransientBytes).toBe(head * 4);
+    // Without a quantized head the largest is the 14,336 × 4,096 MLP matrix.
+    expect(plain.breakdown.dequantTransientBytes).toBe(14_336 * 4096 * 2);
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -645,7 +645,10 @@ export function estimate(input: EstimateInput): Estimate {
   // Weights. Quantization applies to the decoder's linear layers; embeddings, norms and the head stay
   // in 16 bits (bitsandbytes skips lm_head; GPTQ keeps it). Exact counts from the weight files replace
   // the shape's count; the difference is stored like embeddings.
-  const linearWeights = params.linearParams;
+  // quantizeHead: an untied output head quantized like the decoder's linears (Lightning quantizes
+  // every nn.Linear); a tied head is the embedding, which bitsandbytes never converts.
+  const quantizedHeadParams = quantized && scenario.quantizeHead ? params.lmHeadParams : 0;
+  const linearWeights = params.linearParams + quantizedHeadParams;
   const otherParams = totalParams - linearWeights;
   const baseWeightBytes = quantized
     ? linearWeights * quantizedBytesPerParam(scenario.quantization) + otherParams * plan.weightBytes
@@ -741,8 +744,15 @@ export function estimate(input: EstimateInput): Estimate {
       : params.linearParams + headParams
     : 0;
   const castBytes = quantized ? 0 : castParams * 2;
-  // QLoRA dequantizes one weight at a time into a 16-bit temporary.
-  const dequantBytes = quantized ? largestLinear * 2 : 0;
+  // QLoRA dequantizes one weight at a time. bitsandbytes returns it in the dtype it was quantized
+  // from, then Linear4bit casts it to the compute dtype: both copies exist for a moment when they
+  // differ (bitsandbytes nn/modules.py Linear4bit.forward, autograd MatMul4Bit). GPTQ kernels work
+  // from the packed weight; one 16-bit temporary is kept as a bound.
+  const largestQuantized = Math.max(
+    largestLinear,
+    quantizedHeadParams > 0 ? shape.vocabSize * shape.hiddenSize : 0,
+  );
+  const dequantBytes = quantized ? largestQuantized * dequantBytesPerElement(scenario) : 0;
 
   const act = activationPlan(scenario, shape, plan, training);
   // Accumulating micro-batches keeps the gradients alive through the next forward. FSDP accumulates
@@ -759,7 +769,8 @@ export function estimate(input: EstimateInput): Estimate {
   const gradsDuringForward = accumulating ? (unshardedAccumulation ? Math.max(G, gradientBytes) : G) : 0;
   const persistent = W + O + bucketBytes + gatheredBytes;
 
-  const loadPeak = W + (quantized ? dequantBytes * 2 : 0);
+  // Loading quantizes one 16-bit weight at a time: that weight and its cast.
+  const loadPeak = W + (quantized ? largestQuantized * 4 : 0);
   const forwardPeak =
     persistent +
     rootBytes +
@@ -921,6 +932,21 @@ export function estimate(input: EstimateInput): Estimate {
 /** What a process can use on a GPU: nvidia-smi's memory.total (not the marketed size). */
 export function usableBytes(gpu: GpuSpec): number {
   return gpu.memoryBytes ?? gpu.rocmSmi?.vramTotalBytes ?? gpu.memoryGiB * 1024 ** 3;
+}
+
+const DTYPE_BYTES = { fp16: 2, bf16: 2, fp32: 4 } as const;
+
+/** Bytes per element of a dequantized weight at its peak: the dequantized copy, and its cast if any. */
+function dequantBytesPerElement(scenario: Scenario): number {
+  if (!['nf4', 'nf4-dq', 'fp4', 'int8'].includes(scenario.quantization)) return 2;
+  const compute = scenario.precision.startsWith('bf16')
+    ? 'bf16'
+    : scenario.precision.startsWith('fp16')
+      ? 'fp16'
+      : 'fp32';
+  // Hugging Face loads a bitsandbytes model in float16 when no torch_dtype is given (-mixed, fp32).
+  const from = scenario.quantizedFrom ?? (scenario.precision === 'bf16-true' ? 'bf16' : 'fp16');
+  return DTYPE_BYTES[from] + (from === compute ? 0 : DTYPE_BYTES[compute]);
 }
 
 function gib(bytes: number): string {

@@ -77,6 +77,21 @@ describe('parseScenario', () => {
       'parallelism.syncEachMicroBatch',
       /how FSDP accumulates gradients, but the strategy is "ddp"/,
     ],
+    [
+      { model: 'x', method: 'lora', quantizeHead: true },
+      'quantizeHead',
+      /with a bitsandbytes base, but quantization is "none"/,
+    ],
+    [
+      { model: 'x', method: 'qlora', quantization: 'int4-gptq', quantizedFrom: 'fp16' },
+      'quantizedFrom',
+      /how a bitsandbytes base was quantized, but quantization is "int4-gptq"/,
+    ],
+    [
+      { model: 'x', method: 'qlora', quantization: 'nf4', quantizedFrom: 'int8' },
+      'quantizedFrom',
+      /"int8" is not one of fp16 \| bf16 \| fp32/,
+    ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },

@@ -23,6 +23,7 @@ export const ATTENTIONS = ['eager', 'sdpa', 'flash'] as const;
 export const LOSSES = ['standard', 'chunked', 'fused'] as const;
 export const STRATEGIES = ['single', 'ddp', 'zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'] as const;
 export const OFFLOADS = ['none', 'cpu', 'nvme'] as const;
+export const QUANTIZED_FROM = ['fp16', 'bf16', 'fp32'] as const;
 
 export type Method = (typeof METHODS)[number];
 export type Quantization = (typeof QUANTIZATIONS)[number];
@@ -33,6 +34,7 @@ export type Attention = (typeof ATTENTIONS)[number];
 export type Loss = (typeof LOSSES)[number];
 export type Strategy = (typeof STRATEGIES)[number];
 export type OffloadTarget = (typeof OFFLOADS)[number];
+export type QuantizedFrom = (typeof QUANTIZED_FROM)[number];
 
 /** A model reference: a catalog id, a Hugging Face repo id, or an inline config.json object. */
 export type ModelRef = string | Readonly<Record<string, unknown>>;
@@ -53,6 +55,18 @@ export interface Scenario {
   readonly lora?: LoraConfig;
   readonly trainableLayers?: number;
   readonly quantization: Quantization;
+  /**
+   * The output head is quantized with the decoder layers (Lightning's BitsandbytesPrecision converts
+   * every nn.Linear; Hugging Face's bitsandbytes integration keeps lm_head in 16 bits). Only an untied
+   * head can be. Present only when true.
+   */
+  readonly quantizeHead?: true;
+  /**
+   * The dtype the bitsandbytes weights were quantized from, which dequantization returns before the
+   * cast to the compute dtype (Hugging Face: the load torch_dtype, float16 when none is given;
+   * Lightning: always float16). Absent: the precision's own 16-bit type (fp32 for -mixed and fp32).
+   */
+  readonly quantizedFrom?: QuantizedFrom;
   readonly precision: Precision;
   readonly optimizer: Optimizer;
   readonly microBatchSize: number;
@@ -110,6 +124,8 @@ const TOP_LEVEL_FIELDS = new Set([
   'lora',
   'trainableLayers',
   'quantization',
+  'quantizeHead',
+  'quantizedFrom',
   'precision',
   'optimizer',
   'microBatchSize',
@@ -339,6 +355,29 @@ export function parseScenario(input: unknown): Scenario {
       'use strategy single, ddp or fsdp with it',
     );
   }
+  const quantizeHead = raw.quantizeHead ?? false;
+  if (typeof quantizeHead !== 'boolean') {
+    throw invalid('quantizeHead', `${JSON.stringify(quantizeHead)} must be true or false`);
+  }
+  const bnbBase = ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(quantization);
+  if (quantizeHead && !bnbBase) {
+    throw invalid(
+      'quantizeHead',
+      `quantizes the output head with a bitsandbytes base, but quantization is "${quantization}"`,
+      'use it with quantization nf4, nf4-dq, fp4 or int8',
+    );
+  }
+  const quantizedFrom =
+    raw.quantizedFrom === undefined || raw.quantizedFrom === null
+      ? undefined
+      : oneOf(raw.quantizedFrom, QUANTIZED_FROM, 'quantizedFrom', 'bf16');
+  if (quantizedFrom !== undefined && !bnbBase) {
+    throw invalid(
+      'quantizedFrom',
+      `says how a bitsandbytes base was quantized, but quantization is "${quantization}"`,
+      'use it with quantization nf4, nf4-dq, fp4 or int8',
+    );
+  }
   const gpu = raw.gpu;
   if (gpu !== undefined && (typeof gpu !== 'string' || gpu.trim() === '')) {
     throw invalid('gpu', 'must be a catalog GPU id', 'headroom gpus lists them');
@@ -349,6 +388,8 @@ export function parseScenario(input: unknown): Scenario {
     ...(lora === undefined ? {} : { lora }),
     ...(trainableLayers === undefined ? {} : { trainableLayers }),
     quantization,
+    ...(quantizeHead ? { quantizeHead: true as const } : {}),
+    ...(quantizedFrom === undefined ? {} : { quantizedFrom }),
     precision: oneOf(raw.precision, PRECISIONS, 'precision', SCENARIO_DEFAULTS.precision),
     optimizer: oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer),
     microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
