@@ -166,6 +166,15 @@ describe('estimate: model states by method and precision', () => {
     expect(plain.breakdown.dequantTransientBytes).toBe(14_336 * 4096 * 2);
   });
 
+  it('autocast casts a frozen head again for every loss chunk, but a trained head once', () => {
+    const copies = (fields: Record<string, unknown>) =>
+      run({ precision: 'bf16-mixed', ...fields }).breakdown.autocastCopyBytes!;
+    const head = 128_256 * 4096 * 2;
+    const lora = { method: 'lora', lora: { rank: 16, targets: ['q_proj', 'v_proj'] } };
+    expect(copies({ ...lora, loss: 'chunked' }) - copies({ ...lora, loss: 'standard' })).toBe(7 * head);
+    expect(copies({ method: 'full', loss: 'chunked' })).toBe(copies({ method: 'full', loss: 'standard' }));
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -736,12 +736,16 @@ export function estimate(input: EstimateInput): Estimate {
   if (strategy === 'zero3' && trainable > 0)
     bucketBytes = Math.min(ZERO3_PREFETCH_ELEMENTS, trainable) * plan.computeBytes;
 
-  // Autocast keeps a 16-bit copy of every fp32 weight it multiplies, saved for backward.
+  // Autocast keeps a 16-bit copy of every fp32 weight it multiplies, saved for backward. It caches the
+  // cast only for leaves that require grad (autocast_mode.cpp, cached_cast), so a frozen head computed
+  // chunk by chunk is cast again, and saved again, for every chunk.
   const headParams = shape.vocabSize * shape.hiddenSize;
+  const frozenHead = scenario.method !== 'full' && !training.lmHeadTrained;
+  const headCopies = scenario.loss === 'chunked' && frozenHead ? LOSS_CHUNKS : 1;
   const castParams = plan.autocastCopies
     ? weightsAreSharded && gpus > 1
       ? 0
-      : params.linearParams + headParams
+      : params.linearParams + headParams * headCopies
     : 0;
   const castBytes = quantized ? 0 : castParams * 2;
   // QLoRA dequantizes one weight at a time. bitsandbytes returns it in the dtype it was quantized
