@@ -175,6 +175,16 @@ describe('estimate: model states by method and precision', () => {
     expect(copies({ method: 'full', loss: 'chunked' })).toBe(copies({ method: 'full', loss: 'standard' }));
   });
 
+  it("a trained RMSNorm also keeps its normalized input for the weight's gradient", () => {
+    const perLayer = (fields: Record<string, unknown>) =>
+      run({ precision: 'bf16-true', ...fields }).breakdown.activationsPerLayerPerTokenBytes!;
+    // Full fine-tuning and all-linear LoRA without dropout save the same linear inputs; they differ by
+    // the two trained norms' 16-bit normalized tensors and the seven adapters' rank-16 A outputs.
+    const full = perLayer({ method: 'full' });
+    const lora = perLayer({ method: 'lora', lora: { rank: 16, targets: 'all-linear', dropout: 0 } });
+    expect(full - lora).toBe(2 * 2 * 4096 - 7 * 2 * 16);
+  });
+
   it('optimizer in backward holds one gradient at a time instead of all of them', () => {
     const fields = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
     const plain = run(fields);

@@ -482,7 +482,11 @@ function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
 function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
   const h = ctx.shape.hiddenSize;
   if (recomputed) return 0;
-  return ctx.shape.norm === 'rms' ? 4 * h : ctx.e * h;
+  // RMSNorm written in Python (HF LlamaRMSNorm, litgpt RMSNorm) ends with `weight * normalized`: when
+  // the weight trains, that multiply also keeps the 16-bit normalized tensor for the weight's gradient.
+  // LayerNorm's fused kernel rebuilds it from the saved input, mean and rstd.
+  if (ctx.shape.norm === 'rms') return 4 * h + (ctx.layerTrained ? ctx.e * h : 0);
+  return ctx.e * h;
 }
 
 /**
@@ -588,7 +592,8 @@ function activationPlan(
   // Final norm; its output is the LM head's input, saved when the head trains.
   const headInput =
     training.lmHeadTrained || training.lmHeadAdapted || scenario.method === 'full' ? e * h : 0;
-  const tail = (4 * h + headInput) * tokens;
+  const finalNormWeight = shape.norm === 'rms' && scenario.method === 'full' ? e * h : 0;
+  const tail = (4 * h + headInput + finalNormWeight) * tokens;
   // Logits and loss (docs/memory-model.md, "The logits spike").
   let lossResident: number;
   let lossBackward: number;
