@@ -19,12 +19,12 @@ describe('makePlan: the ladder', () => {
   const fullOn4090 = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
 
   it('applies rungs cheapest first, retrying a rung that saved nothing once it would', () => {
-    // Checkpointing saves nothing while the optimizer step is the peak (full fine-tuning with fp32 states),
-    // so it is skipped at first and applied once bf16-true has shrunk the states.
+    // Full checkpointing saves nothing while the optimizer step is the peak (full fine-tuning with fp32
+    // states), so it is skipped at first and applied once bf16-true and 8-bit states have shrunk them.
     expect(fullOn4090.rungs.map((r) => r.change.id)).toEqual([
       'smaller-micro-batch',
-      'pure-bf16',
       'selective-checkpointing',
+      'pure-bf16',
       '8bit-optimizer',
       'full-checkpointing',
       'chunked-loss',
@@ -94,8 +94,8 @@ describe('makePlan: the ladder', () => {
     );
     expect(four.rungs.map((r) => r.change.id)).toEqual([
       'smaller-micro-batch',
-      'pure-bf16',
       'selective-checkpointing',
+      'pure-bf16',
       '8bit-optimizer',
     ]);
     expect(four.alternatives.map((a) => a.change.id)).toEqual(['zero2', 'zero3', 'offload-optimizer-cpu']);
