@@ -163,6 +163,12 @@ function positiveInt(value: unknown, where: string, fallback: number): number {
   return value;
 }
 
+function flag(value: unknown, where: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw invalid(where, `${JSON.stringify(value)} must be true or false`);
+  return value;
+}
+
 function record(value: unknown, where: string): Readonly<Record<string, unknown>> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid(where, 'must be an object');
@@ -283,14 +289,8 @@ export function parseScenario(input: unknown): Scenario {
   }
   const strategy = oneOf(parallelismRaw.strategy, STRATEGIES, 'parallelism.strategy', 'single');
   const gpus = positiveInt(parallelismRaw.gpus, 'parallelism.gpus', 1);
-  const wrapEmbeddings = parallelismRaw.wrapEmbeddings ?? false;
-  if (typeof wrapEmbeddings !== 'boolean') {
-    throw invalid('parallelism.wrapEmbeddings', `${JSON.stringify(wrapEmbeddings)} must be true or false`);
-  }
-  const syncEach = parallelismRaw.syncEachMicroBatch ?? false;
-  if (typeof syncEach !== 'boolean') {
-    throw invalid('parallelism.syncEachMicroBatch', `${JSON.stringify(syncEach)} must be true or false`);
-  }
+  const wrapEmbeddings = flag(parallelismRaw.wrapEmbeddings, 'parallelism.wrapEmbeddings');
+  const syncEach = flag(parallelismRaw.syncEachMicroBatch, 'parallelism.syncEachMicroBatch');
   if (syncEach && strategy !== 'fsdp' && strategy !== 'fsdp-grad-op') {
     throw invalid(
       'parallelism.syncEachMicroBatch',
@@ -336,10 +336,7 @@ export function parseScenario(input: unknown): Scenario {
       'set parallelism.strategy to zero3 or fsdp',
     );
   }
-  const inBackward = raw.optimizerInBackward ?? false;
-  if (typeof inBackward !== 'boolean') {
-    throw invalid('optimizerInBackward', `${JSON.stringify(inBackward)} must be true or false`);
-  }
+  const inBackward = flag(raw.optimizerInBackward, 'optimizerInBackward');
   const gradAccumSteps = positiveInt(raw.gradAccumSteps, 'gradAccumSteps', SCENARIO_DEFAULTS.gradAccumSteps);
   if (inBackward && gradAccumSteps > 1) {
     throw invalid(
@@ -355,10 +352,7 @@ export function parseScenario(input: unknown): Scenario {
       'use strategy single, ddp or fsdp with it',
     );
   }
-  const quantizeHead = raw.quantizeHead ?? false;
-  if (typeof quantizeHead !== 'boolean') {
-    throw invalid('quantizeHead', `${JSON.stringify(quantizeHead)} must be true or false`);
-  }
+  const quantizeHead = flag(raw.quantizeHead, 'quantizeHead');
   const bnbBase = ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(quantization);
   if (quantizeHead && !bnbBase) {
     throw invalid(
