@@ -724,15 +724,11 @@ export function estimate(input: EstimateInput): Estimate {
       ? params.embeddingParams + params.lmHeadParams
       : 0;
   const rootBytes = rootParams * plan.computeBytes;
-  const rootGradBytes =
-    rootParams > 0 && scenario.method === 'full'
-      ? rootBytes
-      : rootParams > 0
-        ? ((training.embeddingTrained ? 1 : 0) + (training.lmHeadTrained ? 1 : 0)) *
-          shape.vocabSize *
-          shape.hiddenSize *
-          plan.computeBytes
-        : 0;
+  // Trained root parameters: all of it in a full fine-tune, else the modules_to_save copies.
+  const savedCopies = (training.embeddingTrained ? 1 : 0) + (training.lmHeadTrained ? 1 : 0);
+  const rootTrainedParams =
+    scenario.method === 'full' ? rootParams : savedCopies * shape.vocabSize * shape.hiddenSize;
+  const rootGradBytes = rootParams > 0 ? rootTrainedParams * plan.computeBytes : 0;
 
   // Communication buffers inside torch's allocator.
   let bucketBytes = 0;
