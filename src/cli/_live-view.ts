@@ -3,13 +3,44 @@
  * and the status shown while it records — a pinned line on a terminal, a plain line now and then
  * otherwise. Both commands start one the same way; they differ only in what ends the run.
  */
+import { HeadroomUserError } from '../core/errors.js';
 import type { Ledger } from '../io/ledger.js';
 import { RunRecorder } from '../io/recorder.js';
-import type { QueryResult } from '../io/sampler.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, type QueryResult } from '../io/sampler.js';
 import type { CommandContext } from './_command.js';
 import type { Style } from './_output.js';
 import { StatusBar, type TerminalStream } from './_status-bar.js';
 import { renderPlainStatus, renderStatusLine } from './render-run.js';
+
+function positiveNumber(raw: string | boolean | undefined, flag: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isFinite(n) || n <= 0) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: `--${flag}`,
+      message: `--${flag} ${String(raw)}: not a positive number`,
+      hint: `e.g. --${flag} ${fallback}`,
+    });
+  }
+  return n;
+}
+
+/** The sampling timings `run` and `watch` share: --interval-ms, --status-every and the nvidia-smi timeout. */
+export function liveTimings(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+): { intervalMs: number; statusEveryMs: number; queryTimeoutMs: number } {
+  return {
+    intervalMs: positiveNumber(values['interval-ms'], 'interval-ms', DEFAULT_SAMPLE_INTERVAL_MS),
+    statusEveryMs: positiveNumber(values['status-every'], 'status-every', 30) * 1000,
+    queryTimeoutMs: positiveNumber(
+      env.HEADROOM_NVIDIA_SMI_TIMEOUT_MS,
+      'HEADROOM_NVIDIA_SMI_TIMEOUT_MS',
+      DEFAULT_QUERY_TIMEOUT_MS,
+    ),
+  };
+}
 
 export interface LiveView {
   readonly recorder: RunRecorder;

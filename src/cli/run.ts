@@ -19,7 +19,7 @@ import {
 } from '../io/sampler.js';
 import { StderrRelay } from '../io/stderr-capture.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { startLiveView } from './_live-view.js';
+import { liveTimings, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
@@ -89,20 +89,6 @@ interface Warning {
   readonly code: string;
   readonly message: string;
   readonly hint: string;
-}
-
-function positiveNumber(raw: string | boolean | undefined, flag: string, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isFinite(n) || n <= 0) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a positive number`,
-      hint: `e.g. --${flag} ${fallback}`,
-    });
-  }
-  return n;
 }
 
 /** CUDA_VISIBLE_DEVICES as a list of indices or UUIDs; null when unset (every GPU). */
@@ -187,13 +173,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       hint: 'headroom run -- python train.py',
     });
   }
-  const intervalMs = positiveNumber(values['interval-ms'], 'interval-ms', DEFAULT_SAMPLE_INTERVAL_MS);
-  const statusEveryMs = positiveNumber(values['status-every'], 'status-every', 30) * 1000;
-  const queryTimeoutMs = positiveNumber(
-    ctx.env.HEADROOM_NVIDIA_SMI_TIMEOUT_MS,
-    'HEADROOM_NVIDIA_SMI_TIMEOUT_MS',
-    DEFAULT_QUERY_TIMEOUT_MS,
-  );
+  const { intervalMs, statusEveryMs, queryTimeoutMs } = liveTimings(values, ctx.env);
   const err = styleFor(ctx.stderr, ctx.env);
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
 

@@ -8,10 +8,10 @@ import { findOomInStderr } from '../core/stderr-oom.js';
 import { probeLogFiles } from '../io/follow-log.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { alive } from '../io/recorder.js';
-import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
+import { DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { readFileTail } from '../io/stderr-capture.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { startLiveView } from './_live-view.js';
+import { liveTimings, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
 import { renderRunSummary, runJson } from './render-run.js';
 import { visibleGpus } from './run.js';
@@ -49,20 +49,6 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
-function positive(raw: string | undefined, flag: string, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: `--${flag}`,
-      message: `--${flag} ${raw}: not a positive number`,
-      hint: `e.g. --${flag} ${fallback}`,
-    });
-  }
-  return n;
-}
-
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values } = parseFlags(args, OPTIONS, 'watch', 0);
@@ -75,13 +61,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     });
   }
   const logPath = resolve(values.log);
-  const intervalMs = positive(values['interval-ms'], 'interval-ms', DEFAULT_SAMPLE_INTERVAL_MS);
-  const statusEveryMs = positive(values['status-every'], 'status-every', 30) * 1000;
-  const queryTimeoutMs = positive(
-    ctx.env.HEADROOM_NVIDIA_SMI_TIMEOUT_MS,
-    'HEADROOM_NVIDIA_SMI_TIMEOUT_MS',
-    DEFAULT_QUERY_TIMEOUT_MS,
-  );
+  const { intervalMs, statusEveryMs, queryTimeoutMs } = liveTimings(values, ctx.env);
   const err = styleFor(ctx.stderr, ctx.env);
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
 
