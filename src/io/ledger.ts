@@ -144,17 +144,7 @@ export interface ProbeBatch {
   readonly lines: readonly ProbeLineRead[];
 }
 
-export interface GpuSampleInput {
-  readonly gpu: number;
-  readonly uuid: string | null;
-  readonly name: string | null;
-  readonly totalBytes: number | null;
-  readonly reservedBytes: number | null;
-  readonly usedBytes: number | null;
-  readonly freeBytes: number | null;
-  readonly utilizationPercent: number | null;
-  readonly ownBytes: number | null;
-}
+export type GpuSampleInput = Omit<GpuSampleRecord, 'tMs'>;
 
 export type ProcessSampleInput = Omit<ProcessSampleRecord, 'tMs'>;
 
