@@ -21,7 +21,14 @@
  */
 import { MPS_SIZE, SIZE, sizeBytes } from './byte-size.js';
 import { type GrammarHit, quoteOf } from './grammar-hit.js';
-import type { OomBackend, OomFamily, OomLayout, OomMessage, OomProcess } from './oom-message.js';
+import {
+  emptyOom,
+  type OomBackend,
+  type OomFamily,
+  type OomLayout,
+  type OomMessage,
+  type OomProcess,
+} from './oom-message.js';
 
 /** How far a message can reach past its first words (the longest 2.x layout is ~700 characters). */
 const MAX_MESSAGE_CHARS = 3000;
@@ -148,17 +155,7 @@ function parseMessage(body: string, before: string, group: readonly Anchor[]): G
   const kinds = new Set(group.map((a) => a.kind));
   const head = group.find((a) => a.kind === 'head');
   const classAnchor = group.find((a) => a.kind === 'class');
-  const fields: Fields = {
-    family: 'torch-v2',
-    requestedBytes: null,
-    totalBytes: null,
-    freeBytes: null,
-    allocatedByTorchBytes: null,
-    reservedUnallocatedBytes: null,
-    reservedTotalBytes: null,
-    gpuIndex: null,
-    processes: null,
-  };
+  const fields: Fields = emptyOom('torch-v2');
   let layout: 'v1' | 'v2' | null = null;
   let v1Cached = false;
   let unbounded = false;
