@@ -13,6 +13,30 @@ export interface GrammarHit {
   readonly quote: string;
 }
 
+/**
+ * Matches sorted by offset and grouped into failures: a match within `gapChars` of its group's first
+ * belongs to that failure. `skipSameOffset` drops a second match at an offset already in the group
+ * (two patterns that hit the same line).
+ */
+export function groupNearby<T extends { readonly at: number }>(
+  found: readonly T[],
+  gapChars: number,
+  skipSameOffset: boolean,
+): T[][] {
+  const groups: T[][] = [];
+  let group: T[] = [];
+  for (const f of [...found].sort((a, b) => a.at - b.at)) {
+    if (group.length > 0 && f.at - group[0]!.at > gapChars) {
+      groups.push(group);
+      group = [];
+    }
+    if (skipSameOffset && group.some((g) => g.at === f.at)) continue;
+    group.push(f);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
 /** Longest quote kept as evidence. */
 export const MAX_QUOTE_CHARS = 600;
 

@@ -3,7 +3,7 @@
  * (alloc.h, enqueue.cc), `NCCL WARN Failed to CUDA calloc N bytes`, and how PyTorch surfaces them:
  * `NCCL error … unhandled cuda error` / `ncclUnhandledCudaError` (whose most common cause is memory).
  */
-import { type GrammarHit, LineIndex, quoteOf } from './grammar-hit.js';
+import { type GrammarHit, groupNearby, LineIndex, quoteOf } from './grammar-hit.js';
 import { emptyOom } from './oom-message.js';
 
 const PATTERNS: readonly RegExp[] = [
@@ -37,12 +37,9 @@ export function findNcclMessages(text: string): GrammarHit[] {
       });
     }
   }
-  found.sort((a, b) => a.at - b.at);
   const hits: GrammarHit[] = [];
-  let group: typeof found = [];
-  const flush = () => {
-    const first = group.find((g) => g.oom) ?? group[0];
-    if (!first) return;
+  for (const group of groupNearby(found, SAME_FAILURE_CHARS, true)) {
+    const first = group.find((g) => g.oom) ?? group[0]!;
     hits.push({
       start: group[0]!.at,
       oom: {
@@ -55,13 +52,6 @@ export function findNcclMessages(text: string): GrammarHit[] {
       signature: group.some((g) => g.oom) ? "Cuda failure 'out of memory'" : 'unhandled cuda error',
       quote: quoteOf(lines.line(first.at)),
     });
-    group = [];
-  };
-  for (const f of found) {
-    if (group.length > 0 && f.at - group[0]!.at > SAME_FAILURE_CHARS) flush();
-    if (group.some((g) => g.at === f.at)) continue;
-    group.push(f);
   }
-  flush();
   return hits;
 }

@@ -7,7 +7,7 @@
  * words is XLA's (xla.ts), not TensorFlow's.
  */
 import { SIZE, sizeBytes } from './byte-size.js';
-import { type GrammarHit, LineIndex, quoteOf } from './grammar-hit.js';
+import { type GrammarHit, groupNearby, LineIndex, quoteOf } from './grammar-hit.js';
 import { emptyOom } from './oom-message.js';
 import { XLA_OWN_WORDS } from './xla.js';
 
@@ -45,13 +45,10 @@ export function findTensorflowMessages(text: string): GrammarHit[] {
   scan(OOM_TENSOR, (m) => ({ requested: null, gpu: deviceGpu(m[0]) }));
   scan(RESOURCE_EXHAUSTED_ERROR, (m) => ({ requested: null, gpu: deviceGpu(m[0]) }));
   scan(STREAM_EXECUTOR, (m) => ({ requested: Number(m[1]), gpu: null }));
-  found.sort((a, b) => a.at - b.at);
   const hits: GrammarHit[] = [];
   const lines = new LineIndex(text);
-  let group: typeof found = [];
-  const flush = () => {
-    const first = group[0];
-    if (!first) return;
+  for (const group of groupNearby(found, SAME_FAILURE_CHARS, false)) {
+    const first = group[0]!;
     hits.push({
       start: first.at,
       oom: {
@@ -67,12 +64,6 @@ export function findTensorflowMessages(text: string): GrammarHit[] {
         : 'OOM when allocating',
       quote: quoteOf(text.slice(first.at, Math.max(first.end, lines.end(first.at)))),
     });
-    group = [];
-  };
-  for (const f of found) {
-    if (group.length > 0 && f.at - group[0]!.at > SAME_FAILURE_CHARS) flush();
-    group.push(f);
   }
-  flush();
   return hits;
 }

@@ -6,7 +6,7 @@
  * Lines of one failure (the error, BufferAssignment stats, the BFC allocator) become one message.
  */
 import { SIZE, sizeBytes } from './byte-size.js';
-import { type GrammarHit, LineIndex, quoteOf } from './grammar-hit.js';
+import { type GrammarHit, groupNearby, LineIndex, quoteOf } from './grammar-hit.js';
 import { emptyOom, type OomMessage } from './oom-message.js';
 
 const r = (source: string) => new RegExp(source, 'gi');
@@ -62,13 +62,10 @@ export function findXlaMessages(text: string): GrammarHit[] {
       found.push({ at: m.index, end: m.index + m[0].length, requested: exact ?? printed, gpu });
     }
   }
-  found.sort((a, b) => a.at - b.at);
   const hits: GrammarHit[] = [];
   const lines = new LineIndex(text);
-  let group: typeof found = [];
-  const flush = () => {
-    const first = group[0];
-    if (!first) return;
+  for (const group of groupNearby(found, SAME_FAILURE_CHARS, true)) {
+    const first = group[0]!;
     const oom: OomMessage = {
       ...emptyOom('xla'),
       requestedBytes: group.find((g) => g.requested !== null)?.requested ?? null,
@@ -83,13 +80,6 @@ export function findXlaMessages(text: string): GrammarHit[] {
       signature: 'RESOURCE_EXHAUSTED',
       quote: quoteOf(text.slice(first.at, Math.max(first.end, lines.end(first.at)))),
     });
-    group = [];
-  };
-  for (const f of found) {
-    if (group.length > 0 && f.at - group[0]!.at > SAME_FAILURE_CHARS) flush();
-    if (group.some((g) => g.at === f.at)) continue;
-    group.push(f);
   }
-  flush();
   return hits;
 }
