@@ -76,6 +76,20 @@ function minGrowth(capacity: number | null): number {
 const growsSteadily = (t: Trend | null, capacity: number | null): t is Trend =>
   t !== null && t.growth >= minGrowth(capacity) && t.perStep > 0 && t.rising >= RISING_SHARE * t.deltas;
 
+/** Allocated from first to last step, the slope, and how many steps rose: the evidence of a growth. */
+function growthEvidence(input: RuleInput, t: Trend): Evidence[] {
+  const w = input.catalog.words;
+  return [
+    ev(
+      input,
+      'allocated',
+      `${w.atStep(bytes(t.first.allocatedBytes), String(t.first.step))} → ${w.atStep(bytes(t.last.allocatedBytes), String(t.last.step))}`,
+    ),
+    ev(input, 'growth-per-step', bytes(t.perStep)),
+    ev(input, 'rising-steps', w.ofSteps(String(t.rising), String(t.deltas))),
+  ];
+}
+
 function trainSteps(series: readonly TimelineStep[]): TimelineStep[] {
   return series.filter((s) => s.phase === 'train').slice(WARMUP_STEPS);
 }
@@ -90,16 +104,7 @@ function leak(input: RuleInput, series: readonly TimelineStep[][], capacity: num
     if (train.length < MIN_TREND_STEPS) continue;
     const t = trend(train, (s) => s.allocatedBytes);
     if (!growsSteadily(t, capacity)) continue;
-    const w = input.catalog.words;
-    const evidence: Evidence[] = [
-      ev(
-        input,
-        'allocated',
-        `${w.atStep(bytes(t.first.allocatedBytes), String(t.first.step))} → ${w.atStep(bytes(t.last.allocatedBytes), String(t.last.step))}`,
-      ),
-      ev(input, 'growth-per-step', bytes(t.perStep)),
-      ev(input, 'rising-steps', w.ofSteps(String(t.rising), String(t.deltas))),
-    ];
+    const evidence = growthEvidence(input, t);
     if (capacity !== null) {
       const left = capacity - t.last.peakReservedBytes;
       if (left > 0)
@@ -127,18 +132,7 @@ function evalGrowth(input: RuleInput, series: readonly TimelineStep[][], capacit
       if (r.length < 3) continue;
       const t = trend(r, (s) => s.allocatedBytes);
       if (!growsSteadily(t, capacity)) continue;
-      const w = input.catalog.words;
-      return [
-        say(input, 'eval-growth', 'error', {}, [
-          ev(
-            input,
-            'allocated',
-            `${w.atStep(bytes(t.first.allocatedBytes), String(t.first.step))} → ${w.atStep(bytes(t.last.allocatedBytes), String(t.last.step))}`,
-          ),
-          ev(input, 'growth-per-step', bytes(t.perStep)),
-          ev(input, 'rising-steps', w.ofSteps(String(t.rising), String(t.deltas))),
-        ]),
-      ];
+      return [say(input, 'eval-growth', 'error', {}, growthEvidence(input, t))];
     }
   }
   return [];
