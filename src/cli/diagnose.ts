@@ -4,18 +4,15 @@ import { join } from 'node:path';
 import { type DiagnosisResult, diagnose, type ScenarioContext } from '../core/diagnose/index.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import type { RunRecord } from '../core/run-record.js';
-import { parseScenario } from '../core/scenario.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, LEDGER_FILE, Ledger } from '../io/ledger.js';
 import { readLogFile, readLogStream } from '../io/read-log.js';
-import { readScenarioFile } from '../io/read-scenarios.js';
-import { resolveModel } from '../io/resolve-model.js';
 import { requireRun, runScenarioContext } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { catalogFromFlag, LANG_HELP, LANG_OPTIONS } from './_lang.js';
 import { styleFor } from './_output.js';
-import { applyScenarioFlags, SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
-import { catalogGpu } from './_scenario-input.js';
+import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
+import { catalogGpu, loadScenario } from './_scenario-input.js';
 import { renderDiagnosis } from './render-diagnosis.js';
 
 export const help = `headroom diagnose — why did it run out of memory, and what to change?
@@ -88,21 +85,7 @@ async function scenarioFrom(
   const flagged = Object.keys(SCENARIO_OPTIONS).filter(
     (k) => k !== 'gpu' && k !== 'scenario' && k !== 'model' && values[k] !== undefined,
   );
-  let base: Record<string, unknown> = {};
-  if (typeof values.scenario === 'string') {
-    const entries = await readScenarioFile(values.scenario);
-    if (entries.length !== 1) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: values.scenario,
-        message: `${values.scenario} holds ${entries.length} scenarios; diagnose takes the one of the failed run`,
-        hint: 'write that one scenario to its own file, or give it as flags',
-      });
-    }
-    const entry = entries[0]!;
-    if (entry.error) throw entry.error;
-    base = entry.value as Record<string, unknown>;
-  } else if (values.model === undefined) {
+  if (typeof values.scenario !== 'string' && values.model === undefined) {
     if (flagged.length === 0) return null;
     throw new HeadroomUserError({
       code: 'bad-flag',
@@ -111,13 +94,12 @@ async function scenarioFrom(
       hint: 'add --model ID (headroom models lists them) or --scenario FILE',
     });
   }
-  const parsed = parseScenario(applyScenarioFlags(base, values));
-  const model = await resolveModel(parsed.model);
+  const loaded = await loadScenario(values, undefined, 'diagnose');
   return {
-    scenario: { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model },
-    shape: model.shape,
-    exactParams: model.exactParams,
-    gpu: parsed.gpu === undefined ? null : catalogGpu(parsed.gpu),
+    scenario: loaded.scenario,
+    shape: loaded.model.shape,
+    exactParams: loaded.model.exactParams,
+    gpu: loaded.gpu,
   };
 }
 
