@@ -17,6 +17,7 @@ export const SCENARIO_OPTIONS = {
   quantization: { type: 'string' },
   'quantize-head': { type: 'boolean' },
   'quantized-from': { type: 'string' },
+  'quantized-inputs-kept': { type: 'string' },
   precision: { type: 'string' },
   optimizer: { type: 'string' },
   'micro-batch': { type: 'string' },
@@ -49,6 +50,9 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --quantize-head           the output head is quantized too (Lightning/litgpt; HF keeps it 16-bit)
   --quantized-from D        fp16 | bf16 | fp32: what bitsandbytes dequantizes back into
                             [bf16 for bf16-true, else fp16: HF's load dtype when none is given]
+  --quantized-inputs-kept K none | step | next-forward: how long a bitsandbytes layer keeps its
+                            input (4-bit before bitsandbytes 0.43.2: step under HF Trainer,
+                            next-forward in litgpt or a plain loop)   [none; int8: step]
   --precision P             fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true  [bf16-mixed]
   --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
                             sgd-momentum | adafactor | lion                   [adamw]
@@ -111,6 +115,7 @@ export function applyScenarioFlags(
   set('quantization', values.quantization);
   if (values['quantize-head'] === true) out.quantizeHead = true;
   set('quantizedFrom', values['quantized-from']);
+  set('quantizedInputsKept', values['quantized-inputs-kept']);
   set('precision', values.precision);
   set('optimizer', values.optimizer);
   set('microBatchSize', numeric(values, 'micro-batch'));

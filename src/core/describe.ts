@@ -10,6 +10,9 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     const quantDetails = [
       scenario.quantizeHead ? 'head too' : '',
       scenario.quantizedFrom ? `from ${scenario.quantizedFrom}` : '',
+      scenario.quantizedInputsKept && scenario.quantizedInputsKept !== 'none'
+        ? `inputs kept ${scenario.quantizedInputsKept === 'step' ? 'for the step' : 'to the next forward'}`
+        : '',
     ].filter(Boolean);
     const quant =
       scenario.quantization === 'none'

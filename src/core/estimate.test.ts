@@ -166,6 +166,46 @@ describe('estimate: model states by method and precision', () => {
     expect(plain.breakdown.dequantTransientBytes).toBe(14_336 * 4096 * 2);
   });
 
+  it('bitsandbytes before 0.43.2 keeps every 4-bit input for the step, or until the next forward', () => {
+    const qlora = (extra: Record<string, unknown>) =>
+      run({
+        method: 'qlora',
+        quantization: 'nf4',
+        precision: 'bf16-true',
+        lora: { rank: 16, dropout: 0.05, targets: ['q_proj', 'v_proj'] },
+        microBatchSize: 1,
+        seqLen: 2048,
+        ...extra,
+      }).breakdown;
+    const [h, I, layers, tokens] = [4096, 14_336, 32, 2048];
+    const none = qlora({});
+    const step = qlora({ quantizedInputsKept: 'step' });
+    const next = qlora({ quantizedInputsKept: 'next-forward' });
+    // Kept for the step: the q/k/v input and the MLP input (norm outputs) and down_proj's input; o_proj's
+    // input is attention's own output, saved already.
+    expect(step.activationsSavedBytes! - none.activationsSavedBytes!).toBe(layers * tokens * 2 * (2 * h + I));
+    expect(none.previousStepBytes).toBe(0);
+    expect(step.previousStepBytes).toBe(0);
+    // To the next forward: the previous step's inputs, o_proj's included, beside this step's.
+    expect(next.previousStepBytes).toBe(layers * tokens * 2 * (3 * h + I));
+    expect(next.activationsSavedBytes).toBe(step.activationsSavedBytes);
+    // int8's MatMul8bitLt keeps its input by default.
+    expect(qlora({ quantization: 'int8' }).activationsSavedBytes).toBe(step.activationsSavedBytes);
+    // Reentrant checkpointing builds those inputs in a recomputation whose graph is gone by the next step.
+    expect(
+      qlora({ quantizedInputsKept: 'next-forward', gradientCheckpointing: 'full' }).previousStepBytes,
+    ).toBe(0);
+  });
+
+  it("the previous step's inputs raise the forward peak, not backward, which starts after they go", () => {
+    const qlora = (kept: string) =>
+      run({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true', quantizedInputsKept: kept });
+    const step = qlora('step');
+    const next = qlora('next-forward');
+    expect(next.phases.forward - step.phases.forward).toBe(next.breakdown.previousStepBytes);
+    expect(next.phases.backward).toBe(step.phases.backward);
+  });
+
   it('autocast casts a frozen head again for every loss chunk, but a trained head once', () => {
     const copies = (fields: Record<string, unknown>) =>
       run({ precision: 'bf16-mixed', ...fields }).breakdown.autocastCopyBytes!;

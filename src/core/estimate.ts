@@ -8,7 +8,7 @@ import { LINEAR_ROLES } from './architecture.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
 import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
-import type { Scenario } from './scenario.js';
+import type { QuantizedInputsKept, Scenario } from './scenario.js';
 import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
 import { MIB } from './units.js';
 
@@ -443,9 +443,8 @@ interface LayerContext {
   readonly layerTrained: boolean;
   readonly adapted: TrainingPlan['adapted'];
   /**
-   * bitsandbytes' MatMul4Bit / MatMul8bitLt save their input whenever an input gradient is needed
-   * (bitsandbytes/autograd/_functions.py: `ctx.tensors = (A, B)`), so every quantized linear keeps its
-   * input even though its weight is frozen.
+   * The quantized linears keep their input although their weight is frozen: bitsandbytes' MatMul8bitLt,
+   * and MatMul4Bit before 0.43.2 (`ctx.tensors = (A, B)`; bitsandbytes PR #1270 made it `(None, B)`).
    */
   readonly quantizedSavesInputs: boolean;
 }
@@ -555,9 +554,38 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   return bytes;
 }
 
+/**
+ * How long the quantized layers keep their inputs (Scenario.quantizedInputsKept): int8's MatMul8bitLt
+ * always keeps it; 4-bit MatMul4Bit only before bitsandbytes 0.43.2.
+ */
+function quantizedInputsKept(scenario: Scenario): QuantizedInputsKept {
+  if (!BITSANDBYTES.has(scenario.quantization)) return 'none';
+  return scenario.quantizedInputsKept ?? (scenario.quantization === 'int8' ? 'step' : 'none');
+}
+
+/**
+ * Bytes per token of the distinct inputs of one decoder layer's quantized linears: the q/k/v input,
+ * o_proj's input, the MLP's input (shared with q/k/v in a parallel block with one norm) and down_proj's.
+ */
+function quantizedInputBytesPerToken(shape: ModelShape, e: number): number {
+  const h = shape.hiddenSize;
+  const moe = shape.moe;
+  const mlpInputs =
+    shape.normsPerLayer === 1 ? 0 : moe ? h * (moe.topK + (moe.sharedExperts > 0 ? 1 : 0)) : h;
+  const downInputs = moe
+    ? moe.expertIntermediateSize * (moe.topK + moe.sharedExperts)
+    : shape.intermediateSize;
+  return e * (h + shape.numHeads * shape.valueHeadDim + mlpInputs + downInputs);
+}
+
 interface ActivationPlan {
   /** Bytes saved by the forward pass, held at the start of backward. */
   readonly savedBytes: number;
+  /**
+   * Bytes the previous step still holds while this step's forward runs: the quantized layers' inputs
+   * when they outlive backward and the loop keeps the last outputs (quantizedInputsKept "next-forward").
+   */
+  readonly previousStepBytes: number;
   /** The largest extra transient of backward: a recomputed layer, or the logits' gradients. */
   readonly backwardTransientBytes: number;
   /** Logits and loss bytes held at the end of the forward pass. */
@@ -575,14 +603,14 @@ function activationPlan(
   const e = plan.computeBytes;
   const h = shape.hiddenSize;
   const V = shape.vocabSize;
-  const bnb = BITSANDBYTES.has(scenario.quantization);
+  const kept = quantizedInputsKept(scenario);
   const trainedCtx: LayerContext = {
     shape,
     e,
     scenario,
     layerTrained: true,
     adapted: training.adapted,
-    quantizedSavesInputs: bnb,
+    quantizedSavesInputs: kept !== 'none',
   };
   const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
   const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);
@@ -591,9 +619,16 @@ function activationPlan(
   // Full checkpointing keeps each layer's input and recomputes one layer at a time in backward.
   const layerBytes = checkpointed ? layers * e * h * tokens : layers * perLayer * tokens;
   const recomputeBytes = checkpointed ? perLayer * tokens : 0;
-  // Final norm; its output is the LM head's input, saved when the head trains.
+  // Final norm; its output is the LM head's input, saved when the head trains (or is a quantized
+  // linear that keeps its input).
+  const quantizedHead = scenario.quantizeHead === true && scenario.quantization !== 'none';
   const headInput =
-    training.lmHeadTrained || training.lmHeadAdapted || scenario.method === 'full' ? e * h : 0;
+    training.lmHeadTrained ||
+    training.lmHeadAdapted ||
+    scenario.method === 'full' ||
+    (quantizedHead && kept !== 'none')
+      ? e * h
+      : 0;
   const finalNormWeight = shape.norm === 'rms' && scenario.method === 'full' ? e * h : 0;
   const tail = (4 * h + headInput + finalNormWeight) * tokens;
   // Logits and loss (docs/memory-model.md, "The logits spike").
@@ -622,8 +657,16 @@ function activationPlan(
   // Soft-capped logits (Gemma-2): tanh keeps its 16-bit output beside the logits it returns. A fused
   // loss applies the cap inside its kernel.
   if (shape.finalLogitSoftcap && scenario.loss !== 'fused') lossResident += e * V * tokens;
+  // The previous step's graph lives on while the loop holds its outputs, until the next forward
+  // returns; backward freed its saved tensors but not the inputs bitsandbytes kept on the context. With
+  // full (reentrant) checkpointing those were made in a recomputation whose graph is already gone.
+  const previousStepBytes =
+    kept === 'next-forward' && !checkpointed
+      ? tokens * (layers * quantizedInputBytesPerToken(shape, e) + (quantizedHead ? e * h : 0))
+      : 0;
   return {
     savedBytes: layerBytes + tail,
+    previousStepBytes,
     backwardTransientBytes: Math.max(recomputeBytes, lossBackward),
     lossResidentBytes: lossResident,
     perLayerBytes: perLayer,
@@ -778,7 +821,7 @@ export function estimate(input: EstimateInput): Estimate {
 
   // Loading quantizes one 16-bit weight at a time: that weight and its cast.
   const loadPeak = W + (quantized ? largestQuantized * 4 : 0);
-  const forwardPeak =
+  let forwardPeak =
     persistent +
     rootBytes +
     gradsDuringForward +
@@ -786,7 +829,9 @@ export function estimate(input: EstimateInput): Estimate {
     act.lossResidentBytes +
     castBytes +
     dequantBytes;
+  // The previous step's kept inputs go when the loop replaces its outputs, before this backward.
   const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes + rootGradBytes;
+  forwardPeak += act.previousStepBytes;
   const backwardEnd =
     persistent +
     rootBytes +
@@ -919,6 +964,7 @@ export function estimate(input: EstimateInput): Estimate {
       optimizerBytes: Math.round(O),
       pagedOptimizerBytes: Math.round(pagedOptimizerBytes),
       activationsSavedBytes: Math.round(act.savedBytes),
+      previousStepBytes: Math.round(act.previousStepBytes),
       activationsPerLayerPerTokenBytes: Math.round(act.perLayerBytes),
       lossResidentBytes: Math.round(act.lossResidentBytes),
       backwardTransientBytes: Math.round(act.backwardTransientBytes),

@@ -273,4 +273,27 @@ describe('makePlan: FSDP rungs', () => {
     });
     expect(p.rungs[1]!.fits).toBe(true);
   });
+
+  it('upgrading bitsandbytes is the first, free rung when an old one keeps the 4-bit inputs', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      microBatchSize: 2,
+      quantizedInputsKept: 'next-forward',
+    };
+    const p = plan(raw, 'rtx-4090');
+    const first = p.rungs[0]!;
+    expect(first.change.id).toBe('bitsandbytes-upgrade');
+    expect(first.scenario.quantizedInputsKept).toBe('none');
+    expect(first.risk.level).toBe('none');
+    expect(first.relativeStepTime).toBe(1);
+    const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
+    expect(first.savedBytes).toBe(before.peak.deviceBytes - first.estimate.peak.deviceBytes);
+    expect(first.savedBytes).toBeGreaterThan(0);
+    // int8 keeps its input in every bitsandbytes version: nothing to upgrade.
+    const int8 = plan({ ...raw, quantization: 'int8', quantizedInputsKept: 'step' }, 'rtx-4090');
+    expect(int8.rungs.map((r) => r.change.id)).not.toContain('bitsandbytes-upgrade');
+  });
 });

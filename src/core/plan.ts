@@ -18,6 +18,7 @@ import { stepTime } from './time-model.js';
 import { formatBytes } from './units.js';
 
 export const RUNG_IDS = [
+  'bitsandbytes-upgrade',
   'sdpa-attention',
   'smaller-micro-batch',
   'selective-checkpointing',
@@ -145,6 +146,19 @@ function layout(s: Scenario, to: Strategy, gpus: number): Scenario['parallelism'
 
 /** The ladder, cheapest first. */
 const LADDER: readonly RungSpec[] = [
+  {
+    // bitsandbytes 0.43.2 stopped keeping each 4-bit layer's input (PR #1270): the same training, for
+    // a pip upgrade. int8's MatMul8bitLt still keeps it.
+    id: 'bitsandbytes-upgrade',
+    apply: (s) =>
+      s.quantization !== 'int8' && s.quantizedInputsKept !== undefined && s.quantizedInputsKept !== 'none'
+        ? {
+            scenario: { ...s, quantizedInputsKept: 'none' },
+            summary: 'upgrade bitsandbytes to 0.43.2 or later: 4-bit layers stop keeping their inputs',
+          }
+        : null,
+    risk: () => ({ level: 'none', note: 'none: the same training; a newer bitsandbytes' }),
+  },
   {
     id: 'sdpa-attention',
     apply: (s) =>

@@ -92,6 +92,16 @@ describe('parseScenario', () => {
       'quantizedFrom',
       /"int8" is not one of fp16 \| bf16 \| fp32/,
     ],
+    [
+      { model: 'x', method: 'lora', quantizedInputsKept: 'step' },
+      'quantizedInputsKept',
+      /how long a bitsandbytes layer keeps its input, but quantization is "none"/,
+    ],
+    [
+      { model: 'x', method: 'qlora', quantization: 'nf4', quantizedInputsKept: 'always' },
+      'quantizedInputsKept',
+      /"always" is not one of none \| step \| next-forward/,
+    ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },

@@ -24,6 +24,7 @@ export const LOSSES = ['standard', 'chunked', 'fused'] as const;
 export const STRATEGIES = ['single', 'ddp', 'zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'] as const;
 export const OFFLOADS = ['none', 'cpu', 'nvme'] as const;
 export const QUANTIZED_FROM = ['fp16', 'bf16', 'fp32'] as const;
+export const QUANTIZED_INPUTS_KEPT = ['none', 'step', 'next-forward'] as const;
 
 export type Method = (typeof METHODS)[number];
 export type Quantization = (typeof QUANTIZATIONS)[number];
@@ -35,6 +36,7 @@ export type Loss = (typeof LOSSES)[number];
 export type Strategy = (typeof STRATEGIES)[number];
 export type OffloadTarget = (typeof OFFLOADS)[number];
 export type QuantizedFrom = (typeof QUANTIZED_FROM)[number];
+export type QuantizedInputsKept = (typeof QUANTIZED_INPUTS_KEPT)[number];
 
 /** A model reference: a catalog id, a Hugging Face repo id, or an inline config.json object. */
 export type ModelRef = string | Readonly<Record<string, unknown>>;
@@ -67,6 +69,14 @@ export interface Scenario {
    * Lightning: always float16). Absent: the precision's own 16-bit type (fp32 for -mixed and fp32).
    */
   readonly quantizedFrom?: QuantizedFrom;
+  /**
+   * How long a bitsandbytes layer keeps its input. bitsandbytes before 0.43.2 kept every 4-bit layer's
+   * input as a plain attribute of the autograd context, which backward does not free: "step" when the
+   * loop frees the graph after backward (Hugging Face Trainer), "next-forward" when it still holds the
+   * last step's outputs while the next forward runs (litgpt, a plain `loss = model(...)` loop). "none"
+   * for 4-bit since 0.43.2. Absent: "step" for int8 (MatMul8bitLt keeps its input), else "none".
+   */
+  readonly quantizedInputsKept?: QuantizedInputsKept;
   readonly precision: Precision;
   readonly optimizer: Optimizer;
   readonly microBatchSize: number;
@@ -126,6 +136,7 @@ const TOP_LEVEL_FIELDS = new Set([
   'quantization',
   'quantizeHead',
   'quantizedFrom',
+  'quantizedInputsKept',
   'precision',
   'optimizer',
   'microBatchSize',
@@ -372,6 +383,17 @@ export function parseScenario(input: unknown): Scenario {
       'use it with quantization nf4, nf4-dq, fp4 or int8',
     );
   }
+  const inputsKept =
+    raw.quantizedInputsKept === undefined || raw.quantizedInputsKept === null
+      ? undefined
+      : oneOf(raw.quantizedInputsKept, QUANTIZED_INPUTS_KEPT, 'quantizedInputsKept', 'none');
+  if (inputsKept !== undefined && !bnbBase) {
+    throw invalid(
+      'quantizedInputsKept',
+      `says how long a bitsandbytes layer keeps its input, but quantization is "${quantization}"`,
+      'use it with quantization nf4, nf4-dq, fp4 or int8',
+    );
+  }
   const gpu = raw.gpu;
   if (gpu !== undefined && (typeof gpu !== 'string' || gpu.trim() === '')) {
     throw invalid('gpu', 'must be a catalog GPU id', 'headroom gpus lists them');
@@ -384,6 +406,7 @@ export function parseScenario(input: unknown): Scenario {
     quantization,
     ...(quantizeHead ? { quantizeHead: true as const } : {}),
     ...(quantizedFrom === undefined ? {} : { quantizedFrom }),
+    ...(inputsKept === undefined ? {} : { quantizedInputsKept: inputsKept }),
     precision: oneOf(raw.precision, PRECISIONS, 'precision', SCENARIO_DEFAULTS.precision),
     optimizer: oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer),
     microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
