@@ -101,6 +101,24 @@ describe('Estimate page', () => {
     expect(page.url()).toContain('syncEachMicroBatch=true');
   });
 
+  it('asks how long 4-bit layers keep their inputs only for a bitsandbytes base, and keeps the answer in the URL', async () => {
+    await page.goto(`${server.url}/#/estimate?method=full`);
+    await expect.poll(() => page.getByTestId('peak-deviceBytes').count()).toBe(1);
+    expect(await page.getByTestId('quantized-inputs-kept').count()).toBe(0);
+    await page.goto(`${server.url}/#/estimate?method=qlora&quantization=nf4`);
+    const today = expected({ method: 'qlora', quantization: 'nf4' });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(today.peak.deviceBytes));
+    await page.getByTestId('quantized-inputs-kept').selectOption('next-forward');
+    const old = expected({ method: 'qlora', quantization: 'nf4', quantizedInputsKept: 'next-forward' });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(old.peak.deviceBytes));
+    expect(old.peak.deviceBytes).toBeGreaterThan(today.peak.deviceBytes);
+    expect(page.url()).toContain('quantizedInputsKept=next-forward');
+  });
+
   it('switches the labels to Simplified Chinese', async () => {
     await page.goto(`${server.url}/#/estimate`);
     await page.getByTestId('lang-zh').click();

@@ -22,6 +22,7 @@ export const FORM_DEFAULTS: FormState = {
   optimizerInBackward: 'false',
   wrapEmbeddings: 'false',
   syncEachMicroBatch: 'false',
+  quantizedInputsKept: 'default',
 };
 
 function toBase64Url(text: string): string {
@@ -64,6 +65,17 @@ export function queryFromForm(form: FormState, config: Record<string, unknown> |
   return params.toString();
 }
 
+/** The quantization the form runs with: QLoRA without a choice is nf4. */
+function quantizationOf(form: FormState): string {
+  if (form.method === 'qlora') return form.quantization === 'none' ? 'nf4' : form.quantization!;
+  return form.method === 'lora' ? form.quantization! : 'none';
+}
+
+/** Whether the base is a bitsandbytes one, whose layers may keep their inputs (quantizedInputsKept). */
+export function bitsandbytesBase(form: FormState): boolean {
+  return ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(quantizationOf(form));
+}
+
 /** The scenario object (SCENARIO.md spelling) the form describes. */
 export function scenarioFromForm(
   form: FormState,
@@ -84,14 +96,10 @@ export function scenarioFromForm(
     model: config ?? form.model,
     method,
     ...(lora ? { lora: { rank: Number(form.loraRank), targets } } : {}),
-    quantization:
-      method === 'qlora'
-        ? form.quantization === 'none'
-          ? 'nf4'
-          : form.quantization
-        : method === 'lora'
-          ? form.quantization
-          : 'none',
+    quantization: quantizationOf(form),
+    ...(bitsandbytesBase(form) && form.quantizedInputsKept !== 'default'
+      ? { quantizedInputsKept: form.quantizedInputsKept }
+      : {}),
     precision: form.precision,
     optimizer: form.optimizer,
     microBatchSize: Number(form.microBatchSize),

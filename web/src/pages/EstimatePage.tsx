@@ -15,6 +15,7 @@ import {
   PRECISIONS,
   parseScenario,
   QUANTIZATIONS,
+  QUANTIZED_INPUTS_KEPT,
   type Scenario,
   STRATEGIES,
 } from '../../../src/core/scenario.js';
@@ -23,7 +24,13 @@ import { FitsStrip } from '../components/FitsStrip.js';
 import { Ladder } from '../components/Ladder.js';
 import { StackedBar } from '../components/StackedBar.js';
 import { type MessageKey, useT } from '../i18n.js';
-import { type FormState, formFromQuery, queryFromForm, scenarioFromForm } from '../scenario-url.js';
+import {
+  bitsandbytesBase,
+  type FormState,
+  formFromQuery,
+  queryFromForm,
+  scenarioFromForm,
+} from '../scenario-url.js';
 
 interface Computed {
   readonly result: Estimate | null;
@@ -256,6 +263,15 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               options={QUANTIZATIONS}
               onChange={(v) => update('quantization', v)}
               testId="quantization"
+            />
+          ) : null}
+          {bitsandbytesBase(form) ? (
+            <Select
+              label={t('estimate.quantizedInputsKept')}
+              value={form.quantizedInputsKept!}
+              options={['default', ...QUANTIZED_INPUTS_KEPT]}
+              onChange={(v) => update('quantizedInputsKept', v)}
+              testId="quantized-inputs-kept"
             />
           ) : null}
           <Select
