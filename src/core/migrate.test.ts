@@ -2,9 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { findGpu } from './catalog/index.js';
 import type { EnvFrameworks, EnvGpu, EnvInterconnect, EnvSnapshot } from './env.js';
 import { estimate } from './estimate.js';
-import { type CheckId, checkMigration, checkpointBytes, type MigrateSide } from './migrate.js';
+import {
+  bitsandbytesKeepsInputs,
+  type CheckId,
+  checkMigration,
+  checkpointBytes,
+  type MigrateSide,
+} from './migrate.js';
 import { resolveModelRef } from './model-ref.js';
 import { parseScenario, type Scenario } from './scenario.js';
+import { formatBytes } from './units.js';
 
 const MIB = 1024 ** 2;
 const shape = resolveModelRef('llama-3.1-8b')!.shape;
@@ -282,6 +289,54 @@ describe('checkMigration on crafted environment pairs', () => {
       status: 'fail',
       reason: 'flash-attn not installed on b, and the scenario needs it; differs: flash-attn 2.6.3 → absent',
     });
+  });
+
+  it("the target's bitsandbytes decides whether 4-bit layers keep their inputs, and an old one is named", () => {
+    const qlora = { method: 'qlora', quantization: 'nf4', precision: 'bf16-true' };
+    const on = (version: string) =>
+      env({
+        gpus: [gpu('NVIDIA GeForce RTX 4090', 24564, '8.9', 'rtx-4090')],
+        frameworks: { packages: { bitsandbytes: version } },
+      });
+    const onRtx = (raw: Record<string, unknown>) =>
+      estimate({
+        scenario: parseScenario({ model: 'llama-3.1-8b', ...raw }),
+        shape,
+        gpu: findGpu('rtx-4090')!,
+      });
+    const old = check(qlora, side('a', on('0.44.1')), side('b', on('0.42.0')));
+    expect(old.scenario.quantizedInputsKept).toBe('step');
+    expect(old.estimate.peak.deviceBytes).toBe(
+      onRtx({ ...qlora, quantizedInputsKept: 'step' }).peak.deviceBytes,
+    );
+    const fit = old.items.find((i) => i.id === 'memory-fit')!;
+    expect(fit.reason).toContain("bitsandbytes 0.42.0 on b keeps every 4-bit layer's input");
+    // A scenario written on an old bitsandbytes, moved to a new one, drops the kept inputs.
+    const fresh = check(
+      { ...qlora, quantizedInputsKept: 'next-forward' },
+      side('a', on('0.42.0')),
+      side('b', on('0.45.0')),
+    );
+    expect(fresh.scenario.quantizedInputsKept).toBe('none');
+    expect(fresh.estimate.peak.deviceBytes).toBe(onRtx(qlora).peak.deviceBytes);
+    // Where it does not fit, upgrading is offered first, with what it gives back.
+    const tight = { ...qlora, microBatchSize: 4, quantizedInputsKept: 'next-forward' };
+    const over = check(tight, side('a', on('0.42.0')), side('b', on('0.42.0')));
+    const saved =
+      onRtx(tight).peak.deviceBytes - onRtx({ ...tight, quantizedInputsKept: 'none' }).peak.deviceBytes;
+    expect(over.items.find((i) => i.id === 'memory-fit')).toMatchObject({
+      status: 'fail',
+      action: `pip install -U "bitsandbytes>=0.43.2" on the target (−${formatBytes(saved)}), or headroom plan … --gpu rtx-4090 finds the cheapest change that fits`,
+    });
+  });
+
+  it('reads bitsandbytes versions: before 0.43.2 keeps the inputs', () => {
+    expect(bitsandbytesKeepsInputs('0.42.0')).toBe(true);
+    expect(bitsandbytesKeepsInputs('0.43.1')).toBe(true);
+    expect(bitsandbytesKeepsInputs('0.43.2')).toBe(false);
+    expect(bitsandbytesKeepsInputs('0.45.0.dev0')).toBe(false);
+    expect(bitsandbytesKeepsInputs('1.0')).toBe(false);
+    expect(bitsandbytesKeepsInputs('unknown')).toBeNull();
   });
 
   it('a torch built for a newer CUDA than the driver supports fails', () => {

@@ -80,6 +80,7 @@ export interface FullRun {
 }
 
 export interface MigrationReport {
+  /** The scenario as it runs on the target (its bitsandbytes decides whether 4-bit inputs are kept). */
   readonly scenario: Scenario;
   readonly from: {
     readonly label: string;
@@ -126,6 +127,43 @@ function requiredPackages(s: Scenario): string[] {
     out.push('deepspeed');
   if (s.attention === 'flash') out.push('flash-attn');
   return [...new Set(out)];
+}
+
+/** bitsandbytes 0.43.2 stopped keeping each 4-bit layer's input (PR #1270, "delete useless buffered activation"). */
+const BNB_INPUTS_DROPPED_FROM = [0, 43, 2] as const;
+
+/** Whether this bitsandbytes version keeps every 4-bit layer's input; null when the version does not parse. */
+export function bitsandbytesKeepsInputs(version: string): boolean | null {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(version.trim());
+  if (!m) return null;
+  const v = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  for (let i = 0; i < 3; i++)
+    if (v[i] !== BNB_INPUTS_DROPPED_FROM[i]) return v[i]! < BNB_INPUTS_DROPPED_FROM[i]!;
+  return false;
+}
+
+/**
+ * The scenario as it will run on the target, where the target's own bitsandbytes decides whether a 4-bit
+ * base keeps its layers' inputs; with the reason when that differs from what the scenario says.
+ */
+function scenarioOnTarget(s: Scenario, to: MigrateSide): { scenario: Scenario; note: string | null } {
+  if (!['nf4', 'nf4-dq', 'fp4'].includes(s.quantization)) return { scenario: s, note: null };
+  const version = to.env?.frameworks.status === 'ok' ? to.env.frameworks.value.packages.bitsandbytes : null;
+  const keeps = version ? bitsandbytesKeepsInputs(version) : null;
+  const kept = s.quantizedInputsKept ?? 'none';
+  if (keeps === true && kept === 'none') {
+    return {
+      scenario: { ...s, quantizedInputsKept: 'step' },
+      note: `bitsandbytes ${version} on ${to.label} keeps every 4-bit layer's input (0.43.2 stopped it), counted here for the step; a loop that holds the last step's outputs keeps them into the next forward (--quantized-inputs-kept next-forward)`,
+    };
+  }
+  if (keeps === false && kept !== 'none') {
+    return {
+      scenario: { ...s, quantizedInputsKept: 'none' },
+      note: `bitsandbytes ${version} on ${to.label} keeps no 4-bit layer inputs, so they are not counted there`,
+    };
+  }
+  return { scenario: s, note: null };
 }
 
 function envGpus(env: EnvSnapshot | null): readonly EnvGpu[] | null {
@@ -203,7 +241,29 @@ export function checkMigration(input: MigrateInput): MigrationReport {
   const notChecked: string[] = [];
   const usable = targetUsable(to);
   const targetGpu = to.gpu;
-  const est = estimate({ scenario, shape, exactParams: input.exactParams ?? null, gpu: targetGpu });
+  const onTarget = scenarioOnTarget(scenario, to);
+  const est = estimate({
+    scenario: onTarget.scenario,
+    shape,
+    exactParams: input.exactParams ?? null,
+    gpu: targetGpu,
+  });
+  // What upgrading bitsandbytes on the target would give back, when an old one keeps the 4-bit inputs.
+  const upgradeSaves =
+    onTarget.scenario.quantizedInputsKept && onTarget.scenario.quantizedInputsKept !== 'none'
+      ? est.peak.deviceBytes -
+        estimate({
+          scenario: { ...onTarget.scenario, quantizedInputsKept: 'none' },
+          shape,
+          exactParams: input.exactParams ?? null,
+          gpu: targetGpu,
+        }).peak.deviceBytes
+      : 0;
+  const upgrade =
+    upgradeSaves > 0
+      ? `pip install -U "bitsandbytes>=0.43.2" on the target (−${formatBytes(upgradeSaves)}), or `
+      : '';
+  const bnbNote = onTarget.note ? `; ${onTarget.note}` : '';
   const usableB = usable?.bytes ?? 0;
   const budget = Math.floor(usableB * (1 - margin));
   const toGpus = envGpus(to.env);
@@ -224,23 +284,23 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       id: 'memory-fit',
       title: 'peak memory fits the target',
       status: 'pass',
-      reason: `peak ${formatBytes(peak)} per GPU ≤ ${formatBytes(budget)} (${formatBytes(usableB)} on ${usable.note}, less the ${Math.round(margin * 100)} % margin)`,
+      reason: `peak ${formatBytes(peak)} per GPU ≤ ${formatBytes(budget)} (${formatBytes(usableB)} on ${usable.note}, less the ${Math.round(margin * 100)} % margin)${bnbNote}`,
     });
   } else if (peak <= usableB) {
     items.push({
       id: 'memory-fit',
       title: 'peak memory fits the target',
       status: 'warn',
-      reason: `peak ${formatBytes(peak)} fits ${formatBytes(usableB)} on ${usable.note} but leaves ${formatBytes(usableB - peak)}, inside the ${Math.round(margin * 100)} % margin: a long batch can run out`,
-      action: 'headroom plan … --gpu for changes that restore the margin',
+      reason: `peak ${formatBytes(peak)} fits ${formatBytes(usableB)} on ${usable.note} but leaves ${formatBytes(usableB - peak)}, inside the ${Math.round(margin * 100)} % margin: a long batch can run out${bnbNote}`,
+      action: `${upgrade}headroom plan … --gpu for changes that restore the margin`,
     });
   } else {
     items.push({
       id: 'memory-fit',
       title: 'peak memory fits the target',
       status: 'fail',
-      reason: `peak ${formatBytes(peak)} per GPU is over the ${formatBytes(usableB)} of ${usable.note} by ${formatBytes(peak - usableB)}`,
-      action: `headroom plan … --gpu ${targetGpu?.id ?? 'ID'} finds the cheapest change that fits`,
+      reason: `peak ${formatBytes(peak)} per GPU is over the ${formatBytes(usableB)} of ${usable.note} by ${formatBytes(peak - usableB)}${bnbNote}`,
+      action: `${upgrade}headroom plan … --gpu ${targetGpu?.id ?? 'ID'} finds the cheapest change that fits`,
     });
   }
 
@@ -323,7 +383,7 @@ export function checkMigration(input: MigrateInput): MigrationReport {
   const measuredWrite = to.env?.disk.status === 'ok' ? to.env.disk.value.writeBytesPerSecond : null;
   const time: StepTime | null = targetGpu
     ? stepTime({
-        scenario,
+        scenario: onTarget.scenario,
         shape,
         gpu: targetGpu,
         estimate: est,
@@ -556,7 +616,7 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       ? 'warn'
       : 'pass';
   return {
-    scenario,
+    scenario: onTarget.scenario,
     from: { label: from.label, gpu: from.gpu?.id ?? null, source: sourceOf(from) },
     to: { label: to.label, gpu: targetGpu?.id ?? null, source: sourceOf(to) },
     target: {
