@@ -166,6 +166,15 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], where: s
   throw invalid(where, `${JSON.stringify(value)} is not one of ${allowed.join(' | ')}`);
 }
 
+/** An optional one-of field: absent stays absent instead of taking a default. */
+function optionalOneOf<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  where: string,
+): T | undefined {
+  return value === undefined || value === null ? undefined : oneOf(value, allowed, where, allowed[0]!);
+}
+
 function positiveInt(value: unknown, where: string, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -363,36 +372,24 @@ export function parseScenario(input: unknown): Scenario {
       'use strategy single, ddp or fsdp with it',
     );
   }
-  const quantizeHead = flag(raw.quantizeHead, 'quantizeHead');
+  // Fields that only mean something for a bitsandbytes base.
   const bnbBase = ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(quantization);
-  if (quantizeHead && !bnbBase) {
-    throw invalid(
-      'quantizeHead',
-      `quantizes the output head with a bitsandbytes base, but quantization is "${quantization}"`,
-      'use it with quantization nf4, nf4-dq, fp4 or int8',
-    );
-  }
-  const quantizedFrom =
-    raw.quantizedFrom === undefined || raw.quantizedFrom === null
-      ? undefined
-      : oneOf(raw.quantizedFrom, QUANTIZED_FROM, 'quantizedFrom', 'bf16');
-  if (quantizedFrom !== undefined && !bnbBase) {
-    throw invalid(
-      'quantizedFrom',
-      `says how a bitsandbytes base was quantized, but quantization is "${quantization}"`,
-      'use it with quantization nf4, nf4-dq, fp4 or int8',
-    );
-  }
-  const inputsKept =
-    raw.quantizedInputsKept === undefined || raw.quantizedInputsKept === null
-      ? undefined
-      : oneOf(raw.quantizedInputsKept, QUANTIZED_INPUTS_KEPT, 'quantizedInputsKept', 'none');
-  if (inputsKept !== undefined && !bnbBase) {
-    throw invalid(
-      'quantizedInputsKept',
-      `says how long a bitsandbytes layer keeps its input, but quantization is "${quantization}"`,
-      'use it with quantization nf4, nf4-dq, fp4 or int8',
-    );
+  const requireBnb = (where: string, says: string): void => {
+    if (!bnbBase) {
+      throw invalid(
+        where,
+        `${says}, but quantization is "${quantization}"`,
+        'use it with quantization nf4, nf4-dq, fp4 or int8',
+      );
+    }
+  };
+  const quantizeHead = flag(raw.quantizeHead, 'quantizeHead');
+  if (quantizeHead) requireBnb('quantizeHead', 'quantizes the output head with a bitsandbytes base');
+  const quantizedFrom = optionalOneOf(raw.quantizedFrom, QUANTIZED_FROM, 'quantizedFrom');
+  if (quantizedFrom !== undefined) requireBnb('quantizedFrom', 'says how a bitsandbytes base was quantized');
+  const inputsKept = optionalOneOf(raw.quantizedInputsKept, QUANTIZED_INPUTS_KEPT, 'quantizedInputsKept');
+  if (inputsKept !== undefined) {
+    requireBnb('quantizedInputsKept', 'says how long a bitsandbytes layer keeps its input');
   }
   const gpu = raw.gpu;
   if (gpu !== undefined && (typeof gpu !== 'string' || gpu.trim() === '')) {
