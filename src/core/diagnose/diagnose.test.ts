@@ -217,6 +217,33 @@ describe('configuration and code', () => {
     expect(remedyFigure(f.remedies![4]!, EN)).toBe('−54.76 GiB, fits with 3.61 GiB to spare');
   });
 
+  it('an old bitsandbytes that keeps the 4-bit inputs is the first remedy, and what it frees', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      microBatchSize: 4,
+      seqLen: 2048,
+      quantizedInputsKept: 'next-forward',
+    };
+    const shape = resolveModelRef('llama-3.1-8b')!.shape;
+    const d = diagnose({
+      text: text('pt-2.x-16417-batch'),
+      scenario: { scenario: parseScenario(raw), shape },
+    });
+    const first = d.findings.find((x) => x.code === 'activations')!.remedies![0]!;
+    const device = (fields: Record<string, unknown>) =>
+      estimate({ scenario: parseScenario({ ...raw, ...fields }), shape }).peak.deviceBytes;
+    expect(first).toMatchObject({
+      change:
+        'bitsandbytes 0.43.2 or later (pip install -U bitsandbytes): 4-bit layers stop keeping their inputs',
+      flags: '--quantized-inputs-kept none',
+      savedBytes: device({}) - device({ quantizedInputsKept: 'none' }),
+    });
+    expect(first.savedBytes).toBeGreaterThan(0);
+  });
+
   it('when the estimate’s floor is another part, the combination that fits reaches into it', () => {
     const scenario = parseScenario({
       model: 'llama-3.2-1b',

@@ -76,6 +76,7 @@ export type EvidenceLabel =
 
 /** Changes the estimator can price. */
 export type RemedyCode =
+  | 'bitsandbytes-upgrade'
   | 'micro-batch'
   | 'gradient-checkpointing'
   | 'fused-loss'
@@ -387,6 +388,8 @@ export const EN: MessageCatalog = {
     'this-run': 'this run’s processes (nvidia-smi)',
   },
   remedies: {
+    'bitsandbytes-upgrade': () =>
+      'bitsandbytes 0.43.2 or later (pip install -U bitsandbytes): 4-bit layers stop keeping their inputs',
     'micro-batch': (p) => `micro-batch ${p.from} → ${p.to} with more accumulation`,
     'gradient-checkpointing': (p) => `gradient checkpointing (${p.from} → ${p.to})`,
     'fused-loss': () => 'fused cross-entropy (Liger / Cut Cross-Entropy)',
@@ -712,6 +715,8 @@ export const ZH: MessageCatalog = {
     'this-run': '本次运行的进程（nvidia-smi）',
   },
   remedies: {
+    'bitsandbytes-upgrade': () =>
+      '升级到 bitsandbytes 0.43.2 或更高版本（pip install -U bitsandbytes）：4 位层不再保留输入',
     'micro-batch': (p) => `micro-batch ${p.from} → ${p.to}，并增加梯度累积`,
     'gradient-checkpointing': (p) => `梯度检查点（${p.from} → ${p.to}）`,
     'fused-loss': () => '融合交叉熵（Liger / Cut Cross-Entropy）',

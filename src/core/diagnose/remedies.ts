@@ -49,6 +49,18 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
   const lora = s.lora ?? { ...SCENARIO_DEFAULTS.lora, modulesToSave: [] };
   switch (part) {
     case 'activations':
+      // An old bitsandbytes keeps every 4-bit layer's input: upgrading frees them with the same training.
+      if (
+        s.quantization !== 'int8' &&
+        s.quantizedInputsKept !== undefined &&
+        s.quantizedInputsKept !== 'none'
+      )
+        add(
+          'bitsandbytes-upgrade',
+          { from: s.quantizedInputsKept, to: 'none' },
+          '--quantized-inputs-kept none',
+          { quantizedInputsKept: 'none' },
+        );
       if (s.microBatchSize > 1) {
         const accum = s.gradAccumSteps * s.microBatchSize;
         add(
