@@ -58,6 +58,16 @@ __all__ = [
 ]
 
 PROBE_VERSION = "1"
+
+
+def _installed_version(distribution):
+    """A package's installed version from its metadata, without importing it; None when it is absent."""
+    try:
+        from importlib import metadata
+
+        return metadata.version(distribution)
+    except Exception:  # not installed, or metadata unreadable: absent either way
+        return None
 SCHEMA_VERSION = 1
 LOG_ENV = "HEADROOM_LOG"
 # Tracebacks and messages are cut to this many characters (a line must stay well under the reader's
@@ -232,6 +242,8 @@ class _Probe:
                 "python": sys.version.split()[0],
                 "torch": getattr(torch, "__version__", None) if torch is not None else None,
                 "cuda": getattr(getattr(torch, "version", None), "cuda", None) if torch is not None else None,
+                # Before 0.43.2 every 4-bit layer keeps its input: the diagnosis counts it.
+                "bitsandbytes": _installed_version("bitsandbytes"),
                 "cudaVisibleDevices": self.cuda_visible_devices,
             }
         )

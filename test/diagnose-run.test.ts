@@ -6,8 +6,13 @@
  * script's allocations (sizes in its docstring).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimate } from '../src/core/estimate.js';
+import { resolveModelRef } from '../src/core/model-ref.js';
+import { parseScenario } from '../src/core/scenario.js';
+import { formatBytes } from '../src/core/units.js';
 import { REPO_ROOT } from './shared.js';
 import { STANDIN_TORCH, standinHome } from './standins.js';
 
@@ -276,6 +281,56 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     expect(r.stderr).toBe(
       `error: no run "99" in ${join(env.HEADROOM_HOME!, 'ledger.db')}\nTry: headroom runs lists the 10 recorded (ids 1–10)\n`,
     );
+  });
+});
+
+describe('diagnose RUN: the bitsandbytes the probe recorded', () => {
+  it('a 4-bit run on bitsandbytes 0.42.0: its kept inputs are counted, and the upgrade names what it frees', () => {
+    const { dir, env } = home();
+    const info = join(dir, 'site', 'bitsandbytes-0.42.0.dist-info');
+    mkdirSync(info, { recursive: true });
+    writeFileSync(join(info, 'METADATA'), 'Metadata-Version: 2.1\nName: bitsandbytes\nVersion: 0.42.0\n');
+    const setup = ['--model', 'llama-3.2-1b', '--method', 'qlora', '--quantization', 'nf4'];
+    const r = headroom(
+      { ...env, PYTHONPATH: [env.PYTHONPATH, join(dir, 'site')].join(delimiter) },
+      'run',
+      '--name',
+      'qlora',
+      '--interval-ms',
+      '50',
+      ...setup,
+      '--precision',
+      'bf16-true',
+      '--micro-batch',
+      '4',
+      '--seq-len',
+      '1024',
+      '--',
+      'python3',
+      PATTERNS,
+      '--pattern',
+      'steady',
+    );
+    expect(r.code).toBe(0);
+    const { findings } = diagnosis(env, 'qlora');
+    expect(findings.map((f) => [f.code, f.severity])).toEqual([['old-bitsandbytes', 'warn']]);
+    expect(findings[0]!.title).toBe('bitsandbytes 0.42.0 keeps every 4-bit layer’s input');
+    const device = (kept: string) =>
+      estimate({
+        scenario: parseScenario({
+          model: 'llama-3.2-1b',
+          method: 'qlora',
+          quantization: 'nf4',
+          precision: 'bf16-true',
+          microBatchSize: 4,
+          seqLen: 1024,
+          quantizedInputsKept: kept,
+        }),
+        shape: resolveModelRef('llama-3.2-1b')!.shape,
+      }).peak.deviceBytes;
+    expect(evidence(findings[0]!)).toEqual([
+      `inputs the 4-bit layers keep (estimate): ${formatBytes(device('step') - device('none'))}`,
+    ]);
   });
 });
 

@@ -76,6 +76,23 @@ class ProbeTest(unittest.TestCase):
         self.assertEqual(result.stdout, "ok\n")
         self.assertEqual(os.listdir(self.dir.name), [])
 
+    def test_start_names_the_installed_bitsandbytes_without_importing_it(self):
+        site = Path(self.dir.name) / "site"
+        info = site / "bitsandbytes-0.42.0.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bitsandbytes\nVersion: 0.42.0\n")
+        result = run_script(
+            """
+            import sys, torch, headroom_probe
+            headroom_probe.step(1, loss=1.0)
+            assert "bitsandbytes" not in sys.modules, "the probe imported bitsandbytes"
+            """,
+            log=self.log,
+            env={"PYTHONPATH": os.pathsep.join([str(PROBE_DIR), str(STANDIN), str(site)])},
+        )
+        self.assertRan(result)
+        self.assertEqual(read_events(self.log)[0]["bitsandbytes"], "0.42.0")
+
     def test_step_events_carry_the_step_peak_and_reset_it(self):
         result = run_script(
             """

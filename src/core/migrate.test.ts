@@ -2,13 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findGpu } from './catalog/index.js';
 import type { EnvFrameworks, EnvGpu, EnvInterconnect, EnvSnapshot } from './env.js';
 import { estimate } from './estimate.js';
-import {
-  bitsandbytesKeepsInputs,
-  type CheckId,
-  checkMigration,
-  checkpointBytes,
-  type MigrateSide,
-} from './migrate.js';
+import { type CheckId, checkMigration, checkpointBytes, type MigrateSide } from './migrate.js';
 import { resolveModelRef } from './model-ref.js';
 import { parseScenario, type Scenario } from './scenario.js';
 import { formatBytes } from './units.js';
@@ -328,15 +322,6 @@ describe('checkMigration on crafted environment pairs', () => {
       status: 'fail',
       action: `pip install -U "bitsandbytes>=0.43.2" on the target (−${formatBytes(saved)}), or headroom plan … --gpu rtx-4090 finds the cheapest change that fits`,
     });
-  });
-
-  it('reads bitsandbytes versions: before 0.43.2 keeps the inputs', () => {
-    expect(bitsandbytesKeepsInputs('0.42.0')).toBe(true);
-    expect(bitsandbytesKeepsInputs('0.43.1')).toBe(true);
-    expect(bitsandbytesKeepsInputs('0.43.2')).toBe(false);
-    expect(bitsandbytesKeepsInputs('0.45.0.dev0')).toBe(false);
-    expect(bitsandbytesKeepsInputs('1.0')).toBe(false);
-    expect(bitsandbytesKeepsInputs('unknown')).toBeNull();
   });
 
   it('a torch built for a newer CUDA than the driver supports fails', () => {

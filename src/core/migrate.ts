@@ -6,6 +6,7 @@
  * GPU standing in for one, in which case the items that need the machine say they were not checked.
  */
 import type { ModelShape } from './architecture.js';
+import { withBitsandbytes } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { EnvGpu, EnvSnapshot } from './env.js';
 import { type Estimate, estimate, usableBytes } from './estimate.js';
@@ -129,41 +130,20 @@ function requiredPackages(s: Scenario): string[] {
   return [...new Set(out)];
 }
 
-/** bitsandbytes 0.43.2 stopped keeping each 4-bit layer's input (PR #1270, "delete useless buffered activation"). */
-const BNB_INPUTS_DROPPED_FROM = [0, 43, 2] as const;
-
-/** Whether this bitsandbytes version keeps every 4-bit layer's input; null when the version does not parse. */
-export function bitsandbytesKeepsInputs(version: string): boolean | null {
-  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(version.trim());
-  if (!m) return null;
-  const v = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
-  for (let i = 0; i < 3; i++)
-    if (v[i] !== BNB_INPUTS_DROPPED_FROM[i]) return v[i]! < BNB_INPUTS_DROPPED_FROM[i]!;
-  return false;
-}
-
 /**
  * The scenario as it will run on the target, where the target's own bitsandbytes decides whether a 4-bit
  * base keeps its layers' inputs; with the reason when that differs from what the scenario says.
  */
 function scenarioOnTarget(s: Scenario, to: MigrateSide): { scenario: Scenario; note: string | null } {
-  if (!['nf4', 'nf4-dq', 'fp4'].includes(s.quantization)) return { scenario: s, note: null };
   const version = to.env?.frameworks.status === 'ok' ? to.env.frameworks.value.packages.bitsandbytes : null;
-  const keeps = version ? bitsandbytesKeepsInputs(version) : null;
-  const kept = s.quantizedInputsKept ?? 'none';
-  if (keeps === true && kept === 'none') {
-    return {
-      scenario: { ...s, quantizedInputsKept: 'step' },
-      note: `bitsandbytes ${version} on ${to.label} keeps every 4-bit layer's input (0.43.2 stopped it), counted here for the step; a loop that holds the last step's outputs keeps them into the next forward (--quantized-inputs-kept next-forward)`,
-    };
-  }
-  if (keeps === false && kept !== 'none') {
-    return {
-      scenario: { ...s, quantizedInputsKept: 'none' },
-      note: `bitsandbytes ${version} on ${to.label} keeps no 4-bit layer inputs, so they are not counted there`,
-    };
-  }
-  return { scenario: s, note: null };
+  const run = withBitsandbytes(s, version ?? null);
+  const note =
+    run.change === 'kept'
+      ? `bitsandbytes ${version} on ${to.label} keeps every 4-bit layer's input (0.43.2 stopped it), counted here for the step; a loop that holds the last step's outputs keeps them into the next forward (--quantized-inputs-kept next-forward)`
+      : run.change === 'dropped'
+        ? `bitsandbytes ${version} on ${to.label} keeps no 4-bit layer inputs, so they are not counted there`
+        : null;
+  return { scenario: run.scenario, note };
 }
 
 function envGpus(env: EnvSnapshot | null): readonly EnvGpu[] | null {

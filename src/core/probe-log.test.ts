@@ -73,7 +73,7 @@ describe('parseProbeLine', () => {
 
   it('reads start, device, phase and end records, and keeps an unknown kind whole', () => {
     const kinds = [
-      `{${base},"event":"start","probeVersion":"1","host":"gpu1","argv":["train.py"],"python":"3.11.7","torch":"2.5.1","cuda":"12.4","cudaVisibleDevices":"0,1"}`,
+      `{${base},"event":"start","probeVersion":"1","host":"gpu1","argv":["train.py"],"python":"3.11.7","torch":"2.5.1","cuda":"12.4","bitsandbytes":"0.42.0","cudaVisibleDevices":"0,1"}`,
       `{${base},"event":"device","index":0,"name":"NVIDIA H200","totalBytes":150754820096,"uuid":"GPU-1"}`,
       `{${base},"event":"phase","phase":"eval","previous":"train","step":3,"devices":[]}`,
       `{${base},"event":"end","reason":"exit","steps":3}`,
@@ -94,6 +94,7 @@ describe('parseProbeLine', () => {
     expect(kinds[0]!.ok && kinds[0]!.event).toMatchObject({
       argv: ['train.py'],
       torch: '2.5.1',
+      bitsandbytes: '0.42.0',
       cudaVisibleDevices: '0,1',
     });
   });

@@ -46,6 +46,8 @@ export interface ProbeStart extends ProbeBase {
   readonly python: string | null;
   readonly torch: string | null;
   readonly cuda: string | null;
+  /** The installed bitsandbytes (from its metadata); before 0.43.2 every 4-bit layer keeps its input. */
+  readonly bitsandbytes: string | null;
   readonly cudaVisibleDevices: string | null;
 }
 
@@ -205,6 +207,7 @@ function readEvent(o: Json): ProbeEvent {
         python: strOrNull(o, 'python'),
         torch: strOrNull(o, 'torch'),
         cuda: strOrNull(o, 'cuda'),
+        bitsandbytes: strOrNull(o, 'bitsandbytes'),
         cudaVisibleDevices: strOrNull(o, 'cudaVisibleDevices'),
       };
     case 'device':

@@ -242,6 +242,17 @@ describe('configuration and code', () => {
       savedBytes: device({}) - device({ quantizedInputsKept: 'none' }),
     });
     expect(first.savedBytes).toBeGreaterThan(0);
+    // The environment step names the old bitsandbytes itself, with the same figure.
+    const old = d.findings.find((x) => x.code === 'old-bitsandbytes')!;
+    expect(old.title).toBe('A bitsandbytes before 0.43.2 keeps every 4-bit layer’s input');
+    expect(old.remedies).toEqual([first]);
+    // A version the probe recorded overrides the scenario: 0.44.1 keeps nothing, so nothing to say.
+    const fresh = diagnose({
+      text: text('pt-2.x-16417-batch'),
+      scenario: { scenario: parseScenario(raw), shape },
+      bitsandbytes: '0.44.1',
+    });
+    expect(fresh.findings.map((x) => x.code)).not.toContain('old-bitsandbytes');
   });
 
   it('when the estimate’s floor is another part, the combination that fits reaches into it', () => {

@@ -3,6 +3,8 @@
  * and nvidia-smi samples, in; `{ oom, phase, findings }` out. The message is parsed (../oom), the phase
  * read, and the rules run in the fixed troubleshooting order: environment, configuration, code.
  */
+
+import { withBitsandbytes } from '../bitsandbytes.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import { usableBytes } from '../estimate.js';
 import {
@@ -39,6 +41,11 @@ export interface DiagnoseInput {
   readonly capacityBytes?: number | null;
   /** The setup, when known: remedies then carry the estimator's figures. */
   readonly scenario?: ScenarioContext | null;
+  /**
+   * The installed bitsandbytes (the probe's start record): it decides whether a 4-bit base keeps its
+   * layers' inputs, whatever the scenario says.
+   */
+  readonly bitsandbytes?: string | null;
   /** The card, when known without a scenario (--gpu): the capacity when the message does not give one. */
   readonly gpu?: GpuSpec | null;
   readonly catalog?: MessageCatalog;
@@ -113,7 +120,11 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
   const match = primaryOom(matches) ?? null;
   const lookAlike = match ? null : (findLookAlikeErrors(text)[0] ?? null);
   const phase = recordedPhase(detectPhase(text, match, matches), input.timeline ?? null, match);
-  const scenario = input.scenario ?? null;
+  const bitsandbytes = input.bitsandbytes ?? null;
+  const given = input.scenario ?? null;
+  const scenario = given
+    ? { ...given, scenario: withBitsandbytes(given.scenario, bitsandbytes).scenario }
+    : null;
   const gpu = scenario?.gpu ?? input.gpu ?? null;
   const ruleInput: RuleInput = {
     lines,
@@ -126,6 +137,7 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
     hasText: text.trim() !== '',
     scenario,
     baseline: scenario ? baselineEstimate(scenario) : null,
+    bitsandbytes,
     capacityBytes: match?.oom.totalBytes ?? input.capacityBytes ?? (gpu ? usableBytes(gpu) : null),
     catalog,
   };

@@ -8,6 +8,7 @@ import { CUDA_CONTEXT_BYTES } from '../estimate.js';
 import { foreignProcesses, type OomMatch } from '../oom/index.js';
 import { GIB, MIB } from '../units.js';
 import type { Evidence, Finding } from './finding.js';
+import { priceRemedies, UPGRADE_FLAGS } from './remedies.js';
 import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
 
 /** Memory nobody accounts for counts only above this (and above UNACCOUNTED_SHARE of the card). */
@@ -234,6 +235,30 @@ function secondModelCopy(input: RuleInput): Finding[] {
   return [];
 }
 
+/**
+ * A 4-bit base on a bitsandbytes before 0.43.2 (recorded by the probe, or said by the scenario): every
+ * layer keeps its input, which an upgrade frees with the same training.
+ */
+function oldBitsandbytes(input: RuleInput): Finding[] {
+  const ctx = input.scenario;
+  if (!ctx || !['nf4', 'nf4-dq', 'fp4'].includes(ctx.scenario.quantization)) return [];
+  if ((ctx.scenario.quantizedInputsKept ?? 'none') === 'none') return [];
+  const upgrade = priceRemedies('activations', ctx, input.capacityBytes, input.catalog).filter(
+    (r) => r.flags === UPGRADE_FLAGS,
+  );
+  if (upgrade.length === 0) return [];
+  return [
+    say(
+      input,
+      'old-bitsandbytes',
+      'warn',
+      { version: input.bitsandbytes },
+      [ev(input, 'kept-inputs', bytes(upgrade[0]!.savedBytes))],
+      upgrade,
+    ),
+  ];
+}
+
 /** The environment findings, in the order. */
 export function environmentFindings(input: RuleInput): Finding[] {
   const out: Finding[] = [];
@@ -274,6 +299,6 @@ export function environmentFindings(input: RuleInput): Finding[] {
   }
   if (isTorch(m)) out.push(...requestTooLarge(input, m));
   if (m?.oom.family === 'host-oom') out.push(...hostMemory(input, m));
-  out.push(...secondModelCopy(input));
+  out.push(...secondModelCopy(input), ...oldBitsandbytes(input));
   return out;
 }

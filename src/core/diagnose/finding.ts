@@ -25,6 +25,7 @@ export const FINDING_ORDER = [
   'allocated-exceeds-card',
   'host-memory',
   'second-model-copy',
+  'old-bitsandbytes',
   // 2. configuration: the phase and the part it points at
   'weights-at-load',
   'activations',
@@ -59,6 +60,7 @@ export const FINDING_GROUP: Readonly<Record<FindingCode, FindingGroup>> = {
   'allocated-exceeds-card': 'environment',
   'host-memory': 'environment',
   'second-model-copy': 'environment',
+  'old-bitsandbytes': 'environment',
   'weights-at-load': 'configuration',
   activations: 'configuration',
   'optimizer-states': 'configuration',

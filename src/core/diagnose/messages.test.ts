@@ -28,6 +28,7 @@ const PARAMS: { readonly [C in FindingCode]: FindingParams[C] } = {
   'allocated-exceeds-card': { allocated: '25.00 GiB', total: '24.00 GiB' },
   'host-memory': { kind: 'dataloader' },
   'second-model-copy': {},
+  'old-bitsandbytes': { version: '0.42.0' },
   'weights-at-load': {},
   activations: { phase: 'backward' },
   'optimizer-states': {},

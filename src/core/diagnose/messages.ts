@@ -25,6 +25,8 @@ export interface FindingParams {
   'allocated-exceeds-card': { readonly allocated: string; readonly total: string };
   'host-memory': { readonly kind: 'dataloader' | 'shared-memory' | 'loading' | 'kill' };
   'second-model-copy': Record<string, never>;
+  /** The installed bitsandbytes, as the probe recorded it; null when only the scenario says it is old. */
+  'old-bitsandbytes': { readonly version: string | null };
   'weights-at-load': Record<string, never>;
   activations: { readonly phase: 'forward' | 'backward' };
   'optimizer-states': Record<string, never>;
@@ -61,6 +63,7 @@ export type EvidenceLabel =
   | 'phase'
   | 'estimate-peak'
   | 'estimate-part'
+  | 'kept-inputs'
   | 'rank'
   | 'allocated'
   | 'peak-allocated'
@@ -283,6 +286,12 @@ export const EN: MessageCatalog = {
       action: () =>
         'Evaluate the model you train (trainer.evaluate, or model.eval() under torch.no_grad()) instead of loading it again. When a second model is needed (reference, EMA, teacher), put it on another GPU, spread it with device_map="auto", or load it in 8 or 4 bits.',
     },
+    'old-bitsandbytes': {
+      title: (p) =>
+        `${p.version ? `bitsandbytes ${p.version}` : 'A bitsandbytes before 0.43.2'} keeps every 4-bit layer’s input`,
+      action: () =>
+        'pip install -U "bitsandbytes>=0.43.2": since 0.43.2 (PR #1270) a 4-bit layer keeps only its packed weight, so the same training needs less memory. Before it, each layer’s input stays on the autograd context until the graph is freed, and into the next forward when the loop still holds the last step’s outputs.',
+    },
     'weights-at-load': {
       title: () => 'It failed while loading the model: the weights do not fit',
       action: () =>
@@ -374,6 +383,7 @@ export const EN: MessageCatalog = {
     phase: 'phase',
     'estimate-peak': 'estimate for this setup (nvidia-smi level)',
     'estimate-part': 'estimated at the peak',
+    'kept-inputs': 'inputs the 4-bit layers keep (estimate)',
     rank: 'rank',
     allocated: 'allocated',
     'peak-allocated': 'peak allocated',
@@ -610,6 +620,12 @@ export const ZH: MessageCatalog = {
       action: () =>
         '直接评估正在训练的模型（trainer.evaluate，或在 torch.no_grad() 下调用 model.eval()），不要再加载一次。如果确实需要第二个模型（参考模型、EMA、教师模型），把它放到另一张 GPU 上、用 device_map="auto" 分散，或以 8 位或 4 位加载。',
     },
+    'old-bitsandbytes': {
+      title: (p) =>
+        `${p.version ? `bitsandbytes ${p.version}` : '0.43.2 之前的 bitsandbytes'} 让每个 4 位层都保留其输入`,
+      action: () =>
+        'pip install -U "bitsandbytes>=0.43.2"：从 0.43.2（PR #1270）起，4 位层只保留打包后的权重，同样的训练占用更少显存。在此之前，每层的输入挂在 autograd 上下文上，直到计算图被释放；如果训练循环仍持有上一步的输出，还会一直保留到下一次前向传播。',
+    },
     'weights-at-load': {
       title: () => '在加载模型时失败：权重放不下',
       action: () =>
@@ -701,6 +717,7 @@ export const ZH: MessageCatalog = {
     phase: '阶段',
     'estimate-peak': '该配置的估算（nvidia-smi 口径）',
     'estimate-part': '峰值时的估算',
+    'kept-inputs': '4 位层保留的输入（估算）',
     rank: 'rank',
     allocated: '已分配',
     'peak-allocated': '已分配峰值',

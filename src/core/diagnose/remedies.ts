@@ -33,6 +33,9 @@ interface Variant {
   readonly raw: Record<string, unknown>;
 }
 
+/** The flags of the bitsandbytes upgrade: the same run, with the 4-bit inputs no longer kept. */
+export const UPGRADE_FLAGS = '--quantized-inputs-kept none';
+
 const SHARDED = new Set(['zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op']);
 
 /** The changes worth trying for a part, least disruptive first, that the scenario does not already use. */
@@ -55,12 +58,9 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
         s.quantizedInputsKept !== undefined &&
         s.quantizedInputsKept !== 'none'
       )
-        add(
-          'bitsandbytes-upgrade',
-          { from: s.quantizedInputsKept, to: 'none' },
-          '--quantized-inputs-kept none',
-          { quantizedInputsKept: 'none' },
-        );
+        add('bitsandbytes-upgrade', { from: s.quantizedInputsKept, to: 'none' }, UPGRADE_FLAGS, {
+          quantizedInputsKept: 'none',
+        });
       if (s.microBatchSize > 1) {
         const accum = s.gradAccumSteps * s.microBatchSize;
         add(

@@ -33,6 +33,8 @@ export interface RuleInput {
   readonly scenario: ScenarioContext | null;
   /** The scenario's estimate, when a scenario is known. */
   readonly baseline: Estimate | null;
+  /** The installed bitsandbytes, as the probe recorded it. */
+  readonly bitsandbytes: string | null;
   /** The card: the OOM's total capacity, else the recorded card, else the scenario's --gpu; null when none is known. */
   readonly capacityBytes: number | null;
   readonly catalog: MessageCatalog;
