@@ -80,12 +80,13 @@ describe('estimate: model states by method and precision', () => {
   });
 
   it('FSDP keeps its root unit (embeddings and head) gathered through forward and backward', () => {
-    const fsdp = (extra: Record<string, unknown>, method = 'full') =>
+    const fsdp = (extra: Record<string, unknown>, method = 'full', fields: Record<string, unknown> = {}) =>
       run({
         method,
         precision: 'bf16-true',
         gradientCheckpointing: 'full',
         parallelism: { strategy: 'fsdp', gpus: 8, ...extra },
+        ...fields,
       });
     // Llama-3.1-8B has an untied 128,256 × 4,096 embedding and head: both sit in the root, in bf16.
     const root = 2 * 128_256 * 4096 * 2;
@@ -95,7 +96,16 @@ describe('estimate: model states by method and precision', () => {
     expect(plain.breakdown.fsdpRootGradientBytes).toBe(root);
     expect(wrapped.breakdown.fsdpRootUnitBytes).toBe(0);
     expect(plain.phases.forward - wrapped.phases.forward).toBe(root);
-    expect(plain.phases.backward - wrapped.phases.backward).toBe(2 * root);
+    // Backward ends with the root's whole gradient held twice for a moment: per parameter, and joined
+    // into one flat tensor for the reduce-scatter. (A short sequence and a fused loss make the end the
+    // peak with and without the root.)
+    const short = { seqLen: 128, loss: 'fused' };
+    const plainEnd = fsdp({}, 'full', short);
+    const wrappedEnd = fsdp({ wrapEmbeddings: true }, 'full', short);
+    expect(plainEnd.phases.backward - wrappedEnd.phases.backward).toBe(root + 2 * root);
+    // At that moment: this GPU's gradient shard, one layer's gathered gradient, and the root's twice.
+    const layer = 218_112_000 * 2; // one Llama-3.1-8B decoder layer in bf16
+    expect(plainEnd.components.gradients).toBe(plainEnd.breakdown.gradientsBytes! + layer + 2 * root);
     // The step runs after the root is resharded; a frozen root has no gradient to build.
     expect(plain.phases['optimizer-step']).toBe(wrapped.phases['optimizer-step']);
     expect(fsdp({}, 'lora').breakdown.fsdpRootGradientBytes).toBe(0);

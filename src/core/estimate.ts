@@ -772,6 +772,20 @@ export function estimate(input: EstimateInput): Estimate {
   const rootTrainedParams =
     scenario.method === 'full' ? rootParams : savedCopies * shape.vocabSize * shape.hiddenSize;
   const rootGradBytes = rootParams > 0 ? rootTrainedParams * plan.computeBytes : 0;
+  // The root's gradient forms in two steps. The head's part comes first, at the start of backward; the
+  // embeddings' at the very end, when FSDP joins the per-parameter gradients into one flat tensor: the
+  // FlatParameter's split-view backward concatenates them (FSDP1, flat_param.py
+  // _get_unflat_views_unaligned: torch.split + view), and FSDP2 copies them into its reduce-scatter
+  // input (_fsdp_collectives.py foreach_reduce: torch._chunk_cat). Both exist for that moment.
+  const headParams16 = params.lmHeadParams > 0 ? params.lmHeadParams : params.embeddingParams;
+  const rootHeadGradBytes =
+    rootGradBytes === 0
+      ? 0
+      : scenario.method === 'full'
+        ? headParams16 * plan.computeBytes
+        : training.lmHeadTrained
+          ? shape.vocabSize * shape.hiddenSize * plan.computeBytes
+          : 0;
 
   // Communication buffers inside torch's allocator.
   let bucketBytes = 0;
@@ -830,14 +844,14 @@ export function estimate(input: EstimateInput): Estimate {
     castBytes +
     dequantBytes;
   // The previous step's kept inputs go when the loop replaces its outputs, before this backward.
-  const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes + rootGradBytes;
+  const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes + rootHeadGradBytes;
   forwardPeak += act.previousStepBytes;
   const backwardEnd =
     persistent +
     rootBytes +
     Math.max(G, gradsDuringForward) +
     gatheredGradBytes +
-    rootGradBytes +
+    2 * rootGradBytes +
     dequantBytes +
     (inBackward ? stepTemp : 0);
   const backwardPeak = Math.max(backwardStart, backwardEnd);
@@ -869,9 +883,9 @@ export function estimate(input: EstimateInput): Estimate {
     load: 0,
     forward: gradsDuringForward,
     backward:
-      (backwardEnd >= backwardStart ? Math.max(G, gradsDuringForward) : gradsDuringForward) +
-      gatheredGradBytes +
-      rootGradBytes,
+      (backwardEnd >= backwardStart
+        ? Math.max(G, gradsDuringForward) + 2 * rootGradBytes
+        : gradsDuringForward + rootHeadGradBytes) + gatheredGradBytes,
     'optimizer-step': G,
   };
   const atPeak = {
