@@ -29,8 +29,16 @@ function headroom(env: NodeJS.ProcessEnv, ...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Records one pattern under `headroom run`. */
-function record(env: NodeJS.ProcessEnv, name: string, pattern: string, ...extra: string[]): void {
+/**
+ * Records one pattern under `headroom run`: `flags` go to headroom (a setup), `args` to the script.
+ * Throws when the run fails, unless it is meant to (`fails`).
+ */
+function record(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  pattern: string,
+  options: { flags?: string[]; args?: string[]; fails?: boolean } = {},
+) {
   const r = headroom(
     env,
     'run',
@@ -38,14 +46,16 @@ function record(env: NodeJS.ProcessEnv, name: string, pattern: string, ...extra:
     name,
     '--interval-ms',
     '50',
+    ...(options.flags ?? []),
     '--',
     'python3',
     PATTERNS,
     '--pattern',
     pattern,
-    ...extra,
+    ...(options.args ?? []),
   );
-  if (r.code !== 0 && name !== 'oom') throw new Error(`headroom run ${pattern} failed: ${r.stderr}`);
+  if (r.code !== 0 && !options.fails) throw new Error(`headroom run ${pattern} failed: ${r.stderr}`);
+  return r;
 }
 
 interface Finding {
@@ -97,29 +107,11 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     record(shared, 'others', 'steady');
     record({ ...shared, STANDIN_NVSMI_APPS_CSV: 'none' }, 'outside', 'steady');
     // A leak on a 12 GiB card, recorded with its setup: it runs out of memory at step 24.
-    const r = headroom(
-      { ...env, STANDIN_CAPACITY_BYTES: String(12 * GIB) },
-      'run',
-      '--name',
-      'oom',
-      '--interval-ms',
-      '50',
-      '--model',
-      'llama-3.2-1b',
-      '--method',
-      'lora',
-      '--micro-batch',
-      '4',
-      '--seq-len',
-      '1024',
-      '--',
-      'python3',
-      PATTERNS,
-      '--pattern',
-      'leak',
-      '--steps',
-      '40',
-    );
+    const r = record({ ...env, STANDIN_CAPACITY_BYTES: String(12 * GIB) }, 'oom', 'leak', {
+      flags: ['--model', 'llama-3.2-1b', '--method', 'lora', '--micro-batch', '4', '--seq-len', '1024'],
+      args: ['--steps', '40'],
+      fails: true,
+    });
     expect(r.code).toBe(1);
   }, 120_000);
 
@@ -290,27 +282,24 @@ describe('diagnose RUN: the bitsandbytes the probe recorded', () => {
     const info = join(dir, 'site', 'bitsandbytes-0.42.0.dist-info');
     mkdirSync(info, { recursive: true });
     writeFileSync(join(info, 'METADATA'), 'Metadata-Version: 2.1\nName: bitsandbytes\nVersion: 0.42.0\n');
-    const setup = ['--model', 'llama-3.2-1b', '--method', 'qlora', '--quantization', 'nf4'];
-    const r = headroom(
+    const r = record(
       { ...env, PYTHONPATH: [env.PYTHONPATH, join(dir, 'site')].join(delimiter) },
-      'run',
-      '--name',
       'qlora',
-      '--interval-ms',
-      '50',
-      ...setup,
-      '--precision',
-      'bf16-true',
-      '--micro-batch',
-      '4',
-      '--seq-len',
-      '1024',
-      '--',
-      'python3',
-      PATTERNS,
-      '--pattern',
       'steady',
+      {
+        flags: [
+          '--model',
+          'llama-3.2-1b',
+          '--method',
+          'qlora',
+          '--quantization',
+          'nf4',
+          '--precision',
+          'bf16-true',
+        ],
+      },
     );
+    // The stored setup: llama-3.2-1b, QLoRA nf4, bf16-true, micro-batch 1 × 2048 by default.
     expect(r.code).toBe(0);
     const { findings } = diagnosis(env, 'qlora');
     expect(findings.map((f) => [f.code, f.severity])).toEqual([['old-bitsandbytes', 'warn']]);
@@ -322,8 +311,6 @@ describe('diagnose RUN: the bitsandbytes the probe recorded', () => {
           method: 'qlora',
           quantization: 'nf4',
           precision: 'bf16-true',
-          microBatchSize: 4,
-          seqLen: 1024,
           quantizedInputsKept: kept,
         }),
         shape: resolveModelRef('llama-3.2-1b')!.shape,
