@@ -2,6 +2,7 @@
  * Which parts of an estimate to attack first, and with what. Advice is data (part, share, remedies);
  * the terminal, JSON and the dashboard render the same objects.
  */
+import { upgradeFreesInputs } from './bitsandbytes.js';
 import type { Components, Estimate } from './estimate.js';
 import type { Scenario } from './scenario.js';
 
@@ -23,6 +24,9 @@ function remediesFor(part: Part, scenario: Scenario): string[] {
   const fsdp = scenario.parallelism.strategy === 'fsdp' && scenario.parallelism.gpus > 1;
   switch (part) {
     case 'activations':
+      // The same training for a pip upgrade: bitsandbytes 0.43.2 stopped keeping 4-bit inputs.
+      if (upgradeFreesInputs(scenario))
+        out.push('bitsandbytes 0.43.2 or later (4-bit layers stop keeping their inputs)');
       if (scenario.microBatchSize > 1) out.push('smaller micro-batch with more gradient accumulation');
       if (scenario.gradientCheckpointing !== 'full') out.push('gradient checkpointing');
       if (scenario.loss === 'standard') out.push('chunked or fused cross-entropy');

@@ -39,3 +39,12 @@ export function withBitsandbytes(
   }
   return { scenario, change: null };
 }
+
+/** Whether upgrading bitsandbytes would free inputs this scenario's 4-bit layers keep (int8 keeps them in every version). */
+export function upgradeFreesInputs(scenario: Scenario): boolean {
+  return (
+    ['nf4', 'nf4-dq', 'fp4'].includes(scenario.quantization) &&
+    scenario.quantizedInputsKept !== undefined &&
+    scenario.quantizedInputsKept !== 'none'
+  );
+}

@@ -6,6 +6,7 @@
  * fits, the hardware that would is listed instead.
  */
 import type { ModelShape } from './architecture.js';
+import { upgradeFreesInputs } from './bitsandbytes.js';
 import { type Calibration, calibratedEstimate } from './calibrate.js';
 import { type CapacityOption, planCapacity } from './capacity.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
@@ -151,7 +152,7 @@ const LADDER: readonly RungSpec[] = [
     // a pip upgrade. int8's MatMul8bitLt still keeps it.
     id: 'bitsandbytes-upgrade',
     apply: (s) =>
-      s.quantization !== 'int8' && s.quantizedInputsKept !== undefined && s.quantizedInputsKept !== 'none'
+      upgradeFreesInputs(s)
         ? {
             scenario: { ...s, quantizedInputsKept: 'none' },
             summary: 'upgrade bitsandbytes to 0.43.2 or later: 4-bit layers stop keeping their inputs',

@@ -4,6 +4,7 @@
  * process accounts for, a request no card holds, host-memory kills, a second model copy. Rules follow
  * shared/docs/MONITORING.md's "Rules the corpus suggests" 1, 2, 7 and 8.
  */
+import { upgradeFreesInputs } from '../bitsandbytes.js';
 import { CUDA_CONTEXT_BYTES } from '../estimate.js';
 import { foreignProcesses, type OomMatch } from '../oom/index.js';
 import { GIB, MIB } from '../units.js';
@@ -241,8 +242,7 @@ function secondModelCopy(input: RuleInput): Finding[] {
  */
 function oldBitsandbytes(input: RuleInput): Finding[] {
   const ctx = input.scenario;
-  if (!ctx || !['nf4', 'nf4-dq', 'fp4'].includes(ctx.scenario.quantization)) return [];
-  if ((ctx.scenario.quantizedInputsKept ?? 'none') === 'none') return [];
+  if (!ctx || !upgradeFreesInputs(ctx.scenario)) return [];
   const upgrade = priceRemedies('activations', ctx, input.capacityBytes, input.catalog).filter(
     (r) => r.flags === UPGRADE_FLAGS,
   );

@@ -4,6 +4,7 @@
  * happened on (its total capacity) or the scenario's --gpu.
  */
 import type { ModelShape } from '../architecture.js';
+import { upgradeFreesInputs } from '../bitsandbytes.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import { isUserError } from '../errors.js';
 import { type Estimate, estimate } from '../estimate.js';
@@ -53,12 +54,8 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
   switch (part) {
     case 'activations':
       // An old bitsandbytes keeps every 4-bit layer's input: upgrading frees them with the same training.
-      if (
-        s.quantization !== 'int8' &&
-        s.quantizedInputsKept !== undefined &&
-        s.quantizedInputsKept !== 'none'
-      )
-        add('bitsandbytes-upgrade', { from: s.quantizedInputsKept, to: 'none' }, UPGRADE_FLAGS, {
+      if (upgradeFreesInputs(s))
+        add('bitsandbytes-upgrade', { from: s.quantizedInputsKept ?? 'none', to: 'none' }, UPGRADE_FLAGS, {
           quantizedInputsKept: 'none',
         });
       if (s.microBatchSize > 1) {

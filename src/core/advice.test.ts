@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { attackFirst } from './advice.js';
+import { shapeFromConfig } from './architecture.js';
+import { findModel } from './catalog/index.js';
+import { estimate } from './estimate.js';
+import { parseScenario } from './scenario.js';
+
+const attacks = (fields: Record<string, unknown>) => {
+  const scenario = parseScenario({ model: 'llama-3.1-8b', ...fields });
+  const result = estimate({ scenario, shape: shapeFromConfig(findModel('llama-3.1-8b')!), gpu: null });
+  return attackFirst(result, scenario);
+};
+
+describe('attackFirst', () => {
+  const qlora = { method: 'qlora', quantization: 'nf4', precision: 'bf16-true', microBatchSize: 2 };
+
+  it('names the two largest parts, largest first, each with remedies the scenario does not use yet', () => {
+    const [first, second] = attacks(qlora);
+    expect(first!.part).toBe('activations');
+    expect(first!.remedies).toEqual([
+      'smaller micro-batch with more gradient accumulation',
+      'gradient checkpointing',
+      'chunked or fused cross-entropy',
+      'shorter sequences',
+    ]);
+    expect(second!.part).toBe('weights');
+    expect(first!.bytes).toBeGreaterThan(second!.bytes);
+  });
+
+  it('on a bitsandbytes that keeps the 4-bit inputs, the upgrade comes first', () => {
+    const [first] = attacks({ ...qlora, quantizedInputsKept: 'next-forward' });
+    expect(first!.remedies[0]).toBe('bitsandbytes 0.43.2 or later (4-bit layers stop keeping their inputs)');
+    // int8 keeps its input in every version: no upgrade to offer.
+    const [int8] = attacks({ ...qlora, quantization: 'int8', quantizedInputsKept: 'step' });
+    expect(int8!.remedies[0]).toBe('smaller micro-batch with more gradient accumulation');
+  });
+});
