@@ -2,6 +2,7 @@
  * Calibration of a recorded run against the ledger: measure it (src/core/run-calibration.ts), store the
  * result as the run's `calibration` event, and read it back for `headroom fit|plan --calibrated RUN`.
  */
+import { withBitsandbytes } from '../core/bitsandbytes.js';
 import type { ScenarioContext } from '../core/diagnose/index.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
@@ -9,19 +10,24 @@ import { calibrateRun, type RunCalibration, readRunCalibration } from '../core/r
 import type { RunRecord } from '../core/run-record.js';
 import { formatBytes } from '../core/units.js';
 import type { Ledger } from './ledger.js';
-import { runScenarioContext } from './run-context.js';
+import { recordedBitsandbytes, runScenarioContext } from './run-context.js';
 
 /** The event kind a calibration is stored under. */
 export const CALIBRATION_EVENT = 'calibration';
 
-/** Calibrates a recorded run against the estimate of `ctx`; a user error when it recorded no step. */
+/**
+ * Calibrates a recorded run against the estimate of `ctx`, as it ran with the bitsandbytes the probe
+ * recorded (an old one keeps the 4-bit inputs, which the factors must not absorb); a user error when it
+ * recorded no step.
+ */
 export function measureCalibration(ledger: Ledger, run: RunRecord, ctx: ScenarioContext): RunCalibration {
+  const scenario = withBitsandbytes(ctx.scenario, recordedBitsandbytes(ledger, run.id)).scenario;
   const result = calibrateRun(
     run,
     ledger.steps(run.id),
     ledger.processSamples(run.id),
-    ctx.scenario,
-    estimate({ scenario: ctx.scenario, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null }),
+    scenario,
+    estimate({ scenario, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null }),
   );
   if (result) return result;
   throw new HeadroomUserError({

@@ -15,7 +15,7 @@ import {
 } from '../core/diagnose/index.js';
 import type { RunRecord } from '../core/run-record.js';
 import type { Ledger } from './ledger.js';
-import { requireRun, runScenarioContextSync } from './run-context.js';
+import { recordedBitsandbytes, requireRun, runScenarioContextSync } from './run-context.js';
 
 export interface DiagnoseRunOptions {
   /** The words of the findings (EN by default; ZH for Chinese). */
@@ -53,16 +53,13 @@ export function diagnoseRun(
     probeCapacityBytes(events) ?? (cardTotals.length > 0 ? Math.min(...cardTotals) : null);
   const timeline = timelineFromSteps(ledger.steps(record.id), capacityBytes);
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
-  // The probe's start record names the installed bitsandbytes; any rank's will do.
-  const started = ledger.events(record.id, ['start']).map((e) => e.data.bitsandbytes);
-  const bitsandbytes = started.find((v): v is string => typeof v === 'string') ?? null;
   const result = diagnose({
     text: ledger.oomText(record.id),
     timeline,
     samples: { gpus, processes: ledger.processSamples(record.id) },
     capacityBytes,
     scenario,
-    bitsandbytes,
+    bitsandbytes: recordedBitsandbytes(ledger, record.id),
     catalog: options.catalog ?? EN,
   });
   return { ...result, run: record, timeline, scenario };

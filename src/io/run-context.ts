@@ -1,7 +1,7 @@
 /**
  * What the diagnosis and the calibration need from a recorded run besides its rows: the run itself by
- * id, name or `last` (a user error with a hint when there is none), and its stored scenario resolved to
- * a model shape.
+ * id, name or `last` (a user error with a hint when there is none), its stored scenario resolved to a
+ * model shape, and the bitsandbytes it ran with.
  */
 import { findGpu } from '../core/catalog/index.js';
 import type { ScenarioContext } from '../core/diagnose/index.js';
@@ -26,6 +26,12 @@ export function requireRun(ledger: Ledger, ref: string | number): RunRecord {
         ? 'record one with headroom run -- python train.py'
         : `headroom runs lists the ${runs.length} recorded (ids ${runs[0]!.id}–${runs[runs.length - 1]!.id})`,
   });
+}
+
+/** The bitsandbytes the probe found installed when the run started (its start record); null when unknown. */
+export function recordedBitsandbytes(ledger: Ledger, runId: number): string | null {
+  const versions = ledger.events(runId, ['start']).map((e) => e.data.bitsandbytes);
+  return versions.find((v): v is string => typeof v === 'string') ?? null;
 }
 
 /** The run's stored scenario, parsed; null when it has none (recorded without scenario flags). */
