@@ -60,6 +60,33 @@ describe('bench:accuracy corrections', () => {
     expect(run.published[0]!.error!).toBeGreaterThan(-0.05);
   });
 
+  it('a row from our GPU harness is estimated with the bitsandbytes it ran with', () => {
+    const harnessRow = (bitsandbytes: string): AccuracyRow => ({
+      id: 'h1',
+      scenario: {
+        model: 'llama-3.2-1b',
+        method: 'qlora',
+        quantization: 'nf4',
+        precision: 'bf16-true',
+        microBatchSize: 4,
+        seqLen: 1024,
+      },
+      measured: { metric: 'allocated', peakBytes: 5e9, outcome: 'ok' },
+      source: { quality: 'high', dataset: 'harness', harness: { packages: { bitsandbytes } } },
+    });
+    const predicted = (version: string) =>
+      runAccuracy([harnessRow(version)], []).published[0]!.predictedBytes!;
+    // The same row with no harness record, told what was kept.
+    const asIf = (kept: string) => {
+      const { harness: _h, ...source } = harnessRow('0.45.0').source;
+      const scenario = { ...harnessRow('0.45.0').scenario, quantizedInputsKept: kept };
+      return runAccuracy([{ ...harnessRow('0.45.0'), scenario, source }], []).published[0]!.predictedBytes!;
+    };
+    expect(predicted('0.42.0')).toBe(asIf('step'));
+    expect(predicted('0.45.0')).toBe(asIf('none'));
+    expect(predicted('0.42.0')).toBeGreaterThan(predicted('0.45.0'));
+  });
+
   it('a single-GPU correction turns the litgpt 4×A10G LoRA OOM rows into predicted OOMs', () => {
     const run = runAccuracy(ROWS, CORRECTIONS);
     const oom = (rs: typeof run.published, id: string) => rs.find((r) => r.id === id)!.oomPredicted;

@@ -1,4 +1,5 @@
 /** The accuracy benchmark's arithmetic, kept apart from file reading so tests can check it. */
+import { withBitsandbytes } from '../src/core/bitsandbytes.js';
 import { findGpu, findModel } from '../src/core/catalog/index.js';
 import { isUserError } from '../src/core/errors.js';
 import { estimate } from '../src/core/estimate.js';
@@ -19,6 +20,8 @@ export interface AccuracyRow {
     readonly dataset?: string;
     readonly ref?: string;
     readonly extensions?: Readonly<Record<string, unknown>>;
+    /** Rows measured by bench/gpu: the harness's record, with the installed package versions. */
+    readonly harness?: { readonly packages?: Readonly<Record<string, string | null>> };
   };
 }
 
@@ -197,7 +200,12 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
     const targetQuality =
       (row.source.quality === 'high' || row.source.quality === 'medium') && !row.measured.unitAmbiguous;
     try {
-      const scenario = parseScenario(scenarioOf(row));
+      // A row measured by our own harness names the bitsandbytes it ran with; that decides what a 4-bit
+      // base kept (the harness frees each step's graph after backward, as the Hugging Face Trainer does).
+      const scenario = withBitsandbytes(
+        parseScenario(scenarioOf(row)),
+        row.source.harness?.packages?.bitsandbytes ?? null,
+      ).scenario;
       const model = resolveModelRef(scenario.model);
       if (!model) throw new Error(`model ${String(scenario.model)} not in catalog`);
       const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;

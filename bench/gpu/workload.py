@@ -240,6 +240,10 @@ def run(scenario: dict, model_config: dict, recorder) -> None:
                 loss = loss_fn(model, input_ids) / accumulation
             recorder.phase("backward")
             (scaler.scale(loss) if scaler else loss).backward()
+            # Free the graph now, as the Hugging Face Trainer does: a loop that keeps `loss` keeps the
+            # previous step's graph through the next forward, and with bitsandbytes before 0.43.2 every
+            # input its 4-bit layers kept (Headroom's quantizedInputsKept: "next-forward" vs "step").
+            del loss
         recorder.phase("optimizer-step")
         if scaler:
             scaler.step(optimizer)
