@@ -777,12 +777,13 @@ export function estimate(input: EstimateInput): Estimate {
   // FlatParameter's split-view backward concatenates them (FSDP1, flat_param.py
   // _get_unflat_views_unaligned: torch.split + view), and FSDP2 copies them into its reduce-scatter
   // input (_fsdp_collectives.py foreach_reduce: torch._chunk_cat). Both exist for that moment.
-  const headParams16 = params.lmHeadParams > 0 ? params.lmHeadParams : params.embeddingParams;
+  // The head's weight: its own matrix, or the embedding when they are tied.
+  const headWeightParams = params.lmHeadParams > 0 ? params.lmHeadParams : params.embeddingParams;
   const rootHeadGradBytes =
     rootGradBytes === 0
       ? 0
       : scenario.method === 'full'
-        ? headParams16 * plan.computeBytes
+        ? headWeightParams * plan.computeBytes
         : training.lmHeadTrained
           ? shape.vocabSize * shape.hiddenSize * plan.computeBytes
           : 0;
@@ -835,7 +836,9 @@ export function estimate(input: EstimateInput): Estimate {
 
   // Loading quantizes one 16-bit weight at a time: that weight and its cast.
   const loadPeak = W + (quantized ? largestQuantized * 4 : 0);
-  let forwardPeak =
+  // What the end of forward holds; the previous step's kept inputs come on top until the loop replaces
+  // its outputs, which happens before this backward starts.
+  const forwardEnd =
     persistent +
     rootBytes +
     gradsDuringForward +
@@ -843,9 +846,8 @@ export function estimate(input: EstimateInput): Estimate {
     act.lossResidentBytes +
     castBytes +
     dequantBytes;
-  // The previous step's kept inputs go when the loop replaces its outputs, before this backward.
-  const backwardStart = forwardPeak + act.backwardTransientBytes + gatheredGradBytes + rootHeadGradBytes;
-  forwardPeak += act.previousStepBytes;
+  const forwardPeak = forwardEnd + act.previousStepBytes;
+  const backwardStart = forwardEnd + act.backwardTransientBytes + gatheredGradBytes + rootHeadGradBytes;
   const backwardEnd =
     persistent +
     rootBytes +
