@@ -5,6 +5,9 @@
  */
 import type { Scenario } from './scenario.js';
 
+/** The bitsandbytes 4-bit quantizations (Linear4bit); int8's Linear8bitLt keeps its input in every version. */
+const FOUR_BIT: ReadonlySet<string> = new Set(['nf4', 'nf4-dq', 'fp4']);
+
 /** The first bitsandbytes release whose 4-bit layers keep no input. */
 const INPUTS_DROPPED_FROM = [0, 43, 2] as const;
 
@@ -26,7 +29,7 @@ export function withBitsandbytes(
   scenario: Scenario,
   version: string | null,
 ): { readonly scenario: Scenario; readonly change: 'kept' | 'dropped' | null } {
-  if (!['nf4', 'nf4-dq', 'fp4'].includes(scenario.quantization) || version === null) {
+  if (!FOUR_BIT.has(scenario.quantization) || version === null) {
     return { scenario, change: null };
   }
   const keeps = bitsandbytesKeepsInputs(version);
@@ -43,7 +46,7 @@ export function withBitsandbytes(
 /** Whether upgrading bitsandbytes would free inputs this scenario's 4-bit layers keep (int8 keeps them in every version). */
 export function upgradeFreesInputs(scenario: Scenario): boolean {
   return (
-    ['nf4', 'nf4-dq', 'fp4'].includes(scenario.quantization) &&
+    FOUR_BIT.has(scenario.quantization) &&
     scenario.quantizedInputsKept !== undefined &&
     scenario.quantizedInputsKept !== 'none'
   );
