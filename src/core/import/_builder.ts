@@ -69,6 +69,23 @@ export class ReportBuilder {
     this.unmapped.push({ key, value, kind, reason });
   }
 
+  /**
+   * Records each key of `reasons` the config writes as one no scenario field holds, with why; keys are
+   * reported under `prefix`. `whenOn`: only when its value is on (neither false nor null).
+   */
+  unmodelled(
+    config: Config,
+    reasons: Iterable<readonly [string, string]>,
+    options: { readonly prefix?: string; readonly whenOn?: boolean } = {},
+  ): void {
+    for (const [key, why] of reasons) {
+      if (!has(config, key)) continue;
+      const value = at(config, key);
+      if (options.whenOn && (value === false || value === null)) continue;
+      this.skip(`${options.prefix ?? ''}${key}`, value, 'no-field', why);
+    }
+  }
+
   /** Fills a field the file leaves unset with the trainer's default (never over a mapped value). */
   assume(field: string, value: unknown, reason: string): void {
     if (this.get(field) !== undefined) return;

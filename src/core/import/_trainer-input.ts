@@ -83,3 +83,9 @@ export function nameList(value: unknown): string[] | null {
       .filter(Boolean);
   return null;
 }
+
+/** HF TrainingArguments' checkpointing flavour, which no scenario field holds (both Axolotl and the HF mappers read it). */
+export const REENTRANT = [
+  'gradient_checkpointing_kwargs.use_reentrant',
+  'reentrant vs non-reentrant checkpointing: what stays saved differs slightly',
+] as const;

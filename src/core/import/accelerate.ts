@@ -55,15 +55,17 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
     const offload = truthy(f.fsdp_offload_params) ? 'cpu' : 'none';
     b.map('fsdp_config.fsdp_offload_params', f.fsdp_offload_params ?? null, 'offload.optimizer', offload);
     b.map('fsdp_config.fsdp_offload_params', f.fsdp_offload_params ?? null, 'offload.params', offload);
-    for (const [k, why] of [
+    b.unmodelled(
+      f,
       [
-        'fsdp_activation_checkpointing',
-        'FSDP-applied activation checkpointing; the training script may still enable gradient checkpointing itself',
+        [
+          'fsdp_activation_checkpointing',
+          'FSDP-applied activation checkpointing; the training script may still enable gradient checkpointing itself',
+        ],
+        ['fsdp_cpu_ram_efficient_loading', 'only rank 0 loads the weights (host RAM at load time)'],
       ],
-      ['fsdp_cpu_ram_efficient_loading', 'only rank 0 loads the weights (host RAM at load time)'],
-    ] as const) {
-      if (has(f, k)) b.skip(`fsdp_config.${k}`, f[k], 'no-field', why);
-    }
+      { prefix: 'fsdp_config.' },
+    );
   } else if (type === 'DEEPSPEED') {
     const d = (c.deepspeed_config ?? {}) as Readonly<Record<string, unknown>>;
     if (typeof d.deepspeed_config_file === 'string' && d.deepspeed_config_file !== '') {

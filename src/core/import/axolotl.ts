@@ -5,9 +5,9 @@
  * (resolve_dtype), so the weights stay 16-bit unless DeepSpeed or FSDP mixed precision keeps fp32 masters.
  */
 import type { Method } from '../scenario.js';
-import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { ATTN_IMPLEMENTATIONS, HF_OPTIMIZERS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, nameList } from './_trainer-input.js';
+import { absorbDeepSpeed, type MapperInput, nameList, REENTRANT } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 /** True when a parsed object looks like an Axolotl config. */
@@ -137,15 +137,17 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
       'offload.params',
       offload ? 'cpu' : 'none',
     );
-    for (const [k, why] of [
-      ['fsdp_cpu_ram_efficient_loading', 'only rank 0 loads the weights (host RAM at load time)'],
+    b.unmodelled(
+      fsdpConfig,
       [
-        'fsdp_use_orig_params',
-        'flat parameters vs original ones: changes how frozen and trainable weights share buffers',
+        ['fsdp_cpu_ram_efficient_loading', 'only rank 0 loads the weights (host RAM at load time)'],
+        [
+          'fsdp_use_orig_params',
+          'flat parameters vs original ones: changes how frozen and trainable weights share buffers',
+        ],
       ],
-    ] as const) {
-      if (has(fsdpConfig, k)) b.skip(`fsdp_config.${k}`, fsdpConfig[k], 'no-field', why);
-    }
+      { prefix: 'fsdp_config.' },
+    );
   }
   const ds = absorbDeepSpeed(b, 'deepspeed', c.deepspeed, input);
 
@@ -163,19 +165,15 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
     b.map(key, c[key], 'precision', masters ? 'fp16-mixed' : 'fp16-true');
   }
 
-  if (has(c, 'gradient_checkpointing_kwargs.use_reentrant'))
-    b.skip(
-      'gradient_checkpointing_kwargs.use_reentrant',
-      at(c, 'gradient_checkpointing_kwargs.use_reentrant'),
-      'no-field',
-      'reentrant vs non-reentrant checkpointing: what stays saved differs slightly',
-    );
-  for (const [key, why] of [
-    ['eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-    ['activation_offloading', 'activations offloaded to CPU memory'],
-    ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
-  ] as const) {
-    if (has(c, key) && at(c, key) !== false && at(c, key) !== null) b.skip(key, at(c, key), 'no-field', why);
-  }
+  b.unmodelled(c, [REENTRANT]);
+  b.unmodelled(
+    c,
+    [
+      ['eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
+      ['activation_offloading', 'activations offloaded to CPU memory'],
+      ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
+    ],
+    { whenOn: true },
+  );
   return b.build();
 }

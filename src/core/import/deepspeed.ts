@@ -153,16 +153,14 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
     ['offload_optimizer', optimizerBlock],
     ['offload_param', paramBlock],
   ] as const) {
-    if (!block) continue;
-    for (const [key, why] of Object.entries(OFFLOAD_MEMORY_KEYS)) {
-      if (has(block, key)) b.skip(`zero_optimization.${blockName}.${key}`, block[key], 'no-field', why);
-    }
+    if (block)
+      b.unmodelled(block, Object.entries(OFFLOAD_MEMORY_KEYS), {
+        prefix: `zero_optimization.${blockName}.`,
+      });
   }
   const activation = config.activation_checkpointing as Config | undefined;
   if (activation) {
-    for (const [key, why] of Object.entries(ACTIVATION_KEYS)) {
-      if (has(activation, key)) b.skip(`activation_checkpointing.${key}`, activation[key], 'no-field', why);
-    }
+    b.unmodelled(activation, Object.entries(ACTIVATION_KEYS), { prefix: 'activation_checkpointing.' });
   }
   const optimizerParams = (config.optimizer as Config | undefined)?.params as Config | undefined;
   if (optimizerParams && has(optimizerParams, 'torch_adam')) {

@@ -5,9 +5,9 @@
  * use_bnb_nested_quant (default false) for load_in_4bit.
  */
 import type { Method } from '../scenario.js';
-import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { ATTN_IMPLEMENTATIONS, HF_OPTIMIZERS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, nameList } from './_trainer-input.js';
+import { absorbDeepSpeed, type MapperInput, nameList, REENTRANT } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 const SIXTEEN_BIT = new Set(['bfloat16', 'float16']);
@@ -156,19 +156,15 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     );
   }
 
-  if (has(c, 'gradient_checkpointing_kwargs.use_reentrant'))
-    b.skip(
-      'gradient_checkpointing_kwargs.use_reentrant',
-      at(c, 'gradient_checkpointing_kwargs.use_reentrant'),
-      'no-field',
-      'reentrant vs non-reentrant checkpointing: what stays saved differs slightly',
-    );
-  for (const [key, why] of [
-    ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-    ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
-    ['packing', 'packed samples fill every row to max_length; unpacked rows are padded per batch'],
-  ] as const) {
-    if (has(c, key) && at(c, key) !== false && at(c, key) !== null) b.skip(key, at(c, key), 'no-field', why);
-  }
+  b.unmodelled(c, [REENTRANT]);
+  b.unmodelled(
+    c,
+    [
+      ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
+      ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
+      ['packing', 'packed samples fill every row to max_length; unpacked rows are padded per batch'],
+    ],
+    { whenOn: true },
+  );
   return b.build();
 }

@@ -6,7 +6,7 @@
  * 4-bit bitsandbytes quantization nf4 with double quantization.
  */
 import type { Method } from '../scenario.js';
-import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { HF_OPTIMIZERS } from './_names.js';
 import { absorbDeepSpeed, type MapperInput, nameList } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
@@ -157,14 +157,16 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
   }
   if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
 
-  for (const [key, why] of [
-    ['upcast_layernorm', 'norm weights kept in fp32'],
-    ['upcast_lmhead_output', 'lm_head output upcast to fp32'],
-    ['use_unsloth_gc', "Unsloth's offloaded gradient checkpointing"],
-    ['use_unsloth', 'Unsloth kernels'],
-    ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-  ] as const) {
-    if (has(c, key) && at(c, key) !== false && at(c, key) !== null) b.skip(key, at(c, key), 'no-field', why);
-  }
+  b.unmodelled(
+    c,
+    [
+      ['upcast_layernorm', 'norm weights kept in fp32'],
+      ['upcast_lmhead_output', 'lm_head output upcast to fp32'],
+      ['use_unsloth_gc', "Unsloth's offloaded gradient checkpointing"],
+      ['use_unsloth', 'Unsloth kernels'],
+      ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
+    ],
+    { whenOn: true },
+  );
   return b.build();
 }

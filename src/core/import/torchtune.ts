@@ -203,15 +203,13 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
   }
   b.assume('attention', 'sdpa', 'torchtune attention runs through SDPA');
 
-  for (const [key, why] of [
+  b.unmodelled(c, [
     [
       'dataset.packed',
       'packed samples fill every row to the full length; unpacked rows are padded per batch',
     ],
     ['enable_activation_offloading', 'activations offloaded to CPU memory'],
     ['compile', 'torch.compile fuses kernels and changes what is saved'],
-  ] as const) {
-    if (has(c, key)) b.skip(key, at(c, key), 'no-field', why);
-  }
+  ]);
   return b.build();
 }
