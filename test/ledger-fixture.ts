@@ -58,6 +58,10 @@ export function startRun(
   return {
     id: run.id,
     ledger,
+    /** The probe's start record, with any of its fields (e.g. the installed bitsandbytes). */
+    started(fields: Record<string, unknown> = {}) {
+      write([probeLine({ event: 'start', argv: ['train.py'], ...fields }, startMs / 1000)]);
+    },
     steps(steps: readonly FixtureStep[], secondsPerStep = 1) {
       write(
         steps.map((s) =>
