@@ -1,5 +1,6 @@
 /** Internal: what every trainer mapper receives, and how a referenced DeepSpeed config joins its report. */
 import type { Config, ReportBuilder } from './_builder.js';
+import { HF_OPTIMIZERS } from './_names.js';
 import { deepspeedPrecision, mapDeepSpeedConfig } from './deepspeed.js';
 
 /** A DeepSpeed file referenced by the config: read and parsed, or not found where it was looked for. */
@@ -89,3 +90,15 @@ export const REENTRANT = [
   'gradient_checkpointing_kwargs.use_reentrant',
   'reentrant vs non-reentrant checkpointing: what stays saved differs slightly',
 ] as const;
+
+/**
+ * Maps a Hugging Face optimizer name (TrainingArguments' optim, Axolotl's optimizer) to the scenario's.
+ * When the key is not set and `unsetReason` is given, assumes the trainer's default, adamw.
+ */
+export function mapHfOptimizer(b: ReportBuilder, key: string, value: unknown, unsetReason?: string): void {
+  if (typeof value === 'string') {
+    const optimizer = HF_OPTIMIZERS[value];
+    if (optimizer) b.map(key, value, 'optimizer', optimizer);
+    else b.skip(key, value, 'unresolved', 'an optimizer Headroom does not model');
+  } else if (unsetReason !== undefined) b.assume('optimizer', 'adamw', unsetReason);
+}

@@ -6,8 +6,8 @@
  */
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
-import { ATTN_IMPLEMENTATIONS, HF_OPTIMIZERS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, nameList, REENTRANT } from './_trainer-input.js';
+import { ATTN_IMPLEMENTATIONS } from './_names.js';
+import { absorbDeepSpeed, type MapperInput, mapHfOptimizer, nameList, REENTRANT } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 /** True when a parsed object looks like an Axolotl config. */
@@ -79,12 +79,7 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   const accum = wholeNumber(c.gradient_accumulation_steps);
   if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
 
-  const optim = c.optimizer;
-  if (typeof optim === 'string') {
-    const optimizer = HF_OPTIMIZERS[optim];
-    if (optimizer) b.map('optimizer', optim, 'optimizer', optimizer);
-    else b.skip('optimizer', optim, 'unresolved', 'an optimizer Headroom does not model');
-  }
+  mapHfOptimizer(b, 'optimizer', c.optimizer);
 
   const gc = c.gradient_checkpointing;
   if (gc === true || gc === 'true') b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'full');

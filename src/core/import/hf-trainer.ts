@@ -6,8 +6,8 @@
  */
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
-import { ATTN_IMPLEMENTATIONS, HF_OPTIMIZERS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, nameList, REENTRANT } from './_trainer-input.js';
+import { ATTN_IMPLEMENTATIONS } from './_names.js';
+import { absorbDeepSpeed, type MapperInput, mapHfOptimizer, nameList, REENTRANT } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 const SIXTEEN_BIT = new Set(['bfloat16', 'float16']);
@@ -98,12 +98,7 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     if (attention) b.map('attn_implementation', impl, 'attention', attention);
     else b.skip('attn_implementation', impl, 'unresolved', 'an attention kernel Headroom does not model');
   }
-  const optim = c.optim;
-  if (typeof optim === 'string') {
-    const optimizer = HF_OPTIMIZERS[optim];
-    if (optimizer) b.map('optim', optim, 'optimizer', optimizer);
-    else b.skip('optim', optim, 'unresolved', 'an optimizer Headroom does not model');
-  } else b.assume('optimizer', 'adamw', 'optim not set: TrainingArguments defaults to adamw_torch');
+  mapHfOptimizer(b, 'optim', c.optim, 'optim not set: TrainingArguments defaults to adamw_torch');
   if (truthy(c.use_liger_kernel) || truthy(c.use_liger)) b.map('use_liger_kernel', true, 'loss', 'fused');
 
   // Parallelism: an inline or referenced DeepSpeed config, or the fsdp option string.

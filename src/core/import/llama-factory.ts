@@ -7,8 +7,7 @@
  */
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
-import { HF_OPTIMIZERS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, nameList } from './_trainer-input.js';
+import { absorbDeepSpeed, type MapperInput, mapHfOptimizer, nameList } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 const FLASH_ATTN: Readonly<Record<string, 'eager' | 'sdpa' | 'flash'>> = {
@@ -147,14 +146,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     b.assume('attention', 'sdpa', 'flash_attn "auto" is the transformers default, sdpa');
   else b.skip('flash_attn', flash, 'unresolved', 'flash_attn is auto, disabled, sdpa, fa2 or fa3');
 
-  const optim = c.optim;
-  if (typeof optim === 'string') {
-    const optimizer = HF_OPTIMIZERS[optim];
-    if (optimizer) b.map('optim', optim, 'optimizer', optimizer);
-    else b.skip('optim', optim, 'unresolved', 'an optimizer Headroom does not model');
-  } else {
-    b.assume('optimizer', 'adamw', 'optim not set: HF TrainingArguments defaults to adamw_torch');
-  }
+  mapHfOptimizer(b, 'optim', c.optim, 'optim not set: HF TrainingArguments defaults to adamw_torch');
   if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
 
   b.unmodelled(
