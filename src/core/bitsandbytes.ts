@@ -3,10 +3,19 @@
  * its input on the autograd context (`ctx.tensors = (A, B)`); PR #1270 ("delete useless buffered
  * activation", merged 2024-07-16, released in 0.43.2) made it `(None, B)`.
  */
-import type { Scenario } from './scenario.js';
+import { BITSANDBYTES_QUANTIZATIONS, type QuantizedInputsKept, type Scenario } from './scenario.js';
 
 /** The bitsandbytes 4-bit quantizations (Linear4bit); int8's Linear8bitLt keeps its input in every version. */
-const FOUR_BIT: ReadonlySet<string> = new Set(['nf4', 'nf4-dq', 'fp4']);
+const FOUR_BIT: ReadonlySet<string> = new Set([...BITSANDBYTES_QUANTIZATIONS].filter((q) => q !== 'int8'));
+
+/**
+ * How long the scenario's quantized layers keep their inputs: what it says, else int8's MatMul8bitLt
+ * keeps them for the step and a 4-bit layer (bitsandbytes 0.43.2 on) not at all.
+ */
+export function inputsKept(scenario: Scenario): QuantizedInputsKept {
+  if (!BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization)) return 'none';
+  return scenario.quantizedInputsKept ?? (scenario.quantization === 'int8' ? 'step' : 'none');
+}
 
 /** The first bitsandbytes release whose 4-bit layers keep no input. */
 const INPUTS_DROPPED_FROM = [0, 43, 2] as const;
@@ -45,9 +54,5 @@ export function withBitsandbytes(
 
 /** Whether upgrading bitsandbytes would free inputs this scenario's 4-bit layers keep (int8 keeps them in every version). */
 export function upgradeFreesInputs(scenario: Scenario): boolean {
-  return (
-    FOUR_BIT.has(scenario.quantization) &&
-    scenario.quantizedInputsKept !== undefined &&
-    scenario.quantizedInputsKept !== 'none'
-  );
+  return FOUR_BIT.has(scenario.quantization) && inputsKept(scenario) !== 'none';
 }

@@ -5,10 +5,11 @@
  */
 import type { LinearRole, ModelShape } from './architecture.js';
 import { LINEAR_ROLES } from './architecture.js';
+import { inputsKept } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
 import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
-import type { QuantizedInputsKept, Scenario } from './scenario.js';
+import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
 import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
 import { MIB } from './units.js';
 
@@ -105,8 +106,6 @@ interface PrecisionPlan {
 }
 
 const DEEPSPEED = new Set(['zero1', 'zero2', 'zero3']);
-/** Quantizations done by bitsandbytes layers (Linear4bit, Linear8bitLt). */
-const BITSANDBYTES: ReadonlySet<string> = new Set(['nf4', 'nf4-dq', 'fp4', 'int8']);
 
 function precisionPlan(scenario: Pick<Scenario, 'precision' | 'method' | 'parallelism'>): PrecisionPlan {
   const p = scenario.precision;
@@ -555,15 +554,6 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
 }
 
 /**
- * How long the quantized layers keep their inputs (Scenario.quantizedInputsKept): int8's MatMul8bitLt
- * always keeps it; 4-bit MatMul4Bit only before bitsandbytes 0.43.2.
- */
-function quantizedInputsKept(scenario: Scenario): QuantizedInputsKept {
-  if (!BITSANDBYTES.has(scenario.quantization)) return 'none';
-  return scenario.quantizedInputsKept ?? (scenario.quantization === 'int8' ? 'step' : 'none');
-}
-
-/**
  * Bytes per token of the distinct inputs of one decoder layer's quantized linears: the q/k/v input,
  * o_proj's input, the MLP's input (shared with q/k/v in a parallel block with one norm) and down_proj's.
  */
@@ -603,7 +593,7 @@ function activationPlan(
   const e = plan.computeBytes;
   const h = shape.hiddenSize;
   const V = shape.vocabSize;
-  const kept = quantizedInputsKept(scenario);
+  const kept = inputsKept(scenario);
   const trainedCtx: LayerContext = {
     shape,
     e,
@@ -1018,7 +1008,7 @@ const DTYPE_BYTES = { fp16: 2, bf16: 2, fp32: 4 } as const;
 
 /** Bytes per element of a dequantized weight at its peak: the dequantized copy, and its cast if any. */
 function dequantBytesPerElement(scenario: Scenario): number {
-  if (!BITSANDBYTES.has(scenario.quantization)) return 2;
+  if (!BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization)) return 2;
   const compute = scenario.precision.startsWith('bf16')
     ? 'bf16'
     : scenario.precision.startsWith('fp16')

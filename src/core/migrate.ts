@@ -11,7 +11,7 @@ import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { EnvGpu, EnvSnapshot } from './env.js';
 import { type Estimate, estimate, usableBytes } from './estimate.js';
 import { DEFAULT_MARGIN_FRACTION } from './margin.js';
-import type { Scenario } from './scenario.js';
+import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
 import { type StepTime, stepTime } from './time-model.js';
 import { formatBytes } from './units.js';
 
@@ -122,7 +122,7 @@ const BF16_MIN_COMPUTE_CAPABILITY = 8.0;
 function requiredPackages(s: Scenario): string[] {
   const out = ['torch', 'transformers'];
   if (s.method === 'lora' || s.method === 'qlora') out.push('peft');
-  if (s.quantization !== 'none' && s.quantization !== 'int4-gptq') out.push('bitsandbytes');
+  if (BITSANDBYTES_QUANTIZATIONS.has(s.quantization)) out.push('bitsandbytes');
   if (s.optimizer.includes('8bit') || s.optimizer.startsWith('paged')) out.push('bitsandbytes');
   if (['zero1', 'zero2', 'zero3'].includes(s.parallelism.strategy) || s.offload.optimizer === 'nvme')
     out.push('deepspeed');

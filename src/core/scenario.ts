@@ -28,6 +28,13 @@ export const QUANTIZED_INPUTS_KEPT = ['none', 'step', 'next-forward'] as const;
 
 export type Method = (typeof METHODS)[number];
 export type Quantization = (typeof QUANTIZATIONS)[number];
+/** The quantizations bitsandbytes layers do (Linear8bitLt, Linear4bit); int4-gptq is not one. */
+export const BITSANDBYTES_QUANTIZATIONS: ReadonlySet<Quantization> = new Set([
+  'int8',
+  'nf4',
+  'nf4-dq',
+  'fp4',
+]);
 export type Precision = (typeof PRECISIONS)[number];
 export type Optimizer = (typeof OPTIMIZERS)[number];
 export type Checkpointing = (typeof CHECKPOINTING)[number];
@@ -373,7 +380,7 @@ export function parseScenario(input: unknown): Scenario {
     );
   }
   // Fields that only mean something for a bitsandbytes base.
-  const bnbBase = ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(quantization);
+  const bnbBase = BITSANDBYTES_QUANTIZATIONS.has(quantization);
   const requireBnb = (where: string, says: string): void => {
     if (!bnbBase) {
       throw invalid(

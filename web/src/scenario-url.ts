@@ -1,4 +1,5 @@
 /** The scenario in the URL, so a link reproduces it: flat query fields, and an inline config as base64url JSON. */
+import { BITSANDBYTES_QUANTIZATIONS } from '../../src/core/scenario.js';
 
 export type FormState = Record<string, string>;
 
@@ -73,7 +74,7 @@ function quantizationOf(form: FormState): string {
 
 /** Whether the base is a bitsandbytes one, whose layers may keep their inputs (quantizedInputsKept). */
 export function bitsandbytesBase(form: FormState): boolean {
-  return ['nf4', 'nf4-dq', 'fp4', 'int8'].includes(quantizationOf(form));
+  return (BITSANDBYTES_QUANTIZATIONS as ReadonlySet<string>).has(quantizationOf(form));
 }
 
 /** The scenario object (SCENARIO.md spelling) the form describes. */
