@@ -116,6 +116,11 @@ describe('headroom estimate', () => {
     expect(json.scenario.method).toBe('lora');
   });
 
+  it('reads --seq-len 8k as 8192 tokens, the way model cards write it', () => {
+    const json = JSON.parse(headroom('estimate', 'llama-3.2-1b', '--seq-len', '8k', '--json').stdout);
+    expect(json.scenario.seqLen).toBe(8192);
+  });
+
   it('--optimizer-in-backward keeps one gradient at a time, and refuses gradient accumulation', () => {
     const base = [
       'estimate',
@@ -184,7 +189,17 @@ describe('headroom estimate', () => {
       /quantization: method "qlora" needs a quantized base/,
       /Try: set quantization to nf4/,
     ],
-    [['estimate', 'llama-3.1-8b', '--gpu', 'a100'], /gpu "a100" is not in the catalog/, /did you mean/],
+    [['estimate', 'llama-3.1-8b', '--gpu', 'a100'], /gpu "a100" is not in the catalog/, /did you mean a100-/],
+    [
+      ['estimate', 'llama-3.1-8b', '--gpu', '4090ti'],
+      /gpu "4090ti" is not in the catalog/,
+      /did you mean rtx-4090,/,
+    ],
+    [
+      ['estimate', 'llama-3.1-8b', '--seq-len', '8kb'],
+      /--seq-len 8kb: not a number/,
+      /Try: e.g. --seq-len 4096 \(or 4k\)/,
+    ],
     [
       ['estimate', 'llama-3.1-8b', '--method', 'lora', '--lora-targets', 'c_attn'],
       /"c_attn" is not a linear module of llama models/,

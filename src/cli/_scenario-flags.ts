@@ -57,6 +57,7 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
                             sgd-momentum | adafactor | lion                   [adamw]
   --micro-batch N  --seq-len N  --grad-accum N                                [1, 2048, 1]
+                            (--seq-len takes 8k for 8192)
   --optimizer-in-backward   step each parameter in backward and free its gradient
                             (torchtune optimizer_in_bwd; needs --grad-accum 1)
   --gradient-checkpointing  none | full | selective                           [none]
@@ -72,16 +73,30 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 
+/** An example value for each numeric flag, for the hint of a bad one. */
+const EXAMPLE: Readonly<Record<string, string>> = {
+  'seq-len': '4096 (or 4k)',
+  'lora-dropout': '0.05',
+  'lora-alpha': '32',
+  'lora-rank': '16',
+  gpus: '8',
+};
+
+/**
+ * A numeric flag. Sequence lengths may be written the way people say them: "8k" is 8 × 1024 = 8192
+ * tokens (the "8k context" of model cards).
+ */
 function numeric(values: Values, flag: string): number | undefined {
   const raw = values[flag];
   if (raw === undefined) return undefined;
-  const n = Number(raw);
+  const thousands = flag === 'seq-len' && typeof raw === 'string' ? /^\s*(\d+)\s*k\s*$/i.exec(raw) : null;
+  const n = thousands ? Number(thousands[1]) * 1024 : Number(raw);
   if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
     throw new HeadroomUserError({
       code: 'bad-flag',
       where: `--${flag}`,
       message: `--${flag} ${String(raw)}: not a number`,
-      hint: `e.g. --${flag} 4`,
+      hint: `e.g. --${flag} ${EXAMPLE[flag] ?? '4'}`,
     });
   }
   return n;

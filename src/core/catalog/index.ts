@@ -49,7 +49,11 @@ export function searchGpus(query = ''): GpuSpec[] {
   return GPUS.filter((g) => matches([g.id, g.name, g.vendor, g.architecture], query));
 }
 
-/** The closest catalog ids to a mistyped one (shared prefix, then edit distance), for "did you mean". */
+/**
+ * The closest catalog ids to a mistyped one, for "did you mean": first the ids that share the longest
+ * run of characters with it ("4090ti" → rtx-4090, whose "4090" a plain edit distance would rank below
+ * "h20"), then by edit distance.
+ */
 export function suggestIds(ref: string, ids: readonly string[], count = 3): string[] {
   const key = normalize(ref);
   const distance = (a: string, b: string): number => {
@@ -65,5 +69,20 @@ export function suggestIds(ref: string, ids: readonly string[], count = 3): stri
     }
     return row[b.length]!;
   };
-  return [...ids].sort((a, b) => distance(key, a) - distance(key, b)).slice(0, count);
+  const sharedRun = (a: string, b: string): number => {
+    let best = 0;
+    const row = new Array<number>(b.length + 1).fill(0);
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = b.length; j >= 1; j--) {
+        row[j] = a[i - 1] === b[j - 1] ? row[j - 1]! + 1 : 0;
+        best = Math.max(best, row[j]!);
+      }
+    }
+    return best;
+  };
+  return ids
+    .map((id) => ({ id, run: sharedRun(key, id), edits: distance(key, id) }))
+    .sort((a, b) => b.run - a.run || a.edits - b.edits)
+    .slice(0, count)
+    .map((s) => s.id);
 }
