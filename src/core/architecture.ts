@@ -68,6 +68,11 @@ export interface ModelShape {
   readonly finalLogitSoftcap?: boolean;
   /** Learned absolute position embeddings (GPT-2), rows. 0 for RoPE/ALiBi. */
   readonly learnedPositions: number;
+  /**
+   * The context window the model was built or extended for (max_position_embeddings; n_positions for
+   * GPT-2, seq_length for Qwen v1), when the config says.
+   */
+  readonly contextLength?: number;
   /** A LayerNorm right after the token embedding (BLOOM). */
   readonly embeddingNorm: boolean;
   readonly moe: MoeShape | null;
@@ -108,6 +113,12 @@ interface ArchitectureSpec {
   readonly moduleNames: Readonly<Record<LinearRole, readonly string[]>>;
   /** Key/value heads when the config has no kv-head field: a function of the config (MQA flags etc.). */
   readonly kvHeadsFallback?: (config: Config) => number | undefined;
+}
+
+/** The context window a config declares, under the names the architectures use for it. */
+function contextOf(config: Config): { contextLength?: number } {
+  const n = readNumber(config, ['max_position_embeddings', 'n_positions', 'seq_length', 'max_seq_len']);
+  return n !== undefined && n > 0 ? { contextLength: n } : {};
 }
 
 /** A number caps the logits, null switches the cap off, and a missing key takes the class default. */
@@ -410,6 +421,7 @@ export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape
         : spec.defaultTiedEmbeddings,
     ...(softcapOf(config, spec) ? { finalLogitSoftcap: true } : {}),
     learnedPositions: readNumber(config, spec.learnedPositionKeys) ?? 0,
+    ...contextOf(config),
     embeddingNorm: spec.embeddingNorm,
     moe,
     mla,

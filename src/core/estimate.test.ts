@@ -373,3 +373,33 @@ describe('estimate: properties', () => {
     expect(e.breakdown.weightsBytes).toBe(8_030_269_440 * 2);
   });
 });
+
+describe("estimate: a sequence past the model's context", () => {
+  it('reads the context window from the config, under each architecture’s name for it', () => {
+    expect(shapeOf('llama-2-7b').contextLength).toBe(4096);
+    expect(shapeOf('llama-3.1-8b').contextLength).toBe(131072);
+    expect(shapeOf('gpt2').contextLength).toBe(1024);
+    expect(
+      shapeFromConfig({ ...findModel('llama-2-7b')!, max_position_embeddings: undefined }).contextLength,
+    ).toBe(undefined);
+  });
+
+  it('notes a RoPE model run past its window, and only then', () => {
+    const within = run({ model: 'llama-2-7b', method: 'lora', seqLen: 4096 });
+    expect(within.notes.some((n) => n.includes('context window'))).toBe(false);
+    const past = run({ model: 'llama-2-7b', method: 'lora', seqLen: 8192 });
+    expect(past.notes).toContain(
+      "sequence 8192 is past the model's 4096-token context window: the memory is for the length as given, but training that long needs RoPE scaling (rope_scaling in config.json) and quality past the window is not assured",
+    );
+    // The memory is still estimated for the length asked: activations grow with it.
+    expect(past.components.activations).toBeGreaterThan(within.components.activations);
+  });
+
+  it('says a model with learned positions cannot run past its table at all', () => {
+    const past = run({ model: 'gpt2', method: 'full', seqLen: 2048 });
+    expect(past.notes.find((n) => n.includes('learned positions'))).toMatch(
+      /^sequence 2048 is longer than the model's 1024 learned positions: it cannot run at this length/,
+    );
+    expect(past.notes.some((n) => n.includes('RoPE'))).toBe(false);
+  });
+});

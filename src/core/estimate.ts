@@ -936,6 +936,16 @@ export function estimate(input: EstimateInput): Estimate {
       `FSDP keeps its root unit (embeddings and output head) gathered through forward and backward: ${gib(rootBytes + rootGradBytes)} here; wrapping them as units of their own avoids it (--wrap-embeddings; torchtune custom_sharded_layers)`,
     );
   }
+  const context = shape.contextLength;
+  if (shape.learnedPositions > 0 && scenario.seqLen > shape.learnedPositions) {
+    notes.push(
+      `sequence ${scenario.seqLen} is longer than the model's ${shape.learnedPositions} learned positions: it cannot run at this length (its position table has no row past ${shape.learnedPositions}); the memory is for the length as given`,
+    );
+  } else if (context !== undefined && scenario.seqLen > context) {
+    notes.push(
+      `sequence ${scenario.seqLen} is past the model's ${context}-token context window: the memory is for the length as given, but training that long needs RoPE scaling (rope_scaling in config.json) and quality past the window is not assured`,
+    );
+  }
   if (scenario.attention === 'eager' && scenario.seqLen >= 4096) {
     notes.push('eager attention keeps s×s scores per head: sdpa or flash would remove that term');
   }

@@ -66,6 +66,18 @@ describe('Estimate page', () => {
     await screenshot(page, 'estimate-page-batch-4');
   });
 
+  it("lists the estimate's notes: a sequence past the model's context window says so", async () => {
+    await page.goto(`${server.url}/#/estimate`);
+    await expect.poll(() => page.getByTestId('peak-deviceBytes').count()).toBe(1);
+    expect(expected({}).notes).toEqual([]);
+    expect(await page.getByTestId('estimate-notes').count()).toBe(0);
+
+    await page.goto(`${server.url}/#/estimate?model=llama-2-7b&seqLen=16384`);
+    await expect
+      .poll(() => page.getByTestId('estimate-notes').textContent())
+      .toContain("sequence 16384 is past the model's 4096-token context window");
+  });
+
   it('reproduces a scenario from a link, and searches the catalog as you type', async () => {
     await page.goto(
       `${server.url}/#/estimate?model=qwen2.5-7b&method=full&precision=bf16-mixed&gpu=a100-sxm-80gb`,

@@ -431,6 +431,16 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               </tbody>
             </table>
             <p className="muted">{t('estimate.perGpu')}</p>
+            {result.notes.length > 0 ? (
+              <div className="notes" data-testid="estimate-notes">
+                <h3>{t('estimate.notes')}</h3>
+                <ul>
+                  {result.notes.map((note) => (
+                    <li key={note}>{note}</li>
+                  ))}
+                </ul>
+              </div>
+            ) : null}
             <FitsStrip
               deviceBytes={result.peak.deviceBytes}
               selected={form.gpu!}
