@@ -33,6 +33,7 @@ export const SCENARIO_OPTIONS = {
   'sync-each-micro-batch': { type: 'boolean' },
   'offload-optimizer': { type: 'string' },
   'offload-params': { type: 'string' },
+  'offload-activations': { type: 'string' },
   gpu: { type: 'string' },
   scenario: { type: 'string' },
 } as const;
@@ -69,6 +70,9 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --sync-each-micro-batch   FSDP: reduce-scatter every micro-batch instead of accumulating
                             unsharded gradients in no_sync() (torchtune, sync_each_batch)
   --offload-optimizer T  --offload-params T   none | cpu | nvme               [none]
+  --offload-activations T   none | cpu: saved activations wait in pinned CPU memory
+                            (HF gradient_checkpointing_kwargs offload, TRL/torchtune
+                            activation offloading, Unsloth/Axolotl offloaded ckpt)  [none]
   --gpu ID                  catalog GPU to check the fit against (headroom gpus)`;
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
@@ -179,7 +183,12 @@ export function applyScenarioFlags(
   };
   if (values['offload-optimizer'] !== undefined) offload.optimizer = values['offload-optimizer'];
   if (values['offload-params'] !== undefined) offload.params = values['offload-params'];
-  if (values['offload-optimizer'] !== undefined || values['offload-params'] !== undefined)
+  if (values['offload-activations'] !== undefined) offload.activations = values['offload-activations'];
+  if (
+    values['offload-optimizer'] !== undefined ||
+    values['offload-params'] !== undefined ||
+    values['offload-activations'] !== undefined
+  )
     out.offload = offload;
   // A flag that changes the method drops the base's settings that belong to the old one.
   if (values.method === 'full' || values.method === 'freeze') {

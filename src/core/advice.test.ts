@@ -21,6 +21,7 @@ describe('attackFirst', () => {
       'smaller micro-batch with more gradient accumulation',
       'gradient checkpointing',
       'chunked or fused cross-entropy',
+      'activation offload to CPU',
       'shorter sequences',
     ]);
     expect(second!.part).toBe('weights');

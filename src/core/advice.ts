@@ -31,6 +31,7 @@ function remediesFor(part: Part, scenario: Scenario): string[] {
       if (scenario.gradientCheckpointing !== 'full') out.push('gradient checkpointing');
       if (scenario.loss === 'standard') out.push('chunked or fused cross-entropy');
       if (scenario.attention === 'eager') out.push('sdpa or flash attention');
+      if (scenario.offload.activations !== 'cpu') out.push('activation offload to CPU');
       out.push('shorter sequences');
       break;
     case 'weights':

@@ -32,6 +32,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
   const offload = [
     scenario.offload.optimizer !== 'none' ? `optimizer→${scenario.offload.optimizer}` : '',
     scenario.offload.params !== 'none' ? `params→${scenario.offload.params}` : '',
+    scenario.offload.activations ? `activations→${scenario.offload.activations}` : '',
   ].filter(Boolean);
   return [
     modelId,

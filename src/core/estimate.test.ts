@@ -403,3 +403,74 @@ describe("estimate: a sequence past the model's context", () => {
     expect(past.notes.some((n) => n.includes('RoPE'))).toBe(false);
   });
 });
+
+describe('estimate: activation offload', () => {
+  const base = {
+    model: 'llama-3.1-8b',
+    method: 'qlora',
+    quantization: 'nf4',
+    precision: 'bf16-true',
+    seqLen: 8192,
+    gradientCheckpointing: 'full',
+  };
+  const layerInput = 8192 * 4096 * 2; // one checkpointed layer input: tokens × hidden × bf16
+
+  it('moves the checkpointed layer inputs to the host, keeping two layers on the GPU', () => {
+    const kept = run(base);
+    const off = run({ ...base, offload: { activations: 'cpu' } });
+    expect(off.breakdown.activationsOffloadedBytes).toBe(32 * layerInput);
+    expect(kept.breakdown.activationsSavedBytes! - off.breakdown.activationsSavedBytes!).toBe(
+      30 * layerInput,
+    );
+    expect(off.host).toEqual({ cpuBytes: 32 * layerInput, nvmeBytes: 0 });
+    expect(kept.host).toBeNull();
+    // The logits and the loss stay on the GPU: the peak falls by the layer inputs alone.
+    expect(off.breakdown.lossResidentBytes).toBe(kept.breakdown.lossResidentBytes);
+    expect(kept.peak.allocatedBytes - off.peak.allocatedBytes).toBe(30 * layerInput);
+  });
+
+  it('without checkpointing moves every saved layer activation', () => {
+    const noCkpt = { ...base, gradientCheckpointing: 'none', seqLen: 2048 };
+    const kept = run(noCkpt);
+    const off = run({ ...noCkpt, offload: { activations: 'cpu' } });
+    const perLayer = off.breakdown.activationsPerLayerPerTokenBytes! * 2048;
+    expect(off.breakdown.activationsOffloadedBytes).toBe(32 * perLayer);
+    expect(kept.breakdown.activationsSavedBytes! - off.breakdown.activationsSavedBytes!).toBe(30 * perLayer);
+  });
+
+  it('leaves on the GPU the inputs an old bitsandbytes keeps on the autograd context', () => {
+    const old = { ...base, gradientCheckpointing: 'none', seqLen: 2048, quantizedInputsKept: 'step' };
+    const fresh = run({ ...old, quantizedInputsKept: 'none', offload: { activations: 'cpu' } });
+    const stale = run({ ...old, offload: { activations: 'cpu' } });
+    // 30 layers' inputs of q/k/v, o_proj, the MLP and down_proj: (h + h + h + 14336) × 2 bytes per token.
+    const keptPerLayer = (4096 * 3 + 14336) * 2 * 2048;
+    const offloadedDiff =
+      stale.breakdown.activationsOffloadedBytes! - fresh.breakdown.activationsOffloadedBytes!;
+    const savedDiff = stale.breakdown.activationsSavedBytes! - fresh.breakdown.activationsSavedBytes!;
+    expect(savedDiff - offloadedDiff * (2 / 32)).toBeCloseTo(30 * keptPerLayer, -3);
+  });
+
+  it('counts host memory per node: sixteen GPUs on two nodes need half of what eight on one do', () => {
+    const states = {
+      model: 'llama-3.1-70b',
+      method: 'full',
+      gradientCheckpointing: 'full',
+      offload: { optimizer: 'cpu', activations: 'cpu' },
+    };
+    const eight = run({ ...states, parallelism: { strategy: 'zero3', gpus: 8 } });
+    const sixteen = run({ ...states, parallelism: { strategy: 'zero3', gpus: 16 } });
+    // The optimizer states are sharded over every GPU; the activations are each GPU's own.
+    const activations = 8 * eight.breakdown.activationsOffloadedBytes!;
+    expect(sixteen.host!.cpuBytes - activations).toBeCloseTo((eight.host!.cpuBytes - activations) / 2, -4);
+  });
+
+  it('takes cpu only, and names the field', () => {
+    expect(() => parseScenario({ model: 'llama-3.1-8b', offload: { activations: 'nvme' } })).toThrow(
+      'offload.activations: "nvme" is not one of none | cpu',
+    );
+    expect(parseScenario({ model: 'llama-3.1-8b', offload: { activations: 'none' } }).offload).toEqual({
+      optimizer: 'none',
+      params: 'none',
+    });
+  });
+});

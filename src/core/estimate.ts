@@ -62,6 +62,8 @@ export interface EstimateInput {
 // ---------------------------------------------------------------------------------------------
 // Constants. Each is a physical quantity; docs/memory-model.md gives the reasoning.
 
+/** GPUs one node holds in this model (the DGX/HGX board); host memory is per node, so it counts that many. */
+export const GPUS_PER_NODE = 8;
 /** CUDA context + kernel images with lazy loading, outside torch (PyTorch notes/cuda.rst; MEMORY-MODEL.md: 300–500 MiB). */
 export const CUDA_CONTEXT_BYTES = 500 * MIB;
 /** NCCL communicator buffers per process when more than one GPU is used (NCCL_BUFFSIZE 4 MiB × channels × peers). */
@@ -74,6 +76,14 @@ export const ALLOCATOR_BASE_RESERVE_BYTES = 64 * MIB;
 export const ZERO_REDUCE_BUCKET_ELEMENTS = 5e8;
 /** DeepSpeed ZeRO-3 prefetch bucket, elements (stage3_prefetch_bucket_size default 5e7). */
 export const ZERO3_PREFETCH_ELEMENTS = 5e7;
+/**
+ * Decoder layers whose saved activations are on the GPU at once under activation offload: the one whose
+ * tensors are being copied out (or back) and the one in use. torchtune's OffloadActivations keeps at most
+ * 5 saved tensors in its forward stash and frees each backward node's tensors once the next node runs
+ * (training/_activation_offloading.py); Unsloth's offloaded checkpointer moves one layer input at a time;
+ * torch's save_on_cpu copies synchronously. Two layers is the bound.
+ */
+export const ACTIVATION_OFFLOAD_LAYERS_ON_GPU = 2;
 /** Chunks a chunked cross-entropy splits the logits into (torchtune CEWithChunkedOutputLoss num_output_chunks = 8). */
 export const LOSS_CHUNKS = 8;
 /** bitsandbytes blockwise quantization block for NF4/FP4 weights (bitsandbytes functional.quantize_4bit blocksize=64). */
@@ -581,6 +591,8 @@ interface ActivationPlan {
   /** Logits and loss bytes held at the end of the forward pass. */
   readonly lossResidentBytes: number;
   readonly perLayerBytes: number;
+  /** Saved decoder-layer bytes that wait in pinned CPU memory (offload.activations "cpu"). */
+  readonly offloadedBytes: number;
 }
 
 function activationPlan(
@@ -607,7 +619,20 @@ function activationPlan(
   const layers = training.layersWithGrad;
   const checkpointed = scenario.gradientCheckpointing === 'full';
   // Full checkpointing keeps each layer's input and recomputes one layer at a time in backward.
-  const layerBytes = checkpointed ? layers * e * h * tokens : layers * perLayer * tokens;
+  const savedPerLayer = (checkpointed ? e * h : perLayer) * tokens;
+  // Activation offload moves the decoder layers' saved tensors to pinned CPU memory; a layer or two are
+  // on the GPU at any moment. The head, the loss and the final norm stay: torchtune and TRL exempt the
+  // output layer, and Unsloth offloads only the decoder layers' inputs.
+  const offloaded = scenario.offload.activations === 'cpu';
+  const layersOnGpu = offloaded ? Math.min(layers, ACTIVATION_OFFLOAD_LAYERS_ON_GPU) : layers;
+  // Inputs an old bitsandbytes keeps on the autograd context stay on the GPU: the saved-tensor hooks
+  // that offload never see them, and the context's reference keeps the GPU copy alive.
+  const keptOnGpu =
+    offloaded && kept !== 'none' && !checkpointed
+      ? (layers - layersOnGpu) * quantizedInputBytesPerToken(shape, e) * tokens
+      : 0;
+  const layerBytes = layersOnGpu * savedPerLayer + keptOnGpu;
+  const offloadedBytes = offloaded ? layers * savedPerLayer : 0;
   const recomputeBytes = checkpointed ? perLayer * tokens : 0;
   // Final norm; its output is the LM head's input, saved when the head trains (or is a quantized
   // linear that keeps its input).
@@ -660,6 +685,7 @@ function activationPlan(
     backwardTransientBytes: Math.max(recomputeBytes, lossBackward),
     lossResidentBytes: lossResident,
     perLayerBytes: perLayer,
+    offloadedBytes,
   };
 }
 
@@ -907,13 +933,17 @@ export function estimate(input: EstimateInput): Estimate {
     runtime: bucketBytes + (reserved - allocated) + CUDA_CONTEXT_BYTES + (gpus > 1 ? NCCL_BUFFER_BYTES : 0),
   };
 
+  // Host memory per node: each of the node's GPUs (at most GPUS_PER_NODE) brings its own share.
   const hostStates = placed.host.weights + placed.host.gradients + placed.host.optimizer;
   const nvmeStates = placed.nvme.weights + placed.nvme.gradients + placed.nvme.optimizer;
+  const perNode = Math.min(gpus, GPUS_PER_NODE);
   const host =
-    hostStates + nvmeStates > 0
+    hostStates + nvmeStates + act.offloadedBytes > 0
       ? {
-          cpuBytes: hostStates * gpus * HOST_BUFFER_FACTOR + (nvmeStates > 0 ? gatheredBytes * gpus * 2 : 0),
-          nvmeBytes: nvmeStates * gpus,
+          cpuBytes:
+            perNode *
+            (hostStates * HOST_BUFFER_FACTOR + (nvmeStates > 0 ? gatheredBytes * 2 : 0) + act.offloadedBytes),
+          nvmeBytes: nvmeStates * perNode,
         }
       : null;
 
@@ -980,6 +1010,7 @@ export function estimate(input: EstimateInput): Estimate {
       optimizerBytes: Math.round(O),
       pagedOptimizerBytes: Math.round(pagedOptimizerBytes),
       activationsSavedBytes: Math.round(act.savedBytes),
+      activationsOffloadedBytes: Math.round(act.offloadedBytes),
       previousStepBytes: Math.round(act.previousStepBytes),
       activationsPerLayerPerTokenBytes: Math.round(act.perLayerBytes),
       lossResidentBytes: Math.round(act.lossResidentBytes),

@@ -296,4 +296,32 @@ describe('makePlan: FSDP rungs', () => {
     const int8 = plan({ ...raw, quantization: 'int8', quantizedInputsKept: 'step' }, 'rtx-4090');
     expect(int8.rungs.map((r) => r.change.id)).not.toContain('bitsandbytes-upgrade');
   });
+
+  it('offloads activations before the optimizer and the parameters, keeping what later rungs add', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      optimizer: 'adamw-8bit',
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+      seqLen: 16384,
+    };
+    const p = plan(raw, 'rtx-4090');
+    const ids = p.rungs.map((r) => r.change.id);
+    expect(ids[0]).toBe('offload-activations-cpu');
+    const rung = p.rungs[0]!;
+    expect(rung.scenario.offload).toEqual({ optimizer: 'none', params: 'none', activations: 'cpu' });
+    expect(rung.change.summary).toBe('activation offload to CPU (the checkpointed layer inputs)');
+    const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
+    expect(before.peak.allocatedBytes - rung.estimate.peak.allocatedBytes).toBe(30 * 16384 * 4096 * 2);
+    expect(rung.savedBytes).toBe(before.peak.deviceBytes - rung.estimate.peak.deviceBytes);
+    expect(rung.risk.note).toBe(
+      'needs 4.00 GiB of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch',
+    );
+    // Later offload rungs keep the activations offloaded.
+    for (const later of p.rungs.slice(1)) expect(later.scenario.offload.activations).toBe('cpu');
+    expect(ids.slice(1)).toEqual(['offload-optimizer-cpu', 'offload-params-cpu']);
+  });
 });

@@ -34,6 +34,7 @@ export const RUNG_IDS = [
   'qlora',
   'zero2',
   'zero3',
+  'offload-activations-cpu',
   'offload-optimizer-cpu',
   'offload-params-cpu',
   'offload-nvme',
@@ -365,6 +366,25 @@ const LADDER: readonly RungSpec[] = [
     }),
   },
   {
+    // Saved activations wait in pinned CPU memory (Hugging Face checkpointing offload, TRL and torchtune
+    // activation offloading, Unsloth): any strategy, one GPU included; the training is unchanged.
+    id: 'offload-activations-cpu',
+    apply: (s) =>
+      s.offload.activations === 'cpu'
+        ? null
+        : {
+            scenario: { ...s, offload: { ...s.offload, activations: 'cpu' } },
+            summary:
+              s.gradientCheckpointing === 'full'
+                ? 'activation offload to CPU (the checkpointed layer inputs)'
+                : 'activation offload to CPU (every saved activation)',
+          },
+    risk: (_s, _next, est) => ({
+      level: 'low',
+      note: `needs ${formatBytes(est.host?.cpuBytes ?? 0)} of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch`,
+    }),
+  },
+  {
     id: 'offload-optimizer-cpu',
     apply: (s, ctx) => {
       if (s.offload.optimizer !== 'none') return null;
@@ -397,7 +417,11 @@ const LADDER: readonly RungSpec[] = [
         scenario: {
           ...s,
           parallelism: { strategy, gpus: ctx.gpus },
-          offload: { optimizer: s.offload.optimizer === 'none' ? 'cpu' : s.offload.optimizer, params: 'cpu' },
+          offload: {
+            ...s.offload,
+            optimizer: s.offload.optimizer === 'none' ? 'cpu' : s.offload.optimizer,
+            params: 'cpu',
+          },
         },
         summary: `parameter offload to CPU (${strategy === 'zero3' ? 'ZeRO-3' : 'FSDP CPUOffload'})`,
       };
@@ -416,7 +440,7 @@ const LADDER: readonly RungSpec[] = [
         scenario: {
           ...s,
           parallelism: { strategy: 'zero3', gpus: ctx.gpus },
-          offload: { optimizer: 'nvme', params: 'nvme' },
+          offload: { ...s.offload, optimizer: 'nvme', params: 'nvme' },
         },
         summary: 'NVMe offload (ZeRO-Infinity)',
       };

@@ -23,6 +23,8 @@ export const ATTENTIONS = ['eager', 'sdpa', 'flash'] as const;
 export const LOSSES = ['standard', 'chunked', 'fused'] as const;
 export const STRATEGIES = ['single', 'ddp', 'zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'] as const;
 export const OFFLOADS = ['none', 'cpu', 'nvme'] as const;
+/** Saved activations go to pinned CPU memory only; no trainer streams them to NVMe. */
+export const ACTIVATION_OFFLOADS = ['none', 'cpu'] as const;
 export const QUANTIZED_FROM = ['fp16', 'bf16', 'fp32'] as const;
 export const QUANTIZED_INPUTS_KEPT = ['none', 'step', 'next-forward'] as const;
 
@@ -113,7 +115,17 @@ export interface Scenario {
      */
     readonly syncEachMicroBatch?: true;
   };
-  readonly offload: { readonly optimizer: OffloadTarget; readonly params: OffloadTarget };
+  readonly offload: {
+    readonly optimizer: OffloadTarget;
+    readonly params: OffloadTarget;
+    /**
+     * The activations the forward pass saves for backward wait in pinned CPU memory and come back when
+     * backward needs them: Hugging Face `gradient_checkpointing_kwargs={"offload": True}` and TRL
+     * `activation_offloading`, torchtune `enable_activation_offloading`, Unsloth's and Axolotl's
+     * offloaded checkpointing. Present only when "cpu".
+     */
+    readonly activations?: 'cpu';
+  };
   readonly gpu?: string;
 }
 
@@ -341,12 +353,19 @@ export function parseScenario(input: unknown): Scenario {
   }
   const offloadRaw = record(raw.offload, 'offload');
   for (const key of Object.keys(offloadRaw)) {
-    if (key !== 'optimizer' && key !== 'params')
-      throw invalid(`offload.${key}`, 'is not a field (optimizer, params)');
+    if (key !== 'optimizer' && key !== 'params' && key !== 'activations')
+      throw invalid(`offload.${key}`, 'is not a field (optimizer, params, activations)');
   }
+  const activationsOffload = oneOf(
+    offloadRaw.activations,
+    ACTIVATION_OFFLOADS,
+    'offload.activations',
+    'none',
+  );
   const offload = {
     optimizer: oneOf(offloadRaw.optimizer, OFFLOADS, 'offload.optimizer', 'none'),
     params: oneOf(offloadRaw.params, OFFLOADS, 'offload.params', 'none'),
+    ...(activationsOffload === 'cpu' ? { activations: 'cpu' as const } : {}),
   };
   const sharded = ['zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'].includes(strategy);
   if (offload.optimizer !== 'none' && !sharded) {

@@ -147,6 +147,25 @@ describe('stepTime', () => {
     expect(off.stepSeconds).toBeGreaterThan(base.stepSeconds * 2);
   });
 
+  it('activation offload sends each micro-batch’s offloaded activations out and back over PCIe', () => {
+    const raw = {
+      method: 'qlora',
+      quantization: 'nf4',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      gradAccumSteps: 4,
+    };
+    const base = time(raw, 'rtx-4090');
+    const off = time({ ...raw, offload: { activations: 'cpu' } }, 'rtx-4090');
+    const layerInputs = 32 * 2048 * 4096 * 2;
+    expect(base.offloadBytes).toBe(0);
+    expect(off.offloadBytes).toBe(2 * layerInputs * 4);
+    expect(off.offloadSeconds).toBeCloseTo(off.offloadBytes / (pcieGbs({ gen: 4, lanes: 16 }) * 1e9), 12);
+    expect(off.stepSeconds).toBeCloseTo(base.stepSeconds + off.offloadSeconds, 12);
+    // Checkpointed layer inputs are small beside the compute: a few per cent.
+    expect(off.stepSeconds / base.stepSeconds).toBeLessThan(1.1);
+  });
+
   it('charges 4-bit dequantization at memory bandwidth, and says when a GPU lacks bf16', () => {
     const q = time({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true' }, 'rtx-4090');
     const l = time({ method: 'lora', precision: 'bf16-true' }, 'rtx-4090');

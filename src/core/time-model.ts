@@ -7,7 +7,7 @@
 import type { ModelShape } from './architecture.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { Estimate } from './estimate.js';
-import { quantizedBytesPerParam } from './estimate.js';
+import { GPUS_PER_NODE, quantizedBytesPerParam } from './estimate.js';
 import { paramBreakdown } from './params.js';
 import type { Scenario } from './scenario.js';
 
@@ -38,8 +38,8 @@ export const PCIE_GBS_PER_LANE: Readonly<Record<number, number>> = {
 export const PCIE_EFFICIENCY = 0.8;
 /** Per-GPU network bandwidth between nodes, GB/s: one 200 Gb/s InfiniBand HDR port per GPU (assumed). */
 export const INTER_NODE_GBS = 25;
-/** GPUs per node: beyond this the ring crosses the network (8-GPU HGX/DGX servers). */
-export const GPUS_PER_NODE = 8;
+/** GPUs per node (estimate.ts): beyond this the ring crosses the network (8-GPU HGX/DGX servers). */
+export { GPUS_PER_NODE };
 /** NVMe read/write bandwidth per node without a measured figure: one PCIe 4.0 x4 SSD, GB/s (assumed). */
 export const DEFAULT_NVME_GBS = 3.5;
 /**
@@ -183,7 +183,10 @@ export interface StepTime {
   readonly commBytes: number;
   readonly commSeconds: number;
   readonly link: Link;
-  /** Offload: bytes over PCIe (and NVMe) per step and GPU, their time, and the CPU optimizer step. */
+  /**
+   * Offload: bytes over PCIe (and NVMe) per step and GPU — states, parameters and saved activations —
+   * their time, and the CPU optimizer step.
+   */
   readonly offloadBytes: number;
   readonly offloadSeconds: number;
   readonly hostOptimizerSeconds: number;
@@ -306,6 +309,15 @@ export function stepTime(input: StepTimeInput): StepTime {
     offloadBytes += bytes;
     offloadSeconds += bytes / (pcie * 1e9);
     if (paramsOff === 'nvme') offloadSeconds += bytes / (nvmeGbs * 1e9);
+  }
+  // Activation offload: each micro-batch's offloaded activations go to the host in forward and come
+  // back in backward. Counted in full, like the other offloads: torch's save_on_cpu (Hugging Face's
+  // checkpointing offload) copies synchronously; torchtune's and TRL's side stream hide part of it.
+  const activationBytes = est.breakdown.activationsOffloadedBytes ?? 0;
+  if (activationBytes > 0) {
+    const bytes = 2 * activationBytes * accum;
+    offloadBytes += bytes;
+    offloadSeconds += bytes / (pcie * 1e9);
   }
   const stepSeconds = Math.max(computeSeconds, commSeconds) + offloadSeconds + hostOptimizerSeconds;
   if (commSeconds > computeSeconds)

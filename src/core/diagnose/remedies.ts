@@ -78,6 +78,10 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
         add('fused-loss', { from: 'standard', to: 'fused' }, '--loss fused', { loss: 'fused' });
       if (s.attention === 'eager')
         add('sdpa', { from: 'eager', to: 'sdpa' }, '--attention sdpa', { attention: 'sdpa' });
+      if (s.offload.activations !== 'cpu')
+        add('offload-activations', { from: 'none', to: 'cpu' }, '--offload-activations cpu', {
+          offload: { ...s.offload, activations: 'cpu' },
+        });
       if (s.seqLen >= 1024) {
         const half = Math.floor(s.seqLen / 2);
         add('shorter-seq', { from: String(s.seqLen), to: String(half) }, `--seq-len ${half}`, {
@@ -149,6 +153,8 @@ export function baselineEstimate(ctx: ScenarioContext): Estimate {
 
 /** Remedy codes that change the data or the method rather than how the same run is computed. */
 const NOT_COMBINED: ReadonlySet<RemedyCode> = new Set(['shorter-seq', 'lora', 'qlora']);
+/** Remedy codes that move memory to the host. */
+const OFFLOADED: ReadonlySet<RemedyCode> = new Set(['offload-activations', 'offload-optimizer']);
 
 /**
  * The changes that shrink `part`, each with the estimator's saving and the headroom it leaves on a card
@@ -185,6 +191,8 @@ export function priceRemedies(
   const stack: Variant[] = [];
   for (const v of [...variants, ...others.flatMap((p) => variantsFor(p, ctx.scenario))])
     if (!NOT_COMBINED.has(v.code) && !stack.some((x) => x.code === v.code)) stack.push(v);
+  // Offloads cost PCIe time and host memory: the ladder's last step, so the stack's last changes too.
+  stack.sort((a, b) => Number(OFFLOADED.has(a.code)) - Number(OFFLOADED.has(b.code)));
   const apply = (list: readonly Variant[]) =>
     tryEstimate(
       Object.assign({ ...ctx.scenario } as Record<string, unknown>, ...list.map((v) => v.change)),
