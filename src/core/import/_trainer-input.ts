@@ -1,5 +1,5 @@
 /** Internal: what every trainer mapper receives, and how a referenced DeepSpeed config joins its report. */
-import type { Config, ReportBuilder } from './_builder.js';
+import { at, type Config, type ReportBuilder, truthy } from './_builder.js';
 import { HF_OPTIMIZERS } from './_names.js';
 import { deepspeedPrecision, mapDeepSpeedConfig } from './deepspeed.js';
 
@@ -83,6 +83,23 @@ export function nameList(value: unknown): string[] | null {
       .map((s) => s.trim())
       .filter(Boolean);
   return null;
+}
+
+/**
+ * Activation offload as Hugging Face-based trainers write it: TrainingArguments'
+ * `gradient_checkpointing_kwargs: {offload: true}` (torch save_on_cpu around each checkpointed layer,
+ * transformers PR #48444), and TRL's and Axolotl's `activation_offloading` (true, or Axolotl's "legacy";
+ * Axolotl's "disk" writes them to disk, which no scenario field holds).
+ */
+export function mapActivationOffload(b: ReportBuilder, c: Readonly<Record<string, unknown>>): void {
+  const kwargs = 'gradient_checkpointing_kwargs.offload';
+  const viaCheckpointing = at(c, kwargs);
+  if (truthy(viaCheckpointing)) b.map(kwargs, viaCheckpointing, 'offload.activations', 'cpu');
+  const value = c.activation_offloading;
+  if (value === 'disk')
+    b.skip('activation_offloading', value, 'no-field', 'activations offloaded to disk, not CPU memory');
+  else if (truthy(value) || value === 'legacy')
+    b.map('activation_offloading', value, 'offload.activations', 'cpu');
 }
 
 /** HF TrainingArguments' checkpointing flavour, which no scenario field holds (both Axolotl and the HF mappers read it). */

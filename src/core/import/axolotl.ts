@@ -7,7 +7,14 @@
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { ATTN_IMPLEMENTATIONS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, mapHfOptimizer, nameList, REENTRANT } from './_trainer-input.js';
+import {
+  absorbDeepSpeed,
+  type MapperInput,
+  mapActivationOffload,
+  mapHfOptimizer,
+  nameList,
+  REENTRANT,
+} from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 /** True when a parsed object looks like an Axolotl config. */
@@ -84,8 +91,9 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   const gc = c.gradient_checkpointing;
   if (gc === true || gc === 'true') b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'full');
   else if (gc === 'unsloth' || gc === 'offload') {
+    // Unsloth-style offloaded checkpointing: each checkpointed layer input waits in CPU memory.
     b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'full');
-    b.skip('gradient_checkpointing', gc, 'no-field', 'checkpointed layer inputs are offloaded to CPU memory');
+    b.map('gradient_checkpointing', gc, 'offload.activations', 'cpu');
   } else if (gc === false) b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'none');
 
   const impl = c.attn_implementation;
@@ -160,12 +168,12 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
     b.map(key, c[key], 'precision', masters ? 'fp16-mixed' : 'fp16-true');
   }
 
+  mapActivationOffload(b, c);
   b.unmodelled(c, [REENTRANT]);
   b.unmodelled(
     c,
     [
       ['eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-      ['activation_offloading', 'activations offloaded to CPU memory'],
       ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
     ],
     { whenOn: true },

@@ -7,7 +7,14 @@
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { ATTN_IMPLEMENTATIONS } from './_names.js';
-import { absorbDeepSpeed, type MapperInput, mapHfOptimizer, nameList, REENTRANT } from './_trainer-input.js';
+import {
+  absorbDeepSpeed,
+  type MapperInput,
+  mapActivationOffload,
+  mapHfOptimizer,
+  nameList,
+  REENTRANT,
+} from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 const SIXTEEN_BIT = new Set(['bfloat16', 'float16']);
@@ -151,6 +158,7 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     );
   }
 
+  mapActivationOffload(b, c);
   b.unmodelled(c, [REENTRANT]);
   b.unmodelled(
     c,

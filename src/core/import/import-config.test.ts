@@ -49,6 +49,94 @@ describe('importConfig', () => {
     });
   });
 
+  it.each([
+    [
+      'torchtune',
+      {
+        model: { _component_: 'torchtune.models.llama3_1.lora_llama3_1_8b' },
+        enable_activation_offloading: true,
+      },
+      'enable_activation_offloading',
+    ],
+    [
+      'Axolotl offloaded checkpointing',
+      { base_model: 'x', gradient_checkpointing: 'offload' },
+      'gradient_checkpointing',
+    ],
+    [
+      'Axolotl Unsloth checkpointing',
+      { base_model: 'x', gradient_checkpointing: 'unsloth' },
+      'gradient_checkpointing',
+    ],
+    [
+      'Axolotl',
+      { base_model: 'x', micro_batch_size: 1, activation_offloading: 'legacy' },
+      'activation_offloading',
+    ],
+    [
+      'TrainingArguments',
+      {
+        model_name_or_path: 'x',
+        gradient_checkpointing: true,
+        gradient_checkpointing_kwargs: { offload: true },
+      },
+      'gradient_checkpointing_kwargs.offload',
+    ],
+    [
+      'TRL SFTConfig',
+      { model_name_or_path: 'x', max_length: 1024, activation_offloading: true },
+      'activation_offloading',
+    ],
+    [
+      'LLaMA-Factory',
+      { model_name_or_path: 'x', finetuning_type: 'lora', use_unsloth_gc: true },
+      'use_unsloth_gc',
+    ],
+  ] as const)('maps %s activation offload to offload.activations: cpu', (_name, config, key) => {
+    const r = importConfig({ config });
+    expect(r.scenario).toMatchObject({ offload: { activations: 'cpu' } });
+    expect(r.mapped).toContainEqual(
+      expect.objectContaining({ key, field: 'offload.activations', to: 'cpu' }),
+    );
+    expect(r.unmapped.map((u) => u.key)).not.toContain(key);
+  });
+
+  it('leaves activation offload off where the config turns it off, and names what it cannot hold', () => {
+    const off = importConfig({
+      config: {
+        model: { _component_: 'torchtune.models.llama3_1.llama3_1_8b' },
+        enable_activation_offloading: false,
+      },
+    });
+    expect(off.mapped).toContainEqual(
+      expect.objectContaining({
+        key: 'enable_activation_offloading',
+        field: 'offload.activations',
+        to: 'none',
+      }),
+    );
+    // LLaMA-Factory's Unsloth checkpointer does nothing when checkpointing is off.
+    const noCkpt = importConfig({
+      config: {
+        model_name_or_path: 'x',
+        finetuning_type: 'lora',
+        use_unsloth_gc: true,
+        disable_gradient_checkpointing: true,
+      },
+    });
+    expect(noCkpt.scenario.offload).toBeUndefined();
+    const disk = importConfig({
+      config: { base_model: 'x', micro_batch_size: 1, activation_offloading: 'disk' },
+    });
+    expect(disk.scenario.offload).toBeUndefined();
+    expect(disk.unmapped).toContainEqual(
+      expect.objectContaining({
+        key: 'activation_offloading',
+        reason: 'activations offloaded to disk, not CPU memory',
+      }),
+    );
+  });
+
   it('keeps an unknown model as the config names it', () => {
     const r = importConfig({ config: { base_model: 'acme/secret-13b', adapter: 'lora' } });
     expect(r.scenario.model).toBe('acme/secret-13b');

@@ -139,6 +139,10 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
       'LLaMA-Factory turns gradient checkpointing on unless disable_gradient_checkpointing: true',
     );
 
+  // use_unsloth_gc: Unsloth's checkpointer, whose checkpointed layer inputs wait in CPU memory.
+  if (truthy(c.use_unsloth_gc) && !truthy(c.disable_gradient_checkpointing))
+    b.map('use_unsloth_gc', c.use_unsloth_gc, 'offload.activations', 'cpu');
+
   const flash = c.flash_attn ?? 'auto';
   const attention = FLASH_ATTN[String(flash)];
   if (attention) b.map('flash_attn', flash, 'attention', attention);
@@ -154,7 +158,6 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     [
       ['upcast_layernorm', 'norm weights kept in fp32'],
       ['upcast_lmhead_output', 'lm_head output upcast to fp32'],
-      ['use_unsloth_gc', "Unsloth's offloaded gradient checkpointing"],
       ['use_unsloth', 'Unsloth kernels'],
       ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
     ],

@@ -202,13 +202,21 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     else b.skip('custom_sharded_layers', custom, 'no-field', 'only some of the root unit sharded separately');
   }
   b.assume('attention', 'sdpa', 'torchtune attention runs through SDPA');
+  // OffloadActivations (training/_activation_offloading.py): saved activations wait in pinned CPU memory.
+  // Mapped on and off alike: the recipes write it either way.
+  if (has(c, 'enable_activation_offloading'))
+    b.map(
+      'enable_activation_offloading',
+      c.enable_activation_offloading,
+      'offload.activations',
+      truthy(c.enable_activation_offloading) ? 'cpu' : 'none',
+    );
 
   b.unmodelled(c, [
     [
       'dataset.packed',
       'packed samples fill every row to the full length; unpacked rows are padded per batch',
     ],
-    ['enable_activation_offloading', 'activations offloaded to CPU memory'],
     ['compile', 'torch.compile fuses kernels and changes what is saved'],
   ]);
   return b.build();
