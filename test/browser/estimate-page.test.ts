@@ -76,6 +76,26 @@ describe('Estimate page', () => {
     await expect
       .poll(() => page.getByTestId('estimate-notes').textContent())
       .toContain("sequence 16384 is past the model's 4096-token context window");
+    await screenshot(page, 'estimate-page-notes');
+  });
+
+  it('offloads activations when ticked: the core figure, the host memory it needs, and the URL', async () => {
+    const base = { method: 'lora', gradientCheckpointing: 'full', seqLen: 8192 };
+    await page.goto(`${server.url}/#/estimate?gradientCheckpointing=full&seqLen=8192`);
+    const kept = expected(base);
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(kept.peak.deviceBytes));
+    expect(await page.getByTestId('host-cpu').count()).toBe(0);
+    await page.getByTestId('offload-activations').check();
+    const off = expected({ ...base, offload: { activations: 'cpu' } });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(off.peak.deviceBytes));
+    expect(off.peak.deviceBytes).toBeLessThan(kept.peak.deviceBytes);
+    expect(await page.getByTestId('host-cpu').textContent()).toBe(formatBytes(off.host!.cpuBytes));
+    expect(page.url()).toContain('offloadActivations=true');
+    await screenshot(page, 'estimate-page-offload');
   });
 
   it('reproduces a scenario from a link, and searches the catalog as you type', async () => {

@@ -24,6 +24,7 @@ export const FORM_DEFAULTS: FormState = {
   wrapEmbeddings: 'false',
   syncEachMicroBatch: 'false',
   quantizedInputsKept: 'default',
+  offloadActivations: 'false',
 };
 
 function toBase64Url(text: string): string {
@@ -116,6 +117,7 @@ export function scenarioFromForm(
       ...(fsdp && form.wrapEmbeddings === 'true' ? { wrapEmbeddings: true } : {}),
       ...(fsdp && form.syncEachMicroBatch === 'true' ? { syncEachMicroBatch: true } : {}),
     },
+    ...(form.offloadActivations === 'true' ? { offload: { activations: 'cpu' } } : {}),
     ...(form.gpu ? { gpu: form.gpu } : {}),
   };
 }

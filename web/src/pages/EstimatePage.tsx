@@ -355,6 +355,12 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             onChange={(v) => update('optimizerInBackward', v)}
             testId="optimizer-in-backward"
           />
+          <Toggle
+            label={t('estimate.offloadActivations')}
+            value={form.offloadActivations!}
+            onChange={(v) => update('offloadActivations', v)}
+            testId="offload-activations"
+          />
           <Select
             label={t('estimate.gpu')}
             value={form.gpu!}
@@ -428,6 +434,12 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                   <th>{t('estimate.peakAt')}</th>
                   <td>{result.peakPhase}</td>
                 </tr>
+                {result.host ? (
+                  <tr>
+                    <th>{t('estimate.hostMemory')}</th>
+                    <td data-testid="host-cpu">{formatBytes(result.host.cpuBytes)}</td>
+                  </tr>
+                ) : null}
               </tbody>
             </table>
             <p className="muted">{t('estimate.perGpu')}</p>
