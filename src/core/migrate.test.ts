@@ -44,13 +44,20 @@ function env(options: {
   frameworks?: Partial<EnvFrameworks> & { packages?: Record<string, string | null> };
   freeBytes?: number;
   writeBytesPerSecond?: number | null;
+  memoryBytes?: number;
 }): EnvSnapshot {
   const n = options.gpus.length;
   return {
     kind: 'headroom-env',
     version: 1,
     capturedAt: '2026-07-01T00:00:00.000Z',
-    host: { hostname: 'h', platform: 'linux', arch: 'x64', cpus: 64, memoryBytes: 512 * 1024 ** 3 },
+    host: {
+      hostname: 'h',
+      platform: 'linux',
+      arch: 'x64',
+      cpus: 64,
+      memoryBytes: options.memoryBytes ?? 512 * 1024 ** 3,
+    },
     gpus: { status: 'ok', value: options.gpus },
     driver: {
       status: 'ok',
@@ -390,5 +397,72 @@ describe('checkMigration on crafted environment pairs', () => {
     });
     expect(r.plan.smoke.seconds).toBeCloseTo((30 * 2 * 2048 * 4) / r.plan.smoke.tokensPerSecond!, 6);
     expect(r.plan.full.seconds).toBeCloseTo(1e9 / r.plan.smoke.tokensPerSecond!, 3);
+  });
+});
+
+describe('checkMigration: host memory for what the run offloads', () => {
+  const GIB = 1024 ** 3;
+  const rtx4090 = (memoryBytes: number) =>
+    env({ gpus: [gpu('NVIDIA GeForce RTX 4090', 24564, '8.9', 'rtx-4090')], memoryBytes });
+  const offloaded = {
+    method: 'qlora',
+    quantization: 'nf4',
+    precision: 'bf16-true',
+    gradientCheckpointing: 'full',
+    seqLen: 32768,
+    offload: { activations: 'cpu' },
+  };
+  const hostItem = (r: ReturnType<typeof check>) => r.items.find((i) => i.id === 'host-memory');
+
+  it('passes when the target has room for the offloaded activations, and names the figure', () => {
+    const r = check(offloaded, side('a.json', rtx4090(64 * GIB)), side('b.json', rtx4090(64 * GIB)));
+    const item = hostItem(r)!;
+    expect(item.status).toBe('pass');
+    expect(item.reason).toBe('the offload needs 8.00 GiB of CPU RAM per node; the target has 64.00 GiB');
+  });
+
+  it('warns past 60 % of the RAM (pinned pages cannot swap), fails past all of it', () => {
+    expect(
+      hostItem(check(offloaded, side('a.json', rtx4090(64 * GIB)), side('b.json', rtx4090(12 * GIB))))!
+        .status,
+    ).toBe('warn');
+    const fail = hostItem(
+      check(offloaded, side('a.json', rtx4090(64 * GIB)), side('b.json', rtx4090(6 * GIB))),
+    )!;
+    expect(fail.status).toBe('fail');
+    expect(fail.reason).toBe('the offload needs 8.00 GiB of CPU RAM per node; the target has 6.00 GiB');
+  });
+
+  it('says what it cannot know for a catalog GPU, and stays out of a run that offloads nothing', () => {
+    const unknown = hostItem(
+      check(offloaded, side('a.json', rtx4090(64 * GIB)), side('rtx-4090', null, 'rtx-4090')),
+    )!;
+    expect(unknown.status).toBe('unknown');
+    expect(unknown.action).toBe('headroom env capture on the target records it');
+    const { offload: _none, ...plain } = offloaded;
+    expect(
+      hostItem(check(plain, side('a.json', rtx4090(64 * GIB)), side('b.json', rtx4090(6 * GIB)))),
+    ).toBeUndefined();
+  });
+
+  it('a full fine-tune with optimizer offload over eight H100s needs more than a 128 GiB node holds', () => {
+    const small = env({
+      gpus: Array.from({ length: 8 }, (_, i) => gpu('NVIDIA H100 80GB HBM3', 81559, '9.0', 'h100-sxm', i)),
+      memoryBytes: 128 * GIB,
+    });
+    const scenario = {
+      method: 'full',
+      gradientCheckpointing: 'full',
+      parallelism: { strategy: 'zero3', gpus: 8 },
+      offload: { optimizer: 'cpu' },
+    };
+    const need = estimate({ scenario: parseScenario({ model: 'llama-3.1-8b', ...scenario }), shape }).host!
+      .cpuBytes;
+    const item = hostItem(check(scenario, side('a.json', h100x8), side('b.json', small)))!;
+    expect(item.status).toBe('fail');
+    expect(item.reason).toBe(
+      `the offload needs ${formatBytes(need)} of CPU RAM per node; the target has 128.00 GiB`,
+    );
+    expect(hostItem(check(scenario, side('a.json', h100x8), side('b.json', h100x8)))!.status).toBe('pass');
   });
 });

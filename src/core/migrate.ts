@@ -15,10 +15,17 @@ import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
 import { type StepTime, stepTime } from './time-model.js';
 import { formatBytes } from './units.js';
 
+/**
+ * Share of the host's RAM an offload may pin before it is a risk: torchtune's activation offloading
+ * warns when more than 60 % of virtual memory is in use (`virtual_memory_safe_pct`).
+ */
+export const HOST_RAM_SAFE_FRACTION = 0.6;
+
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'unknown';
 
 export type CheckId =
   | 'memory-fit'
+  | 'host-memory'
   | 'gpu-count'
   | 'bf16'
   | 'interconnect'
@@ -282,6 +289,46 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       reason: `peak ${formatBytes(peak)} per GPU is over the ${formatBytes(usableB)} of ${usable.note} by ${formatBytes(peak - usableB)}${bnbNote}`,
       action: `${upgrade}headroom plan … --gpu ${targetGpu?.id ?? 'ID'} finds the cheapest change that fits`,
     });
+  }
+
+  // 1b. Host memory, when anything is offloaded: states, parameters or activations wait in CPU RAM.
+  if (est.host && est.host.cpuBytes > 0) {
+    const need = est.host.cpuBytes;
+    const ram = to.env?.host.memoryBytes ?? null;
+    const what = `the offload needs ${formatBytes(need)} of CPU RAM per node`;
+    if (ram === null || !(ram > 0)) {
+      items.push({
+        id: 'host-memory',
+        title: 'host memory holds the offload',
+        status: 'unknown',
+        reason: `${what}; the target's RAM is unknown`,
+        action: 'headroom env capture on the target records it',
+      });
+    } else if (need > ram) {
+      items.push({
+        id: 'host-memory',
+        title: 'host memory holds the offload',
+        status: 'fail',
+        reason: `${what}; the target has ${formatBytes(ram)}`,
+        action:
+          'offload less (headroom plan … --gpu shows the rungs before offload), or a machine with more RAM',
+      });
+    } else if (need > HOST_RAM_SAFE_FRACTION * ram) {
+      items.push({
+        id: 'host-memory',
+        title: 'host memory holds the offload',
+        status: 'warn',
+        reason: `${what}, ${Math.round((100 * need) / ram)} % of the target's ${formatBytes(ram)}: pinned pages cannot be swapped, and the dataloader workers and the page cache need the rest`,
+        action: 'fewer dataloader workers, or offload less',
+      });
+    } else {
+      items.push({
+        id: 'host-memory',
+        title: 'host memory holds the offload',
+        status: 'pass',
+        reason: `${what}; the target has ${formatBytes(ram)}`,
+      });
+    }
   }
 
   // 2. GPU count.
