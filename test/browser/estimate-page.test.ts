@@ -98,6 +98,30 @@ describe('Estimate page', () => {
     await screenshot(page, 'estimate-page-offload');
   });
 
+  it('offers optimizer and parameter offload only where the strategy allows them', async () => {
+    await page.goto(`${server.url}/#/estimate?method=full&gradientCheckpointing=full`);
+    await expect.poll(() => page.getByTestId('peak-deviceBytes').count()).toBe(1);
+    expect(await page.getByTestId('offload-optimizer').count()).toBe(0);
+    await page.getByTestId('strategy').selectOption('zero2');
+    await expect.poll(() => page.getByTestId('offload-optimizer').count()).toBe(1);
+    expect(await page.getByTestId('offload-params').count()).toBe(0);
+    await page.getByTestId('strategy').selectOption('zero3');
+    await page.getByTestId('gpus').fill('8');
+    await page.getByTestId('offload-optimizer').selectOption('cpu');
+    await page.getByTestId('offload-params').selectOption('cpu');
+    const off = expected({
+      method: 'full',
+      gradientCheckpointing: 'full',
+      parallelism: { strategy: 'zero3', gpus: 8 },
+      offload: { optimizer: 'cpu', params: 'cpu' },
+    });
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(off.peak.deviceBytes));
+    expect(await page.getByTestId('host-cpu').textContent()).toBe(formatBytes(off.host!.cpuBytes));
+    expect(page.url()).toContain('offloadParams=cpu');
+  });
+
   it('reproduces a scenario from a link, and searches the catalog as you type', async () => {
     await page.goto(
       `${server.url}/#/estimate?model=qwen2.5-7b&method=full&precision=bf16-mixed&gpu=a100-sxm-80gb`,

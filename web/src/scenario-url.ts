@@ -25,6 +25,8 @@ export const FORM_DEFAULTS: FormState = {
   syncEachMicroBatch: 'false',
   quantizedInputsKept: 'default',
   offloadActivations: 'false',
+  offloadOptimizer: 'none',
+  offloadParams: 'none',
 };
 
 function toBase64Url(text: string): string {
@@ -117,7 +119,12 @@ export function scenarioFromForm(
       ...(fsdp && form.wrapEmbeddings === 'true' ? { wrapEmbeddings: true } : {}),
       ...(fsdp && form.syncEachMicroBatch === 'true' ? { syncEachMicroBatch: true } : {}),
     },
-    ...(form.offloadActivations === 'true' ? { offload: { activations: 'cpu' } } : {}),
+    offload: {
+      // Offload only where the strategy allows it; the fields stay in the URL for when it does again.
+      optimizer: form.strategy !== 'single' && form.strategy !== 'ddp' ? form.offloadOptimizer : 'none',
+      params: form.strategy === 'zero3' || form.strategy === 'fsdp' ? form.offloadParams : 'none',
+      ...(form.offloadActivations === 'true' ? { activations: 'cpu' } : {}),
+    },
     ...(form.gpu ? { gpu: form.gpu } : {}),
   };
 }

@@ -11,6 +11,7 @@ import {
   CHECKPOINTING,
   LOSSES,
   METHODS,
+  OFFLOADS,
   OPTIMIZERS,
   PRECISIONS,
   parseScenario,
@@ -333,6 +334,24 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             onChange={(v) => update('gpus', v)}
             testId="gpus"
           />
+          {form.strategy !== 'single' && form.strategy !== 'ddp' ? (
+            <Select
+              label={t('estimate.offloadOptimizer')}
+              value={form.offloadOptimizer!}
+              options={OFFLOADS}
+              onChange={(v) => update('offloadOptimizer', v)}
+              testId="offload-optimizer"
+            />
+          ) : null}
+          {form.strategy === 'zero3' || form.strategy === 'fsdp' ? (
+            <Select
+              label={t('estimate.offloadParams')}
+              value={form.offloadParams!}
+              options={OFFLOADS}
+              onChange={(v) => update('offloadParams', v)}
+              testId="offload-params"
+            />
+          ) : null}
           {form.strategy === 'fsdp' || form.strategy === 'fsdp-grad-op' ? (
             <>
               <Toggle
