@@ -313,6 +313,21 @@ describe('estimate: properties', () => {
     }
   });
 
+  it.each(bases)('activation offload never raises the GPU peak (%j)', (base) => {
+    for (const gradientCheckpointing of ['none', 'selective', 'full']) {
+      for (const parallelism of [
+        { strategy: 'single', gpus: 1 },
+        { strategy: 'fsdp', gpus: 4 },
+      ]) {
+        const raw = { ...base, gradientCheckpointing, parallelism, seqLen: 4096 };
+        const kept = run(raw);
+        const off = run({ ...raw, offload: { activations: 'cpu' } });
+        expect(off.peak.deviceBytes).toBeLessThanOrEqual(kept.peak.deviceBytes);
+        expect(off.host!.cpuBytes).toBeGreaterThan(0);
+      }
+    }
+  });
+
   it('eager attention grows with s² while sdpa grows with s', () => {
     const ratio = (attention: string) =>
       run({ method: 'lora', attention, seqLen: 8192 }).breakdown.activationsSavedBytes! /
