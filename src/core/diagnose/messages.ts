@@ -301,7 +301,7 @@ export const EN: MessageCatalog = {
     activations: {
       title: (p) => `It failed in the ${p.phase} pass: the activations do not fit`,
       action: () =>
-        'Activations grow with micro-batch × sequence length: a smaller micro-batch with more gradient accumulation (same effective batch), gradient checkpointing, a chunked or fused cross-entropy (the logits of a large vocabulary are the spike), shorter sequences. Allocator settings do not help a card that is genuinely full.',
+        'Activations grow with micro-batch × sequence length: a smaller micro-batch with more gradient accumulation (same effective batch), gradient checkpointing, a chunked or fused cross-entropy (the logits of a large vocabulary are the spike), activation offload to CPU memory, shorter sequences. Allocator settings do not help a card that is genuinely full.',
     },
     'optimizer-states': {
       title: () => 'It failed in the optimizer step: the optimizer states do not fit',
@@ -636,7 +636,7 @@ export const ZH: MessageCatalog = {
     activations: {
       title: (p) => `在${p.phase === 'forward' ? '前向' : '反向'}传播中失败：激活值放不下`,
       action: () =>
-        '激活值随 micro-batch × 序列长度增长：减小 micro-batch 并增加梯度累积步数（有效 batch 不变）、开启梯度检查点、使用分块或融合的交叉熵（大词表的 logits 是峰值所在）、缩短序列。对真正已满的显卡，调整分配器设置没有帮助。',
+        '激活值随 micro-batch × 序列长度增长：减小 micro-batch 并增加梯度累积步数（有效 batch 不变）、开启梯度检查点、使用分块或融合的交叉熵（大词表的 logits 是峰值所在）、把激活卸载到 CPU 内存、缩短序列。对真正已满的显卡，调整分配器设置没有帮助。',
     },
     'optimizer-states': {
       title: () => '在优化器步骤中失败：优化器状态放不下',
