@@ -78,10 +78,11 @@ export const ZERO_REDUCE_BUCKET_ELEMENTS = 5e8;
 export const ZERO3_PREFETCH_ELEMENTS = 5e7;
 /**
  * Decoder layers whose saved activations are on the GPU at once under activation offload: the one whose
- * tensors are being copied out (or back) and the one in use. torchtune's OffloadActivations keeps at most
- * 5 saved tensors in its forward stash and frees each backward node's tensors once the next node runs
- * (training/_activation_offloading.py); Unsloth's offloaded checkpointer moves one layer input at a time;
- * torch's save_on_cpu copies synchronously. Two layers is the bound.
+ * tensors are being copied out (or back) and the one in use. Implementations sit around it: torch's
+ * save_on_cpu (Hugging Face's checkpointing offload) keeps none after forward and one in backward;
+ * Unsloth's offloaded checkpointer moves one layer input at a time; torchtune's OffloadActivations
+ * (training/_activation_offloading.py, and TRL's copy) keeps up to 5 saved tensors in its forward stash
+ * until backward's first node ends, and frees each backward node's tensors once the next one runs.
  */
 export const ACTIVATION_OFFLOAD_LAYERS_ON_GPU = 2;
 /** Chunks a chunked cross-entropy splits the logits into (torchtune CEWithChunkedOutputLoss num_output_chunks = 8). */
