@@ -32,6 +32,8 @@ ATTENTIONS = ("eager", "sdpa", "flash")
 LOSSES = ("standard", "chunked", "fused")
 STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op")
 OFFLOAD_TARGETS = ("none", "cpu", "nvme")
+# Headroom's optional offload.activations (beyond SCENARIO.md): saved activations in pinned CPU memory.
+ACTIVATION_OFFLOAD_TARGETS = ("none", "cpu")
 
 # Every field's default, as SCENARIO.md shows it ("anything omitted takes the default shown").
 DEFAULT_LORA = {"rank": 16, "dropout": 0.0, "targets": ["q_proj", "v_proj"]}
@@ -106,6 +108,8 @@ def validate(scenario: dict) -> list[str]:
     offload = scenario.get("offload", {})
     if any(offload.get(part) not in OFFLOAD_TARGETS for part in ("optimizer", "params")):
         problems.append("offload.optimizer and offload.params must each be none, cpu or nvme")
+    if offload.get("activations", "none") not in ACTIVATION_OFFLOAD_TARGETS:
+        problems.append("offload.activations must be none or cpu")
     method = scenario.get("method")
     if method in ("lora", "qlora"):
         lora = scenario.get("lora", {})
@@ -136,10 +140,11 @@ def describe(scenario: dict) -> str:
         method += f"(top{scenario['trainableLayers']})"
     if scenario["quantization"] != "none":
         method += f"[{scenario['quantization']}]"
+    offloaded = " act->cpu" if scenario["offload"].get("activations") == "cpu" else ""
     return (
         f"{model} {method} {scenario['precision']} {scenario['optimizer']} "
         f"b{scenario['microBatchSize']}xs{scenario['seqLen']} ckpt={scenario['gradientCheckpointing']} "
-        f"{scenario['attention']} loss={scenario['loss']}"
+        f"{scenario['attention']} loss={scenario['loss']}{offloaded}"
     )
 
 
@@ -267,6 +272,10 @@ def default_grid() -> list[GridEntry]:
         _entry("3B long context, checkpointing and chunked loss together", **l3b, seqLen=8192, **savings),
         _entry("3B LoRA all-linear at s=8192", **l3b, method="lora", lora=LORA_ALL, seqLen=8192),
         _entry("1B, 32k tokens per step with every saving on", **true, microBatchSize=4, seqLen=8192, **savings),
+        _entry("3B long context with the checkpointed layer inputs offloaded to CPU (save_on_cpu): "
+               "the layer-input term leaves the GPU", **l3b, seqLen=8192, **savings, offload={"activations": "cpu"}),
+        _entry("8B LoRA long context, checkpointed inputs offloaded to CPU",
+               **l8b, gradientCheckpointing="full", seqLen=8192, offload={"activations": "cpu"}),
         _entry("8B LoRA on an fp32 base", **{**l8b, "precision": "bf16-mixed"}),
         _entry("8B full bf16 with checkpointing and chunked loss: the usual memory-saving setup",
                model="llama-3.1-8b", **true, **savings),

@@ -271,8 +271,11 @@ def blocker(scenario: dict, model: dict | None) -> str | None:
         return f"model {scenario['model']!r} is neither in catalog-models.json nor an inline config"
     if scenario["parallelism"] != {"strategy": "single", "gpus": 1}:
         return "multi-GPU strategies need several GPUs; the harness runs one"
-    if scenario["offload"] != {"optimizer": "none", "params": "none"}:
-        return "offload is not implemented in the harness"
+    offload = scenario["offload"]
+    if offload.get("optimizer") != "none" or offload.get("params") != "none":
+        return "optimizer and parameter offload are not implemented in the harness"
+    if offload.get("activations", "none") != "none" and scenario["gradientCheckpointing"] != "full":
+        return "activations are offloaded around checkpointed layers only (save_on_cpu, as Hugging Face does)"
     if scenario["gradientCheckpointing"] == "selective":
         return "selective checkpointing has no Hugging Face switch"
     if scenario["loss"] == "fused":

@@ -124,6 +124,20 @@ class GridTest(unittest.TestCase):
         self.assertTrue(grid.validate(grid.with_defaults({**SMALL, "method": "qlora"})))
         self.assertTrue(grid.validate(grid.with_defaults({**SMALL, "seqLen": 0})))
         self.assertTrue(grid.validate(grid.with_defaults({**SMALL, "method": "lora", "lora": {"targets": []}})))
+        self.assertEqual(
+            grid.validate(grid.with_defaults({**SMALL, "offload": {"activations": "nvme"}})),
+            ["offload.activations must be none or cpu"],
+        )
+
+    def test_activation_offload_is_built_around_checkpointed_layers_only(self) -> None:
+        model = CATALOG[SMALL["model"]]
+        offloaded = grid.with_defaults({**SMALL, "offload": {"activations": "cpu"}})
+        self.assertIn("checkpointed layers only", measure.blocker(offloaded, model))
+        checkpointed = {**offloaded, "gradientCheckpointing": "full"}
+        self.assertIsNone(measure.blocker(checkpointed, model))
+        self.assertTrue(grid.describe(checkpointed).endswith("ckpt=full sdpa loss=standard act->cpu"))
+        self.assertIn("optimizer and parameter offload", measure.blocker(
+            grid.with_defaults({**SMALL, "offload": {"optimizer": "cpu"}}), model))
 
     def test_catalog_holds_exactly_the_grid_models(self) -> None:
         self.assertEqual(set(CATALOG), set(grid.GRID_MODELS))

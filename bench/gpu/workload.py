@@ -112,6 +112,22 @@ def quantize_linears(model: torch.nn.Module, quantization: str, compute_dtype: t
     model.is_loaded_in_4bit = True
 
 
+def offload_checkpointed_inputs(model: torch.nn.Module) -> None:
+    """Runs every checkpointed layer under save_on_cpu, so what it saves (its inputs) waits in pinned
+    host memory until backward: the wrap transformers PR #48444 applies for gradient_checkpointing_kwargs
+    {"offload": True}, done here on the checkpoint function so it works on any transformers version."""
+    for module in model.modules():
+        checkpointed = getattr(module, "_gradient_checkpointing_func", None)
+        if checkpointed is None:
+            continue
+
+        def offloaded(*args, _checkpointed=checkpointed, **kwargs):
+            with torch.autograd.graph.save_on_cpu(pin_memory=True):
+                return _checkpointed(*args, **kwargs)
+
+        module._gradient_checkpointing_func = offloaded
+
+
 def apply_method(model: torch.nn.Module, scenario: dict, recorder) -> torch.nn.Module:
     """Marks what trains: everything (full), the top blocks (freeze), or LoRA adapters (peft)."""
     method = scenario["method"]
@@ -202,6 +218,12 @@ def run(scenario: dict, model_config: dict, recorder) -> None:
     model = build_model(scenario, model_config)
     if scenario["gradientCheckpointing"] == "full":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if scenario["offload"].get("activations") == "cpu":
+            offload_checkpointed_inputs(model)
+            recorder.notes.append(
+                "activation offload: each checkpointed layer runs under torch.autograd.graph.save_on_cpu("
+                "pin_memory=True), as transformers' gradient_checkpointing_kwargs offload does"
+            )
     model = apply_method(model, scenario, recorder)
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = make_optimizer(scenario["optimizer"], trainable)
