@@ -107,6 +107,20 @@ describe('headroom estimate', () => {
     expect(r.stderr).toContain('2 of 4 scenarios failed');
   });
 
+  it('--explain adds how the peak adds up, term by term, to the figures the JSON carries', () => {
+    const args = ['estimate', 'llama-3.2-1b', '--method', 'lora', '--gradient-checkpointing', 'full'];
+    const json = JSON.parse(headroom(...args, '--json').stdout);
+    const text = headroom(...args, '--explain').stdout;
+    expect(text).toContain(`how the ${json.peakPhase} peak adds up (torch allocated, then above it):`);
+    const sum = json.peakTerms.reduce((total: number, t: { bytes: number }) => total + t.bytes, 0);
+    expect(Math.abs(sum - json.peak.allocatedBytes)).toBeLessThanOrEqual(json.peakTerms.length);
+    expect(text).toMatch(/\n {4}saved activations +[\d.]+ MiB/);
+    expect(text).toMatch(/= reserved [\d.]+ GiB/);
+    expect(text).toMatch(/= nvidia-smi [\d.]+ GiB/);
+    // Without the flag, the block is not there.
+    expect(headroom(...args).stdout).not.toContain('peak adds up');
+  });
+
   it('lets flags override the fields of a scenario file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const file = join(dir, 'one.json');

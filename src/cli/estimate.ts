@@ -15,7 +15,7 @@ import {
   SCENARIO_INPUT_OPTIONS,
   scenarioBase,
 } from './_scenario-input.js';
-import { renderEstimate } from './render-estimate.js';
+import { renderEstimate, renderPeakTerms } from './render-estimate.js';
 
 export const help = `headroom estimate — will it fit, and where does the memory go?
 
@@ -28,14 +28,21 @@ ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
 
 Output:
-  --json                    the estimate as JSON (one line per scenario for JSON Lines input)
+  --explain                 how the peak adds up: each term of the peak phase, then the allocator's
+                            reserve and what the process holds outside torch
+  --json                    the estimate as JSON (one line per scenario for JSON Lines input);
+                            peakTerms and phaseTerms carry the same terms
 
 Examples:
   headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu rtx-4090
   headroom estimate Qwen/Qwen2.5-7B --method lora --lora-targets all-linear --seq-len 4096 --gpu a100-sxm-80gb
   headroom estimate ./my-model/ --method full --strategy zero3 --gpus 8 --gpu h100-sxm --json`;
 
-const OPTIONS = { ...SCENARIO_INPUT_OPTIONS, json: { type: 'boolean' } } as const;
+const OPTIONS = {
+  ...SCENARIO_INPUT_OPTIONS,
+  json: { type: 'boolean' },
+  explain: { type: 'boolean' },
+} as const;
 
 /** The JSON an estimate prints: SCENARIO.md's fields plus the resolved scenario and model. */
 export function estimateJson(
@@ -87,7 +94,9 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       };
       ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else {
-      ctx.stdout.write(`${importSummary(imported, style)}\n${renderEstimate({ ...one, style })}\n`);
+      ctx.stdout.write(
+        `${importSummary(imported, style)}\n${renderEstimate({ ...one, style, explain: values.explain === true })}\n`,
+      );
     }
     return 0;
   }
@@ -104,7 +113,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     ctx.stdout.write(
       values.json
         ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model.source), null, 2)}\n`
-        : `${renderEstimate({ ...one, style })}\n`,
+        : `${renderEstimate({ ...one, style, explain: values.explain === true })}\n`,
     );
     return 0;
   }
@@ -124,7 +133,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         );
       } else {
         if (entries.length > 1) ctx.stdout.write(`${style.dim(`── ${where}`)}\n`);
-        ctx.stdout.write(`${renderEstimate({ ...one, style })}\n\n`);
+        ctx.stdout.write(`${renderEstimate({ ...one, style, explain: values.explain === true })}\n\n`);
       }
     } catch (error) {
       if (!isUserError(error) || entries.length === 1) throw error;

@@ -1,7 +1,7 @@
 /** The human view of an estimate: the scenario in one line, a bar per part scaled to the GPU, the peaks. */
 import { attackFirst } from '../core/advice.js';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
-import { describeScenario } from '../core/describe.js';
+import { describeScenario, PEAK_TERM_LABELS } from '../core/describe.js';
 import type { Components, Estimate } from '../core/estimate.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import type { Scenario } from '../core/scenario.js';
@@ -34,6 +34,8 @@ export function renderEstimate(input: {
   readonly model: ResolvedModel;
   readonly gpu: GpuSpec | null;
   readonly style: Style;
+  /** Add how the peak adds up, term by term (--explain). */
+  readonly explain?: boolean;
 }): string {
   const { result, scenario, model, gpu, style } = input;
   const lines: string[] = [];
@@ -81,6 +83,7 @@ export function renderEstimate(input: {
       '  (torch.cuda.max_memory_allocated · max_memory_reserved · what nvidia-smi shows for the process)',
     ),
   );
+  if (input.explain) lines.push('', renderPeakTerms(result, style), '');
   if (result.host) {
     lines.push(
       `  host memory for offload: ${formatBytes(result.host.cpuBytes)} CPU RAM${result.host.nvmeBytes > 0 ? `, ${formatBytes(result.host.nvmeBytes)} NVMe` : ''} per node`,
@@ -111,5 +114,44 @@ export function renderEstimate(input: {
     });
   }
   for (const note of result.notes) lines.push(style.dim(`  note: ${note}`));
+  return lines.join('\n');
+}
+
+/**
+ * How the peak adds up: the peak phase's terms (torch allocated), then what the allocator reserves
+ * above them and what the process holds outside torch, up to the nvidia-smi figure.
+ */
+export function renderPeakTerms(result: Estimate, style: Style): string {
+  const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
+  const rows: [string, number, string][] = result.peakTerms.map((t) => [
+    PEAK_TERM_LABELS[t.term],
+    t.bytes,
+    '',
+  ]);
+  const labelWidth = Math.max(
+    ...rows.map(([label]) => label.length),
+    'outside torch (CUDA context, NCCL, paged states)'.length,
+  );
+  const line = (label: string, bytes: number, tail: string, barOf = true): string =>
+    `    ${label.padEnd(labelWidth)}  ${formatBytes(bytes).padStart(10)}${barOf ? `  ${style.cyan(bar(Math.max(0, bytes), deviceBytes, BAR_WIDTH / 2))}` : ''}${tail}`;
+  const lines = [`  how the ${result.peakPhase} peak adds up (torch allocated, then above it):`];
+  for (const [label, bytes] of rows) lines.push(line(label, bytes, ''));
+  lines.push(style.bold(line('= allocated', allocatedBytes, '', false)));
+  lines.push(
+    line(
+      '+ allocator reserve and fragmentation',
+      reservedBytes - allocatedBytes,
+      style.dim(`  = reserved ${formatBytes(reservedBytes)}`),
+      false,
+    ),
+  );
+  lines.push(
+    line(
+      '+ outside torch (CUDA context, NCCL, paged states)',
+      deviceBytes - reservedBytes,
+      style.dim(`  = nvidia-smi ${formatBytes(deviceBytes)}`),
+      false,
+    ),
+  );
   return lines.join('\n');
 }

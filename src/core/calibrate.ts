@@ -11,7 +11,9 @@ import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   ALLOCATOR_FRAGMENTATION,
   type Estimate,
+  PHASES,
   type Phase,
+  type TermBytes,
 } from './estimate.js';
 
 /** One step's measured peaks (torch.cuda.max_memory_allocated / max_memory_reserved; nvidia-smi when sampled). */
@@ -194,6 +196,20 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
         ok: peak.deviceBytes <= estimate.fits.usableBytes,
       }
     : undefined;
+  const rounded = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])) as Record<
+    Phase,
+    number
+  >;
+  // Each phase keeps the estimator's terms, and the calibration's difference becomes a term of its own.
+  const phaseTerms = Object.fromEntries(
+    PHASES.map((phase) => {
+      const terms = estimate.phaseTerms[phase];
+      const delta = rounded[phase] - terms.reduce((sum, t) => sum + t.bytes, 0);
+      // Within a byte a term is the terms' own rounding, not a calibration.
+      const calibrated = Math.abs(delta) > terms.length;
+      return [phase, calibrated ? [...terms, { term: 'calibration' as const, bytes: delta }] : terms];
+    }),
+  ) as Record<Phase, readonly TermBytes[]>;
   return {
     ...estimate,
     peak: {
@@ -203,10 +219,9 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
     },
     components: { ...c, activations, runtime },
     peakPhase: peak.peakPhase,
-    phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])) as Record<
-      Phase,
-      number
-    >,
+    peakTerms: phaseTerms[peak.peakPhase],
+    phases: rounded,
+    phaseTerms,
     ...(fits ? { fits } : {}),
   };
 }

@@ -489,3 +489,57 @@ describe('estimate: activation offload', () => {
     });
   });
 });
+
+describe('estimate: the terms of each phase', () => {
+  const scenarios: Record<string, unknown>[] = [
+    { method: 'full', precision: 'bf16-true' },
+    {
+      method: 'full',
+      precision: 'bf16-mixed',
+      gradAccumSteps: 4,
+      parallelism: { strategy: 'fsdp', gpus: 8 },
+    },
+    { method: 'lora', precision: 'bf16-mixed', loss: 'chunked', seqLen: 8192 },
+    { method: 'qlora', quantization: 'nf4', precision: 'bf16-true', quantizedInputsKept: 'next-forward' },
+    {
+      method: 'full',
+      optimizer: 'paged-adamw-8bit',
+      optimizerInBackward: true,
+      gradientCheckpointing: 'full',
+    },
+    {
+      method: 'full',
+      parallelism: { strategy: 'zero3', gpus: 16 },
+      offload: { optimizer: 'cpu', params: 'cpu', activations: 'cpu' },
+      gradientCheckpointing: 'full',
+    },
+  ];
+
+  it.each(scenarios)('add up to each phase, and the peak terms to the allocated peak (%j)', (raw) => {
+    const e = run(raw);
+    for (const phase of ['load', 'forward', 'backward', 'optimizer-step'] as const) {
+      const terms = e.phaseTerms[phase];
+      const sum = terms.reduce((total, t) => total + t.bytes, 0);
+      // Each term is rounded on its own: the sum may differ from the rounded phase by a byte a term.
+      expect(Math.abs(sum - e.phases[phase])).toBeLessThanOrEqual(terms.length);
+      for (const t of terms) expect(t.bytes).toBeGreaterThan(0);
+    }
+    expect(e.peakTerms).toEqual(e.phaseTerms[e.peakPhase]);
+  });
+
+  it('name what the peak is made of: the logits gradients at the start of backward', () => {
+    const e = run({ method: 'lora', precision: 'bf16-true', gradientCheckpointing: 'full', seqLen: 8192 });
+    expect(e.peakPhase).toBe('backward');
+    expect(e.peakTerms.map((t) => t.term)).toEqual([
+      'weights',
+      'optimizer-states',
+      'saved-activations',
+      'logits-and-loss',
+      'backward-transient',
+    ]);
+    const term = (name: string) => e.peakTerms.find((t) => t.term === name)!.bytes;
+    expect(term('logits-and-loss')).toBe(e.breakdown.lossResidentBytes);
+    expect(term('backward-transient')).toBe(e.breakdown.backwardTransientBytes);
+    expect(term('saved-activations')).toBe(e.breakdown.activationsSavedBytes);
+  });
+});

@@ -24,6 +24,12 @@ export interface Components {
   readonly runtime: number;
 }
 
+/** One term of a phase's high point: what it is and its torch-allocated bytes. */
+export interface TermBytes {
+  readonly term: PeakTermName;
+  readonly bytes: number;
+}
+
 export interface Estimate {
   readonly perGpu: true;
   readonly peak: {
@@ -34,8 +40,15 @@ export interface Estimate {
   /** The five parts at the peak; they add up to peak.deviceBytes. */
   readonly components: Components;
   readonly peakPhase: Phase;
+  /**
+   * What the peak phase's high point holds, term by term (torch-allocated bytes; they add up to
+   * peak.allocatedBytes). Reserved adds the allocator's reserve, device the CUDA context and NCCL.
+   */
+  readonly peakTerms: readonly TermBytes[];
   /** torch-allocated bytes at the high point of each phase. */
   readonly phases: Readonly<Record<Phase, number>>;
+  /** Each phase's high point term by term; each list adds up to that phase's figure in `phases`. */
+  readonly phaseTerms: Readonly<Record<Phase, readonly TermBytes[]>>;
   /** Host memory (CPU RAM, pinned buffers included) and NVMe space per node when anything is offloaded. */
   readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null;
   readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };
@@ -693,6 +706,33 @@ function activationPlan(
 // ---------------------------------------------------------------------------------------------
 // The estimate.
 
+/** The terms a phase's high point adds up to (torch-allocated bytes), in the order they are held. */
+export const PEAK_TERMS = [
+  'weights',
+  'optimizer-states',
+  'communication-buckets',
+  'gathered-weights',
+  'fsdp-root-unit',
+  'accumulated-gradients',
+  'gradients',
+  'saved-activations',
+  'logits-and-loss',
+  'autocast-copies',
+  'dequantized-weight',
+  'quantization-transient',
+  'previous-step-inputs',
+  'backward-transient',
+  'gathered-gradients',
+  'fsdp-root-gradient',
+  'optimizer-step-temporary',
+  // A calibrated estimate (calibrate.ts): the measured run's difference from the terms above.
+  'calibration',
+] as const;
+export type PeakTermName = (typeof PEAK_TERMS)[number];
+type PeakTerm = readonly [PeakTermName, number];
+
+const sumTerms = (terms: readonly PeakTerm[]): number => terms.reduce((sum, [, bytes]) => sum + bytes, 0);
+
 /**
  * Estimates the per-GPU peak memory of one training step of `scenario` on a model of `shape`.
  * @example estimate({ scenario: parseScenario({ model: 'llama-3.1-8b' }), shape, gpu })
@@ -851,37 +891,75 @@ export function estimate(input: EstimateInput): Estimate {
   const gradsDuringForward = accumulating ? (unshardedAccumulation ? Math.max(G, gradientBytes) : G) : 0;
   const persistent = W + O + bucketBytes + gatheredBytes;
 
-  // Loading quantizes one 16-bit weight at a time: that weight and its cast.
-  const loadPeak = W + (quantized ? largestQuantized * 4 : 0);
+  // Each phase's high point as the terms that add up to it (the same list --explain prints).
+  const persistentTerms: PeakTerm[] = [
+    ['weights', W],
+    ['optimizer-states', O],
+    ['communication-buckets', bucketBytes],
+    ['gathered-weights', gatheredBytes],
+  ];
   // What the end of forward holds; the previous step's kept inputs come on top until the loop replaces
   // its outputs, which happens before this backward starts.
-  const forwardEnd =
-    persistent +
-    rootBytes +
-    gradsDuringForward +
-    act.savedBytes +
-    act.lossResidentBytes +
-    castBytes +
-    dequantBytes;
-  const forwardPeak = forwardEnd + act.previousStepBytes;
-  const backwardStart = forwardEnd + act.backwardTransientBytes + gatheredGradBytes + rootHeadGradBytes;
-  const backwardEnd =
-    persistent +
-    rootBytes +
-    Math.max(G, gradsDuringForward) +
-    gatheredGradBytes +
-    2 * rootGradBytes +
-    dequantBytes +
-    (inBackward ? stepTemp : 0);
-  const backwardPeak = Math.max(backwardStart, backwardEnd);
-  // In backward, the step is already done: no separate optimizer phase holds the gradients.
-  const optimizerPeak = inBackward ? persistent : W + G + O + bucketBytes + stepTemp;
-  const phases: Record<Phase, number> = {
-    load: loadPeak,
-    forward: forwardPeak,
-    backward: backwardPeak,
-    'optimizer-step': optimizerPeak,
+  const forwardEndTerms: PeakTerm[] = [
+    ...persistentTerms,
+    ['fsdp-root-unit', rootBytes],
+    ['accumulated-gradients', gradsDuringForward],
+    ['saved-activations', act.savedBytes],
+    ['logits-and-loss', act.lossResidentBytes],
+    ['autocast-copies', castBytes],
+    ['dequantized-weight', dequantBytes],
+  ];
+  const backwardStartTerms: PeakTerm[] = [
+    ...forwardEndTerms,
+    ['backward-transient', act.backwardTransientBytes],
+    ['gathered-gradients', gatheredGradBytes],
+    ['fsdp-root-gradient', rootHeadGradBytes],
+  ];
+  const backwardEndTerms: PeakTerm[] = [
+    ...persistentTerms,
+    ['fsdp-root-unit', rootBytes],
+    ['gradients', Math.max(G, gradsDuringForward)],
+    ['gathered-gradients', gatheredGradBytes],
+    ['fsdp-root-gradient', 2 * rootGradBytes],
+    ['dequantized-weight', dequantBytes],
+    ['optimizer-step-temporary', inBackward ? stepTemp : 0],
+  ];
+  const termsOf: Record<Phase, PeakTerm[]> = {
+    // Loading quantizes one 16-bit weight at a time: that weight and its cast.
+    load: [
+      ['weights', W],
+      ['quantization-transient', quantized ? largestQuantized * 4 : 0],
+    ],
+    forward: [...forwardEndTerms, ['previous-step-inputs', act.previousStepBytes]],
+    backward:
+      sumTerms(backwardStartTerms) >= sumTerms(backwardEndTerms) ? backwardStartTerms : backwardEndTerms,
+    // In backward, the step is already done: no separate optimizer phase holds the gradients.
+    'optimizer-step': inBackward
+      ? persistentTerms
+      : [
+          ['weights', W],
+          ['gradients', G],
+          ['optimizer-states', O],
+          ['communication-buckets', bucketBytes],
+          ['optimizer-step-temporary', stepTemp],
+        ],
   };
+  const backwardStart = sumTerms(backwardStartTerms);
+  const backwardEnd = sumTerms(backwardEndTerms);
+  const phases: Record<Phase, number> = {
+    load: sumTerms(termsOf.load),
+    forward: sumTerms(termsOf.forward),
+    backward: sumTerms(termsOf.backward),
+    'optimizer-step': sumTerms(termsOf['optimizer-step']),
+  };
+  const phaseTerms = Object.fromEntries(
+    PHASES.map((phase) => [
+      phase,
+      termsOf[phase]
+        .filter(([, bytes]) => bytes > 0)
+        .map(([term, bytes]): TermBytes => ({ term, bytes: Math.round(bytes) })),
+    ]),
+  ) as Record<Phase, TermBytes[]>;
   let peakPhase: Phase = 'load';
   for (const phase of PHASES) if (phases[phase] > phases[peakPhase]) peakPhase = phase;
   const allocated = phases[peakPhase];
@@ -996,12 +1074,14 @@ export function estimate(input: EstimateInput): Estimate {
       runtime: Math.round(components.runtime),
     },
     peakPhase,
+    peakTerms: phaseTerms[peakPhase],
     phases: {
       load: Math.round(phases.load),
       forward: Math.round(phases.forward),
       backward: Math.round(phases.backward),
       'optimizer-step': Math.round(phases['optimizer-step']),
     },
+    phaseTerms,
     host: host ? { cpuBytes: Math.round(host.cpuBytes), nvmeBytes: Math.round(host.nvmeBytes) } : null,
     params: { total: totalParams, trainable: Math.round(trainable), exactFromWeights: exact !== null },
     // Rounded field by field: a generic loop over the keys dominated the profile (bench:speed).
