@@ -122,6 +122,25 @@ describe('Estimate page', () => {
     expect(page.url()).toContain('offloadParams=cpu');
   });
 
+  it('shows how the peak adds up, the core’s own terms', async () => {
+    await page.goto(`${server.url}/#/estimate?gradientCheckpointing=full&seqLen=8192`);
+    const e = expected({ method: 'lora', gradientCheckpointing: 'full', seqLen: 8192 });
+    await expect.poll(() => page.getByTestId('peak-terms').count()).toBe(1);
+    await page.getByTestId('peak-terms').locator('summary').click();
+    expect(await page.getByTestId('peak-terms').locator('tr[data-testid^="term-"]').count()).toBe(
+      e.peakTerms.length,
+    );
+    for (const term of e.peakTerms) {
+      expect(await page.getByTestId(`term-${term.term}`).locator('td').textContent()).toBe(
+        formatBytes(term.bytes),
+      );
+    }
+    expect(await page.getByTestId('term-logits-and-loss').locator('th').textContent()).toBe(
+      'logits and loss',
+    );
+    await screenshot(page, 'estimate-page-terms');
+  });
+
   it('reproduces a scenario from a link, and searches the catalog as you type', async () => {
     await page.goto(
       `${server.url}/#/estimate?model=qwen2.5-7b&method=full&precision=bf16-mixed&gpu=a100-sxm-80gb`,

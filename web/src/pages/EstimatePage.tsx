@@ -462,6 +462,33 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               </tbody>
             </table>
             <p className="muted">{t('estimate.perGpu')}</p>
+            <details className="peak-terms" data-testid="peak-terms">
+              <summary>
+                {t('estimate.peakTerms')} ({result.peakPhase})
+              </summary>
+              <table className="levels">
+                <tbody>
+                  {result.peakTerms.map((term) => (
+                    <tr key={term.term} data-testid={`term-${term.term}`}>
+                      <th>{t(`term.${term.term}` as MessageKey)}</th>
+                      <td>{formatBytes(term.bytes)}</td>
+                    </tr>
+                  ))}
+                  <tr>
+                    <th>= {t('level.allocated')}</th>
+                    <td>{formatBytes(result.peak.allocatedBytes)}</td>
+                  </tr>
+                  <tr>
+                    <th>{t('estimate.reserve')}</th>
+                    <td>{formatBytes(result.peak.reservedBytes - result.peak.allocatedBytes)}</td>
+                  </tr>
+                  <tr>
+                    <th>{t('estimate.outsideTorch')}</th>
+                    <td>{formatBytes(result.peak.deviceBytes - result.peak.reservedBytes)}</td>
+                  </tr>
+                </tbody>
+              </table>
+            </details>
             {result.notes.length > 0 ? (
               <div className="notes" data-testid="estimate-notes">
                 <h3>{t('estimate.notes')}</h3>
