@@ -1,5 +1,6 @@
 /** The dashboard's words in English and Simplified Chinese; the browser's language picks the default. */
 import { createContext, useContext } from 'react';
+import { PEAK_TERM_LABELS } from '../../src/core/describe.js';
 import type { PeakTermName } from '../../src/core/estimate.js';
 
 export type Lang = 'en' | 'zh';
@@ -52,24 +53,6 @@ const EN = {
   'estimate.peakTerms': 'How the peak adds up',
   'estimate.reserve': '+ allocator reserve and fragmentation',
   'estimate.outsideTorch': '+ outside torch (CUDA context, NCCL, paged states)',
-  'term.weights': 'weights (this GPU’s share)',
-  'term.optimizer-states': 'optimizer states',
-  'term.communication-buckets': 'DDP/ZeRO communication buckets',
-  'term.gathered-weights': 'gathered layers (ZeRO-3/FSDP)',
-  'term.fsdp-root-unit': 'FSDP root unit (embeddings, head)',
-  'term.accumulated-gradients': 'gradients kept between micro-batches',
-  'term.gradients': 'gradients',
-  'term.saved-activations': 'saved activations',
-  'term.logits-and-loss': 'logits and loss',
-  'term.autocast-copies': 'autocast 16-bit weight copies',
-  'term.dequantized-weight': 'a dequantized 4/8-bit weight',
-  'term.quantization-transient': 'a weight being quantized at load',
-  'term.previous-step-inputs': 'the previous step’s kept 4-bit inputs',
-  'term.backward-transient': 'backward transient (recomputed layer or logits gradients)',
-  'term.gathered-gradients': 'unsharded gradients before reduce-scatter',
-  'term.fsdp-root-gradient': 'FSDP root gradient',
-  'term.optimizer-step-temporary': 'optimizer step temporaries',
-  'term.calibration': 'calibration (the measured run’s difference)',
   'estimate.ladder': 'If it does not fit: the ladder, cheapest first',
   'estimate.ladderFits': 'Already fits with the margin.',
   'estimate.perGpu': 'Every figure is per GPU.',
@@ -119,9 +102,6 @@ const EN = {
 } as const;
 
 export type MessageKey = keyof typeof EN;
-// Every term an estimate can report has its words (the type check fails when one is missing).
-const TERM_WORDS: Readonly<Record<`term.${PeakTermName}`, string>> = EN;
-void TERM_WORDS;
 
 const ZH: Record<MessageKey, string> = {
   'nav.estimate': '估算',
@@ -171,24 +151,6 @@ const ZH: Record<MessageKey, string> = {
   'estimate.peakTerms': '峰值的构成',
   'estimate.reserve': '+ 分配器预留与碎片',
   'estimate.outsideTorch': '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
-  'term.weights': '权重（本 GPU 的份额）',
-  'term.optimizer-states': '优化器状态',
-  'term.communication-buckets': 'DDP/ZeRO 通信桶',
-  'term.gathered-weights': '聚合的层（ZeRO-3/FSDP）',
-  'term.fsdp-root-unit': 'FSDP 根单元（嵌入层、输出头）',
-  'term.accumulated-gradients': 'micro-batch 之间保留的梯度',
-  'term.gradients': '梯度',
-  'term.saved-activations': '保存的激活',
-  'term.logits-and-loss': 'logits 与损失',
-  'term.autocast-copies': 'autocast 的 16 位权重副本',
-  'term.dequantized-weight': '一个反量化的 4/8 位权重',
-  'term.quantization-transient': '加载时正在量化的权重',
-  'term.previous-step-inputs': '上一步保留的 4 位层输入',
-  'term.backward-transient': '反向传播临时量（重算的层或 logits 梯度）',
-  'term.gathered-gradients': 'reduce-scatter 前未分片的梯度',
-  'term.fsdp-root-gradient': 'FSDP 根梯度',
-  'term.optimizer-step-temporary': '优化器更新的临时量',
-  'term.calibration': '校准（实测运行的差值）',
   'estimate.ladder': '放不下时：按代价从低到高的调整方案',
   'estimate.ladderFits': '在预留余量下已经放得下。',
   'estimate.perGpu': '所有数字均为单卡。',
@@ -244,6 +206,34 @@ export function defaultLang(languages: readonly string[]): Lang {
 }
 
 export const LangContext = createContext<Lang>('en');
+
+/** What each term of a peak is: the core's own words in English, these in Chinese. */
+const TERM_WORDS_ZH: Readonly<Record<PeakTermName, string>> = {
+  weights: '权重（本 GPU 的份额）',
+  'optimizer-states': '优化器状态',
+  'communication-buckets': 'DDP/ZeRO 通信桶',
+  'gathered-weights': '聚合的层（ZeRO-3/FSDP）',
+  'fsdp-root-unit': 'FSDP 根单元（嵌入层、输出头）',
+  'accumulated-gradients': 'micro-batch 之间保留的梯度',
+  gradients: '梯度',
+  'saved-activations': '保存的激活',
+  'logits-and-loss': 'logits 与损失',
+  'autocast-copies': 'autocast 的 16 位权重副本',
+  'dequantized-weight': '一个反量化的 4/8 位权重',
+  'quantization-transient': '加载时正在量化的权重',
+  'previous-step-inputs': '上一步保留的 4 位层输入',
+  'backward-transient': '反向传播临时量（重算的层或 logits 梯度）',
+  'gathered-gradients': 'reduce-scatter 前未分片的梯度',
+  'fsdp-root-gradient': 'FSDP 根梯度',
+  'optimizer-step-temporary': '优化器更新的临时量',
+  calibration: '校准（实测运行的差值）',
+};
+
+/** The words for a term of the peak (estimate --explain's), in the current language. */
+export function useTermLabel(): (term: PeakTermName) => string {
+  const lang = useContext(LangContext);
+  return (term) => (lang === 'zh' ? TERM_WORDS_ZH[term] : PEAK_TERM_LABELS[term]);
+}
 
 /** The translate function for the current language. */
 export function useT(): (key: MessageKey) => string {

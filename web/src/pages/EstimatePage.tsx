@@ -24,7 +24,7 @@ import { formatBytes } from '../../../src/core/units.js';
 import { FitsStrip } from '../components/FitsStrip.js';
 import { Ladder } from '../components/Ladder.js';
 import { StackedBar } from '../components/StackedBar.js';
-import { type MessageKey, useT } from '../i18n.js';
+import { type MessageKey, useT, useTermLabel } from '../i18n.js';
 import {
   bitsandbytesBase,
   type FormState,
@@ -137,6 +137,7 @@ function Toggle({
 
 export function EstimatePage({ query, onQuery }: { query: string; onQuery: (query: string) => void }) {
   const t = useT();
+  const termLabel = useTermLabel();
   const initial = useMemo(() => formFromQuery(query), [query]);
   const [form, setForm] = useState<FormState>(initial.form);
   const [config, setConfig] = useState<Record<string, unknown> | null>(initial.config);
@@ -470,7 +471,7 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                 <tbody>
                   {result.peakTerms.map((term) => (
                     <tr key={term.term} data-testid={`term-${term.term}`}>
-                      <th>{t(`term.${term.term}` as MessageKey)}</th>
+                      <th>{termLabel(term.term)}</th>
                       <td>{formatBytes(term.bytes)}</td>
                     </tr>
                   ))}
