@@ -34,7 +34,8 @@ const OFFLOAD_MEMORY_KEYS: Readonly<Record<string, string>> = {
 const ACTIVATION_KEYS: Readonly<Record<string, string>> = {
   partition_activations: 'Megatron activation partitioning across model-parallel ranks',
   contiguous_memory_optimization: 'checkpointed activations copied into one contiguous buffer',
-  cpu_checkpointing: 'checkpointed activations moved to CPU memory',
+  cpu_checkpointing:
+    "checkpointed activations go to CPU memory only under DeepSpeed's own checkpoint API (Megatron-style models), not the Hugging Face Trainer's: not mapped to offload.activations",
 };
 
 function isAuto(value: unknown): boolean {
