@@ -64,7 +64,7 @@ async function estimateOne(raw: unknown): Promise<{
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   // Report the model as the user can name it again: a catalog id instead of an alias.
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
-  const result = estimate({ scenario, shape: model.shape, exactParams: model.exactParams, gpu });
+  const result = estimate({ scenario, shape: model.shape, exactParams: model.exactParams, gpu, terms: true });
   return { result, scenario, model, gpu };
 }
 

@@ -123,7 +123,7 @@ export function renderEstimate(input: {
  */
 export function renderPeakTerms(result: Estimate, style: Style): string {
   const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
-  const rows: [string, number, string][] = result.peakTerms.map((t) => [
+  const rows: [string, number, string][] = (result.peakTerms ?? []).map((t) => [
     PEAK_TERM_LABELS[t.term],
     t.bytes,
     '',

@@ -124,16 +124,19 @@ describe('calibratedEstimate', () => {
   });
 
   it('keeps the estimator’s terms and adds the calibration’s difference as a term of its own', () => {
-    const large = estimateFor({ ...BASE, microBatchSize: 8 });
+    const raw = parseScenario({ ...BASE, microBatchSize: 8 });
+    const large = estimate({ scenario: raw, shape: resolveModelRef(raw.model)!.shape, terms: true });
     const e = calibratedEstimate(large, c);
     const sum = (terms: readonly { bytes: number }[]) => terms.reduce((total, t) => total + t.bytes, 0);
-    expect(sum(e.peakTerms)).toBe(e.peak.allocatedBytes);
-    const calibration = e.peakTerms.at(-1)!;
+    expect(sum(e.peakTerms!)).toBe(e.peak.allocatedBytes);
+    const calibration = e.peakTerms!.at(-1)!;
     expect(calibration.term).toBe('calibration');
-    expect(calibration.bytes).toBe(e.peak.allocatedBytes - sum(large.phaseTerms.backward));
-    expect(e.peakTerms.slice(0, -1)).toEqual(large.phaseTerms.backward);
+    expect(calibration.bytes).toBe(e.peak.allocatedBytes - sum(large.phaseTerms!.backward));
+    expect(e.peakTerms!.slice(0, -1)).toEqual(large.phaseTerms!.backward);
     // A phase the calibration does not move keeps its terms as they were.
-    expect(e.phaseTerms.load).toEqual(large.phaseTerms.load);
+    expect(e.phaseTerms!.load).toEqual(large.phaseTerms!.load);
+    // An estimate asked without its terms gets none from the calibration either.
+    expect(calibratedEstimate(estimateFor({ ...BASE, microBatchSize: 8 }), c).peakTerms).toBeUndefined();
   });
 
   it('says whether the card holds it by the calibrated peak', () => {

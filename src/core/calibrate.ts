@@ -201,15 +201,18 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
     number
   >;
   // Each phase keeps the estimator's terms, and the calibration's difference becomes a term of its own.
-  const phaseTerms = Object.fromEntries(
-    PHASES.map((phase) => {
-      const terms = estimate.phaseTerms[phase];
-      const delta = rounded[phase] - terms.reduce((sum, t) => sum + t.bytes, 0);
-      // Within a byte a term is the terms' own rounding, not a calibration.
-      const calibrated = Math.abs(delta) > terms.length;
-      return [phase, calibrated ? [...terms, { term: 'calibration' as const, bytes: delta }] : terms];
-    }),
-  ) as Record<Phase, readonly TermBytes[]>;
+  const estimated = estimate.phaseTerms;
+  const phaseTerms = estimated
+    ? (Object.fromEntries(
+        PHASES.map((phase) => {
+          const terms = estimated[phase];
+          const delta = rounded[phase] - terms.reduce((sum, t) => sum + t.bytes, 0);
+          // Within a byte a term is the terms' own rounding, not a calibration.
+          const calibrated = Math.abs(delta) > terms.length;
+          return [phase, calibrated ? [...terms, { term: 'calibration' as const, bytes: delta }] : terms];
+        }),
+      ) as Record<Phase, readonly TermBytes[]>)
+    : null;
   return {
     ...estimate,
     peak: {
@@ -219,9 +222,8 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
     },
     components: { ...c, activations, runtime },
     peakPhase: peak.peakPhase,
-    peakTerms: phaseTerms[peak.peakPhase],
+    ...(phaseTerms ? { peakTerms: phaseTerms[peak.peakPhase], phaseTerms } : {}),
     phases: rounded,
-    phaseTerms,
     ...(fits ? { fits } : {}),
   };
 }

@@ -491,6 +491,11 @@ describe('estimate: activation offload', () => {
 });
 
 describe('estimate: the terms of each phase', () => {
+  const withTerms = (fields: Record<string, unknown>) => {
+    const scenario = parseScenario({ model: 'llama-3.1-8b', ...fields });
+    return estimate({ scenario, shape: shapeOf('llama-3.1-8b'), terms: true });
+  };
+
   const scenarios: Record<string, unknown>[] = [
     { method: 'full', precision: 'bf16-true' },
     {
@@ -516,28 +521,81 @@ describe('estimate: the terms of each phase', () => {
   ];
 
   it.each(scenarios)('add up to each phase, and the peak terms to the allocated peak (%j)', (raw) => {
-    const e = run(raw);
+    const e = withTerms(raw);
     for (const phase of ['load', 'forward', 'backward', 'optimizer-step'] as const) {
-      const terms = e.phaseTerms[phase];
+      const terms = e.phaseTerms![phase];
       const sum = terms.reduce((total, t) => total + t.bytes, 0);
       // Each term is rounded on its own: the sum may differ from the rounded phase by a byte a term.
       expect(Math.abs(sum - e.phases[phase])).toBeLessThanOrEqual(terms.length);
       for (const t of terms) expect(t.bytes).toBeGreaterThan(0);
     }
-    expect(e.peakTerms).toEqual(e.phaseTerms[e.peakPhase]);
+    expect(e.peakTerms).toEqual(e.phaseTerms![e.peakPhase]);
+    // The same estimate without asking carries no terms, and the same figures.
+    const plain = run(raw);
+    expect(plain.peakTerms).toBeUndefined();
+    expect(plain.phaseTerms).toBeUndefined();
+    expect(plain.phases).toEqual(e.phases);
+    expect(plain.peak).toEqual(e.peak);
+  });
+
+  it('add up to every phase across 400 random setups, where the phases are computed on their own', () => {
+    // The phases are plain sums on the hot path; the terms restate them for --explain. A seeded sweep
+    // over methods, precisions, layouts and offloads holds the two together.
+    let seed = 20261130;
+    const pick = <T>(options: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return options[seed % options.length]!;
+    };
+    let checked = 0;
+    for (let i = 0; i < 400; i++) {
+      const strategy = pick(['single', 'ddp', 'zero2', 'zero3', 'fsdp'] as const);
+      const method = pick(['full', 'lora', 'qlora', 'freeze'] as const);
+      const raw: Record<string, unknown> = {
+        model: pick(['llama-3.2-1b', 'qwen2.5-7b', 'gemma-2-2b', 'qwen3-30b-a3b', 'phi-3-mini']),
+        method,
+        ...(method === 'qlora' ? { quantization: pick(['nf4', 'nf4-dq', 'int8']) } : {}),
+        ...(method === 'freeze' ? { trainableLayers: 2 } : {}),
+        precision: pick(['bf16-true', 'bf16-mixed', 'fp32']),
+        optimizer: pick(['adamw', 'adamw-8bit', 'paged-adamw-8bit', 'sgd']),
+        microBatchSize: pick([1, 4]),
+        seqLen: pick([512, 4096]),
+        gradAccumSteps: pick([1, 4]),
+        gradientCheckpointing: pick(['none', 'full', 'selective']),
+        loss: pick(['standard', 'chunked', 'fused']),
+        parallelism: { strategy, gpus: strategy === 'single' ? 1 : 8 },
+        offload: {
+          optimizer: strategy === 'single' || strategy === 'ddp' ? 'none' : pick(['none', 'cpu']),
+          activations: pick(['none', 'cpu']),
+        },
+      };
+      const scenario = parseScenario(raw);
+      const e = estimate({ scenario, shape: shapeOf(String(raw.model)), terms: true });
+      for (const phase of ['load', 'forward', 'backward', 'optimizer-step'] as const) {
+        const terms = e.phaseTerms![phase];
+        const total = terms.reduce((sum, t) => sum + t.bytes, 0);
+        expect(Math.abs(total - e.phases[phase])).toBeLessThanOrEqual(terms.length);
+      }
+      checked++;
+    }
+    expect(checked).toBe(400);
   });
 
   it('name what the peak is made of: the logits gradients at the start of backward', () => {
-    const e = run({ method: 'lora', precision: 'bf16-true', gradientCheckpointing: 'full', seqLen: 8192 });
+    const e = withTerms({
+      method: 'lora',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      seqLen: 8192,
+    });
     expect(e.peakPhase).toBe('backward');
-    expect(e.peakTerms.map((t) => t.term)).toEqual([
+    expect(e.peakTerms!.map((t) => t.term)).toEqual([
       'weights',
       'optimizer-states',
       'saved-activations',
       'logits-and-loss',
       'backward-transient',
     ]);
-    const term = (name: string) => e.peakTerms.find((t) => t.term === name)!.bytes;
+    const term = (name: string) => e.peakTerms!.find((t) => t.term === name)!.bytes;
     expect(term('logits-and-loss')).toBe(e.breakdown.lossResidentBytes);
     expect(term('backward-transient')).toBe(e.breakdown.backwardTransientBytes);
     expect(term('saved-activations')).toBe(e.breakdown.activationsSavedBytes);

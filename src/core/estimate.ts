@@ -43,12 +43,13 @@ export interface Estimate {
   /**
    * What the peak phase's high point holds, term by term (torch-allocated bytes; they add up to
    * peak.allocatedBytes). Reserved adds the allocator's reserve, device the CUDA context and NCCL.
+   * Present when the estimate was asked for its terms (EstimateInput.terms).
    */
-  readonly peakTerms: readonly TermBytes[];
+  readonly peakTerms?: readonly TermBytes[];
   /** torch-allocated bytes at the high point of each phase. */
   readonly phases: Readonly<Record<Phase, number>>;
   /** Each phase's high point term by term; each list adds up to that phase's figure in `phases`. */
-  readonly phaseTerms: Readonly<Record<Phase, readonly TermBytes[]>>;
+  readonly phaseTerms?: Readonly<Record<Phase, readonly TermBytes[]>>;
   /** Host memory (CPU RAM, pinned buffers included) and NVMe space per node when anything is offloaded. */
   readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null;
   readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };
@@ -70,6 +71,11 @@ export interface EstimateInput {
   /** Exact parameter count read from the weight files, when known; the shape's count otherwise. */
   readonly exactParams?: number | null;
   readonly gpu?: GpuSpec | null;
+  /**
+   * Also return what each phase's high point is made of (`peakTerms`, `phaseTerms`): the CLI's
+   * output and the dashboard ask for them; planners and searches, which only compare peaks, do not.
+   */
+  readonly terms?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -729,9 +735,63 @@ export const PEAK_TERMS = [
   'calibration',
 ] as const;
 export type PeakTermName = (typeof PEAK_TERMS)[number];
-type PeakTerm = readonly [PeakTermName, number];
+/** The compositions a phase's high point can take (backward peaks at its start or at its end). */
+type PhaseShape =
+  | 'load'
+  | 'forward'
+  | 'backward-start'
+  | 'backward-end'
+  | 'optimizer-step'
+  | 'optimizer-in-backward';
 
-const sumTerms = (terms: readonly PeakTerm[]): number => terms.reduce((sum, [, bytes]) => sum + bytes, 0);
+const PERSISTENT_TERMS = [
+  'weights',
+  'optimizer-states',
+  'communication-buckets',
+  'gathered-weights',
+] as const;
+const FORWARD_END_TERMS = [
+  ...PERSISTENT_TERMS,
+  'fsdp-root-unit',
+  'accumulated-gradients',
+  'saved-activations',
+  'logits-and-loss',
+  'autocast-copies',
+  'dequantized-weight',
+] as const;
+/** The names of each composition's terms, in the order estimate() lists their values. */
+const PHASE_TERM_NAMES: Readonly<Record<PhaseShape, readonly PeakTermName[]>> = {
+  load: ['weights', 'quantization-transient'],
+  forward: [...FORWARD_END_TERMS, 'previous-step-inputs'],
+  'backward-start': [...FORWARD_END_TERMS, 'backward-transient', 'gathered-gradients', 'fsdp-root-gradient'],
+  'backward-end': [
+    ...PERSISTENT_TERMS,
+    'fsdp-root-unit',
+    'gradients',
+    'gathered-gradients',
+    'fsdp-root-gradient',
+    'dequantized-weight',
+    'optimizer-step-temporary',
+  ],
+  'optimizer-step': [
+    'weights',
+    'gradients',
+    'optimizer-states',
+    'communication-buckets',
+    'optimizer-step-temporary',
+  ],
+  'optimizer-in-backward': PERSISTENT_TERMS,
+};
+
+/** A composition's values as named terms, whole bytes each; terms of 0 bytes are left out. */
+function namedTerms(shape: PhaseShape, values: readonly number[]): TermBytes[] {
+  const names = PHASE_TERM_NAMES[shape];
+  const out: TermBytes[] = [];
+  for (let i = 0; i < values.length; i++) {
+    if (values[i]! > 0) out.push({ term: names[i]!, bytes: Math.round(values[i]!) });
+  }
+  return out;
+}
 
 /**
  * Estimates the per-GPU peak memory of one training step of `scenario` on a model of `shape`.
@@ -748,6 +808,7 @@ export function estimate(input: EstimateInput): Estimate {
   const gpus = scenario.parallelism.gpus;
   const notes: string[] = [];
   const quantized = scenario.quantization !== 'none';
+  const keepTerms = input.terms === true;
 
   // Weights. Quantization applies to the decoder's linear layers; embeddings, norms and the head stay
   // in 16 bits (bitsandbytes skips lm_head; GPTQ keeps it). Exact counts from the weight files replace
@@ -891,75 +952,77 @@ export function estimate(input: EstimateInput): Estimate {
   const gradsDuringForward = accumulating ? (unshardedAccumulation ? Math.max(G, gradientBytes) : G) : 0;
   const persistent = W + O + bucketBytes + gatheredBytes;
 
-  // Each phase's high point as the terms that add up to it (the same list --explain prints).
-  const persistentTerms: PeakTerm[] = [
-    ['weights', W],
-    ['optimizer-states', O],
-    ['communication-buckets', bucketBytes],
-    ['gathered-weights', gatheredBytes],
-  ];
+  // Loading quantizes one 16-bit weight at a time: that weight and its cast.
+  const loadPeak = W + (quantized ? largestQuantized * 4 : 0);
   // What the end of forward holds; the previous step's kept inputs come on top until the loop replaces
   // its outputs, which happens before this backward starts.
-  const forwardEndTerms: PeakTerm[] = [
-    ...persistentTerms,
-    ['fsdp-root-unit', rootBytes],
-    ['accumulated-gradients', gradsDuringForward],
-    ['saved-activations', act.savedBytes],
-    ['logits-and-loss', act.lossResidentBytes],
-    ['autocast-copies', castBytes],
-    ['dequantized-weight', dequantBytes],
-  ];
-  const backwardStartTerms: PeakTerm[] = [
-    ...forwardEndTerms,
-    ['backward-transient', act.backwardTransientBytes],
-    ['gathered-gradients', gatheredGradBytes],
-    ['fsdp-root-gradient', rootHeadGradBytes],
-  ];
-  const backwardEndTerms: PeakTerm[] = [
-    ...persistentTerms,
-    ['fsdp-root-unit', rootBytes],
-    ['gradients', Math.max(G, gradsDuringForward)],
-    ['gathered-gradients', gatheredGradBytes],
-    ['fsdp-root-gradient', 2 * rootGradBytes],
-    ['dequantized-weight', dequantBytes],
-    ['optimizer-step-temporary', inBackward ? stepTemp : 0],
-  ];
-  const termsOf: Record<Phase, PeakTerm[]> = {
-    // Loading quantizes one 16-bit weight at a time: that weight and its cast.
-    load: [
-      ['weights', W],
-      ['quantization-transient', quantized ? largestQuantized * 4 : 0],
-    ],
-    forward: [...forwardEndTerms, ['previous-step-inputs', act.previousStepBytes]],
-    backward:
-      sumTerms(backwardStartTerms) >= sumTerms(backwardEndTerms) ? backwardStartTerms : backwardEndTerms,
-    // In backward, the step is already done: no separate optimizer phase holds the gradients.
-    'optimizer-step': inBackward
-      ? persistentTerms
-      : [
-          ['weights', W],
-          ['gradients', G],
-          ['optimizer-states', O],
-          ['communication-buckets', bucketBytes],
-          ['optimizer-step-temporary', stepTemp],
-        ],
-  };
-  const backwardStart = sumTerms(backwardStartTerms);
-  const backwardEnd = sumTerms(backwardEndTerms);
+  const forwardEnd =
+    persistent +
+    rootBytes +
+    gradsDuringForward +
+    act.savedBytes +
+    act.lossResidentBytes +
+    castBytes +
+    dequantBytes;
+  const forwardPeak = forwardEnd + act.previousStepBytes;
+  const backwardStart = forwardEnd + act.backwardTransientBytes + gatheredGradBytes + rootHeadGradBytes;
+  const backwardEnd =
+    persistent +
+    rootBytes +
+    Math.max(G, gradsDuringForward) +
+    gatheredGradBytes +
+    2 * rootGradBytes +
+    dequantBytes +
+    (inBackward ? stepTemp : 0);
+  const backwardPeak = Math.max(backwardStart, backwardEnd);
+  // In backward, the step is already done: no separate optimizer phase holds the gradients.
+  const optimizerPeak = inBackward ? persistent : W + G + O + bucketBytes + stepTemp;
   const phases: Record<Phase, number> = {
-    load: sumTerms(termsOf.load),
-    forward: sumTerms(termsOf.forward),
-    backward: sumTerms(termsOf.backward),
-    'optimizer-step': sumTerms(termsOf['optimizer-step']),
+    load: loadPeak,
+    forward: forwardPeak,
+    backward: backwardPeak,
+    'optimizer-step': optimizerPeak,
   };
-  const phaseTerms = Object.fromEntries(
-    PHASES.map((phase) => [
-      phase,
-      termsOf[phase]
-        .filter(([, bytes]) => bytes > 0)
-        .map(([term, bytes]): TermBytes => ({ term, bytes: Math.round(bytes) })),
-    ]),
-  ) as Record<Phase, TermBytes[]>;
+  // The same sums term by term, only when asked: the names of each composition are PHASE_TERM_NAMES,
+  // in the order of these values (tests hold each list's sum to its phase above).
+  let phaseTerms: Record<Phase, readonly TermBytes[]> | null = null;
+  if (keepTerms) {
+    const persistentValues = [W, O, bucketBytes, gatheredBytes];
+    const forwardEndValues = [
+      ...persistentValues,
+      rootBytes,
+      gradsDuringForward,
+      act.savedBytes,
+      act.lossResidentBytes,
+      castBytes,
+      dequantBytes,
+    ];
+    const backwardShape: PhaseShape = backwardStart >= backwardEnd ? 'backward-start' : 'backward-end';
+    phaseTerms = {
+      load: namedTerms('load', [W, quantized ? largestQuantized * 4 : 0]),
+      forward: namedTerms('forward', [...forwardEndValues, act.previousStepBytes]),
+      backward:
+        backwardShape === 'backward-start'
+          ? namedTerms(backwardShape, [
+              ...forwardEndValues,
+              act.backwardTransientBytes,
+              gatheredGradBytes,
+              rootHeadGradBytes,
+            ])
+          : namedTerms(backwardShape, [
+              ...persistentValues,
+              rootBytes,
+              Math.max(G, gradsDuringForward),
+              gatheredGradBytes,
+              2 * rootGradBytes,
+              dequantBytes,
+              inBackward ? stepTemp : 0,
+            ]),
+      'optimizer-step': inBackward
+        ? namedTerms('optimizer-in-backward', persistentValues)
+        : namedTerms('optimizer-step', [W, G, O, bucketBytes, stepTemp]),
+    };
+  }
   let peakPhase: Phase = 'load';
   for (const phase of PHASES) if (phases[phase] > phases[peakPhase]) peakPhase = phase;
   const allocated = phases[peakPhase];
@@ -1074,14 +1137,12 @@ export function estimate(input: EstimateInput): Estimate {
       runtime: Math.round(components.runtime),
     },
     peakPhase,
-    peakTerms: phaseTerms[peakPhase],
     phases: {
       load: Math.round(phases.load),
       forward: Math.round(phases.forward),
       backward: Math.round(phases.backward),
       'optimizer-step': Math.round(phases['optimizer-step']),
     },
-    phaseTerms,
     host: host ? { cpuBytes: Math.round(host.cpuBytes), nvmeBytes: Math.round(host.nvmeBytes) } : null,
     params: { total: totalParams, trainable: Math.round(trainable), exactFromWeights: exact !== null },
     // Rounded field by field: a generic loop over the keys dominated the profile (bench:speed).
@@ -1108,17 +1169,25 @@ export function estimate(input: EstimateInput): Estimate {
     },
     notes,
   };
-  if (!input.gpu) return result;
+  if (!input.gpu) return withTerms(result, phaseTerms);
   const usable = usableBytes(input.gpu);
-  return {
-    ...result,
-    fits: {
-      gpu: input.gpu.id,
-      usableBytes: usable,
-      headroomBytes: usable - result.peak.deviceBytes,
-      ok: result.peak.deviceBytes <= usable,
+  return withTerms(
+    {
+      ...result,
+      fits: {
+        gpu: input.gpu.id,
+        usableBytes: usable,
+        headroomBytes: usable - result.peak.deviceBytes,
+        ok: result.peak.deviceBytes <= usable,
+      },
     },
-  };
+    phaseTerms,
+  );
+}
+
+/** The estimate with its terms, when they were asked for (kept off the hot path of searches). */
+function withTerms(e: Estimate, phaseTerms: Record<Phase, readonly TermBytes[]> | null): Estimate {
+  return phaseTerms ? { ...e, peakTerms: phaseTerms[e.peakPhase], phaseTerms } : e;
 }
 
 /** What a process can use on a GPU: nvidia-smi's memory.total (not the marketed size). */

@@ -158,7 +158,7 @@ export function createApp(deps: AppDeps): Hono {
       );
     }
     const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
-    return c.json({ ...estimate({ scenario, shape: model.shape, gpu }), scenario });
+    return c.json({ ...estimate({ scenario, shape: model.shape, gpu, terms: true }), scenario });
   });
   deps.extend?.(api);
   app.route('/api', api);

@@ -47,7 +47,7 @@ function compute(form: FormState, config: Record<string, unknown> | null): Compu
       : resolveModelRef(scenario.model);
     if (!model) return { result: null, scenario: null, error: `model "${form.model}" is not in the catalog` };
     const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
-    return { result: estimate({ scenario, shape: model.shape, gpu }), scenario, error: null };
+    return { result: estimate({ scenario, shape: model.shape, gpu, terms: true }), scenario, error: null };
   } catch (error) {
     return {
       result: null,
