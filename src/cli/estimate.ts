@@ -15,7 +15,7 @@ import {
   SCENARIO_INPUT_OPTIONS,
   scenarioBase,
 } from './_scenario-input.js';
-import { renderEstimate, renderPeakTerms } from './render-estimate.js';
+import { renderEstimate } from './render-estimate.js';
 
 export const help = `headroom estimate — will it fit, and where does the memory go?
 

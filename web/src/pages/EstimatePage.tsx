@@ -469,7 +469,7 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               </summary>
               <table className="levels">
                 <tbody>
-                  {result.peakTerms.map((term) => (
+                  {(result.peakTerms ?? []).map((term) => (
                     <tr key={term.term} data-testid={`term-${term.term}`}>
                       <th>{termLabel(term.term)}</th>
                       <td>{formatBytes(term.bytes)}</td>
