@@ -5,6 +5,7 @@ import type { RunRecord } from '../core/run-record.js';
 import { detectGrowth, layerGaps, perStepPeaks, runOutcome } from '../core/run-summary.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { alive } from '../io/recorder.js';
+import { requireRun } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { styleFor } from './_output.js';
 import { renderDiff, renderRunShow, renderRunsTable, runJson } from './render-run.js';
@@ -43,20 +44,7 @@ function findRun(ledger: Ledger, ref: string | undefined, sub: string): RunRecor
       hint: `headroom runs lists them; headroom runs ${sub} last works too`,
     });
   }
-  const run = ledger.getRun(ref);
-  if (!run) {
-    const runs = ledger.listRuns();
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'ID',
-      message: `no run "${ref}" in ${ledger.path}`,
-      hint:
-        runs.length === 0
-          ? 'record one with headroom run -- python train.py'
-          : `headroom runs lists the ${runs.length} recorded (ids ${runs[0]!.id}–${runs[runs.length - 1]!.id})`,
-    });
-  }
-  return run;
+  return requireRun(ledger, ref, 'ID');
 }
 
 function csvCell(value: unknown): string {

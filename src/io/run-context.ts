@@ -12,14 +12,17 @@ import { parseScenario } from '../core/scenario.js';
 import type { Ledger } from './ledger.js';
 import { resolveModel } from './resolve-model.js';
 
-/** The run `ref` names (an id, a name, `last`); HeadroomUserError listing what there is when none. */
-export function requireRun(ledger: Ledger, ref: string | number): RunRecord {
+/**
+ * The run `ref` names (an id, a name, `last`); HeadroomUserError listing what there is when none.
+ * `where` is how the command calls the argument in its usage (RUN, or ID for `runs`).
+ */
+export function requireRun(ledger: Ledger, ref: string | number, where = 'RUN'): RunRecord {
   const run = ledger.getRun(ref);
   if (run) return run;
   const runs = ledger.listRuns();
   throw new HeadroomUserError({
     code: 'bad-flag',
-    where: 'RUN',
+    where,
     message: `no run "${ref}" in ${ledger.path}`,
     hint:
       runs.length === 0
