@@ -217,6 +217,36 @@ const formatSeconds = (s: number): string =>
       ? `${(s / 60).toFixed(0)} min`
       : `${(s / 3600).toFixed(1)} h`;
 
+/** What the run pins in host memory per node against the target's RAM (unknown without its env file). */
+function hostMemoryCheck(needBytes: number, ramBytes: number | undefined): CheckItem {
+  const check = { id: 'host-memory' as const, title: 'host memory holds the offload' };
+  const what = `the offload needs ${formatBytes(needBytes)} of CPU RAM per node`;
+  if (ramBytes === undefined || !(ramBytes > 0))
+    return {
+      ...check,
+      status: 'unknown',
+      reason: `${what}; the target's RAM is unknown`,
+      action: 'headroom env capture on the target records it',
+    };
+  const has = `${what}; the target has ${formatBytes(ramBytes)}`;
+  if (needBytes > ramBytes)
+    return {
+      ...check,
+      status: 'fail',
+      reason: has,
+      action:
+        'offload less (headroom plan … --gpu shows the rungs before offload), or a machine with more RAM',
+    };
+  if (needBytes > HOST_RAM_SAFE_FRACTION * ramBytes)
+    return {
+      ...check,
+      status: 'warn',
+      reason: `${what}, ${Math.round((100 * needBytes) / ramBytes)} % of the target's ${formatBytes(ramBytes)}: pinned pages cannot be swapped, and the dataloader workers and the page cache need the rest`,
+      action: 'fewer dataloader workers, or offload less',
+    };
+  return { ...check, status: 'pass', reason: has };
+}
+
 /**
  * Checks a scenario that runs on `from` against `to`, and plans the move.
  * @example checkMigration({ scenario, shape, from: { label: 'a.json', env: a, gpu: null }, to: { label: 'h100-sxm', env: null, gpu } })
@@ -292,44 +322,8 @@ export function checkMigration(input: MigrateInput): MigrationReport {
   }
 
   // 1b. Host memory, when anything is offloaded: states, parameters or activations wait in CPU RAM.
-  if (est.host && est.host.cpuBytes > 0) {
-    const need = est.host.cpuBytes;
-    const ram = to.env?.host.memoryBytes ?? null;
-    const what = `the offload needs ${formatBytes(need)} of CPU RAM per node`;
-    if (ram === null || !(ram > 0)) {
-      items.push({
-        id: 'host-memory',
-        title: 'host memory holds the offload',
-        status: 'unknown',
-        reason: `${what}; the target's RAM is unknown`,
-        action: 'headroom env capture on the target records it',
-      });
-    } else if (need > ram) {
-      items.push({
-        id: 'host-memory',
-        title: 'host memory holds the offload',
-        status: 'fail',
-        reason: `${what}; the target has ${formatBytes(ram)}`,
-        action:
-          'offload less (headroom plan … --gpu shows the rungs before offload), or a machine with more RAM',
-      });
-    } else if (need > HOST_RAM_SAFE_FRACTION * ram) {
-      items.push({
-        id: 'host-memory',
-        title: 'host memory holds the offload',
-        status: 'warn',
-        reason: `${what}, ${Math.round((100 * need) / ram)} % of the target's ${formatBytes(ram)}: pinned pages cannot be swapped, and the dataloader workers and the page cache need the rest`,
-        action: 'fewer dataloader workers, or offload less',
-      });
-    } else {
-      items.push({
-        id: 'host-memory',
-        title: 'host memory holds the offload',
-        status: 'pass',
-        reason: `${what}; the target has ${formatBytes(ram)}`,
-      });
-    }
-  }
+  if (est.host && est.host.cpuBytes > 0)
+    items.push(hostMemoryCheck(est.host.cpuBytes, to.env?.host.memoryBytes));
 
   // 2. GPU count.
   if (toGpus) {

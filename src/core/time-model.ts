@@ -38,8 +38,6 @@ export const PCIE_GBS_PER_LANE: Readonly<Record<number, number>> = {
 export const PCIE_EFFICIENCY = 0.8;
 /** Per-GPU network bandwidth between nodes, GB/s: one 200 Gb/s InfiniBand HDR port per GPU (assumed). */
 export const INTER_NODE_GBS = 25;
-/** GPUs per node (estimate.ts): beyond this the ring crosses the network (8-GPU HGX/DGX servers). */
-export { GPUS_PER_NODE };
 /** NVMe read/write bandwidth per node without a measured figure: one PCIe 4.0 x4 SSD, GB/s (assumed). */
 export const DEFAULT_NVME_GBS = 3.5;
 /**
@@ -100,6 +98,7 @@ export function collectiveLink(
       description: `${type}, ${perDirection} GB/s per direction`,
     };
   }
+  // Beyond GPUS_PER_NODE (estimate.ts: 8-GPU HGX/DGX servers) the ring crosses the network.
   if (gpus > GPUS_PER_NODE) {
     return intra.gbs <= INTER_NODE_GBS * COLLECTIVE_EFFICIENCY
       ? intra
