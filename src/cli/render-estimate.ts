@@ -123,35 +123,20 @@ export function renderEstimate(input: {
  */
 export function renderPeakTerms(result: Estimate, style: Style): string {
   const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
-  const rows: [string, number, string][] = (result.peakTerms ?? []).map((t) => [
-    PEAK_TERM_LABELS[t.term],
-    t.bytes,
-    '',
-  ]);
-  const labelWidth = Math.max(
-    ...rows.map(([label]) => label.length),
-    'outside torch (CUDA context, NCCL, paged states)'.length,
-  );
-  const line = (label: string, bytes: number, tail: string, barOf = true): string =>
-    `    ${label.padEnd(labelWidth)}  ${formatBytes(bytes).padStart(10)}${barOf ? `  ${style.cyan(bar(Math.max(0, bytes), deviceBytes, BAR_WIDTH / 2))}` : ''}${tail}`;
-  const lines = [`  how the ${result.peakPhase} peak adds up (torch allocated, then above it):`];
-  for (const [label, bytes] of rows) lines.push(line(label, bytes, ''));
-  lines.push(style.bold(line('= allocated', allocatedBytes, '', false)));
-  lines.push(
-    line(
-      '+ allocator reserve and fragmentation',
-      reservedBytes - allocatedBytes,
-      style.dim(`  = reserved ${formatBytes(reservedBytes)}`),
-      false,
-    ),
-  );
-  lines.push(
-    line(
-      '+ outside torch (CUDA context, NCCL, paged states)',
-      deviceBytes - reservedBytes,
-      style.dim(`  = nvidia-smi ${formatBytes(deviceBytes)}`),
-      false,
-    ),
-  );
-  return lines.join('\n');
+  const terms = (result.peakTerms ?? []).map((t) => ({ label: PEAK_TERM_LABELS[t.term], bytes: t.bytes }));
+  const reserve = '+ allocator reserve and fragmentation';
+  const outside = '+ outside torch (CUDA context, NCCL, paged states)';
+  const labelWidth = Math.max(...terms.map((t) => t.label.length), outside.length);
+  // A term's row has a bar against the nvidia-smi peak; a total's row says what it adds up to.
+  const row = (label: string, bytes: number, total?: string): string =>
+    `    ${label.padEnd(labelWidth)}  ${formatBytes(bytes).padStart(10)}  ${
+      total === undefined ? style.cyan(bar(bytes, deviceBytes, BAR_WIDTH / 2)) : style.dim(total)
+    }`.trimEnd();
+  return [
+    `  how the ${result.peakPhase} peak adds up (torch allocated, then above it):`,
+    ...terms.map((t) => row(t.label, t.bytes)),
+    style.bold(row('= allocated', allocatedBytes, '')),
+    row(reserve, reservedBytes - allocatedBytes, `= reserved ${formatBytes(reservedBytes)}`),
+    row(outside, deviceBytes - reservedBytes, `= nvidia-smi ${formatBytes(deviceBytes)}`),
+  ].join('\n');
 }
