@@ -87,13 +87,13 @@ const EXAMPLE: Readonly<Record<string, string>> = {
 };
 
 /**
- * A numeric flag. Sequence lengths may be written the way people say them: "8k" is 8 × 1024 = 8192
- * tokens (the "8k context" of model cards).
+ * A numeric flag. With `k`, it may be written the way people say sequence lengths: "8k" is
+ * 8 × 1024 = 8192 tokens (the "8k context" of model cards).
  */
-function numeric(values: Values, flag: string): number | undefined {
+function numeric(values: Values, flag: string, options: { readonly k?: boolean } = {}): number | undefined {
   const raw = values[flag];
   if (raw === undefined) return undefined;
-  const thousands = flag === 'seq-len' && typeof raw === 'string' ? /^\s*(\d+)\s*k\s*$/i.exec(raw) : null;
+  const thousands = options.k && typeof raw === 'string' ? /^\s*(\d+)\s*k\s*$/i.exec(raw) : null;
   const n = thousands ? Number(thousands[1]) * 1024 : Number(raw);
   if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
     throw new HeadroomUserError({
@@ -138,7 +138,7 @@ export function applyScenarioFlags(
   set('precision', values.precision);
   set('optimizer', values.optimizer);
   set('microBatchSize', numeric(values, 'micro-batch'));
-  set('seqLen', numeric(values, 'seq-len'));
+  set('seqLen', numeric(values, 'seq-len', { k: true }));
   set('gradAccumSteps', numeric(values, 'grad-accum'));
   if (values['optimizer-in-backward'] === true) out.optimizerInBackward = true;
   set('gradientCheckpointing', values['gradient-checkpointing']);
