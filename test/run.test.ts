@@ -501,7 +501,9 @@ describe('a run that killed its recorder: nothing recorded is lost, and watch re
     child.stderr!.on('data', (d) => {
       err += String(d);
     });
-    await until(() => out.includes('step 4 '), 20_000);
+    // The loop prints a step before the probe records it, so "step 5" on stdout is the first sign
+    // that step 4 is in the probe log (waiting for "step 4" raced the probe's write).
+    await until(() => out.includes('step 5 '), 20_000);
     process.kill(-child.pid!, 'SIGINT'); // what Ctrl-C does: the whole group gets SIGINT
     const code = await new Promise((r) => child.once('exit', (c) => r(c)));
     expect(code).toBe(130);
