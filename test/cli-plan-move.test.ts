@@ -200,6 +200,49 @@ describe('headroom plan', () => {
     );
   });
 
+  it('a run that fits only with its paged optimizer states in host RAM fits, and says what it costs', () => {
+    const flags = [
+      '--method',
+      'full',
+      '--precision',
+      'bf16-true',
+      '--optimizer',
+      'paged-adamw-8bit',
+      '--optimizer-in-backward',
+      '--gradient-checkpointing',
+      'full',
+      '--loss',
+      'chunked',
+      '--micro-batch',
+      '2',
+      '--gpu',
+      'rtx-4090',
+    ];
+    const scenario = parseScenario({
+      model: 'llama-3.1-8b',
+      method: 'full',
+      precision: 'bf16-true',
+      optimizer: 'paged-adamw-8bit',
+      optimizerInBackward: true,
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+      microBatchSize: 2,
+      gpu: 'rtx-4090',
+    });
+    const gpu = findGpu('rtx-4090')!;
+    const e = estimate({ scenario, shape: shapeFromConfig(findModel('llama-3.1-8b')!), gpu });
+    const spilled = formatBytes(e.peak.deviceBytes - usableBytes(gpu));
+    const p = headroom(['plan', 'llama-3.1-8b', ...flags]);
+    expect(p.code).toBe(0);
+    expect(p.stdout).toContain(
+      `✓ fits already, with ${spilled} of the paged optimizer states in CPU RAM (paged in for every optimizer step: slower) — nothing has to change`,
+    );
+    const est = headroom(['estimate', 'llama-3.1-8b', ...flags]);
+    expect(est.stdout).toContain(
+      `✓ fits on NVIDIA GeForce RTX 4090 only with ${spilled} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
+    );
+  });
+
   it('needs a GPU, and a valid margin', () => {
     const r = headroom(['plan', 'llama-3.1-8b']);
     expect(r.code).toBe(1);

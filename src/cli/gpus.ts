@@ -110,7 +110,7 @@ function renderCapacity(
     `${o.gpus} ×`,
     `${LAYOUT[o.strategy] ?? o.strategy}${loaded.scenario.precision.startsWith('bf16') && !gpus.find((g) => g.id === o.gpu)?.bf16 ? style.yellow(' (no bf16: fp16)') : ''}`,
     formatBytes(o.estimate.peak.deviceBytes),
-    `${formatBytes(o.headroomBytes)} (${((o.headroomBytes / (o.headroomBytes + o.estimate.peak.deviceBytes)) * 100).toFixed(0)} %)`,
+    `${formatBytes(o.headroomBytes)} (${((o.headroomBytes / (o.estimate.fits?.usableBytes ?? o.headroomBytes + o.estimate.peak.deviceBytes)) * 100).toFixed(0)} %)`,
     formatDuration(o.time.stepSeconds),
     formatRate(o.time.tokensPerSecond),
     ...(tokens ? [formatDuration(o.runSeconds ?? Number.NaN)] : []),

@@ -90,9 +90,13 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
       `  ${meterBar(start, target.usableBytes, BAR * 2, target.budgetBytes)}  ${formatBytes(start)} of ${formatBytes(target.usableBytes)}`,
     );
     lines.push(
-      style.green(
-        `✓ fits already: ${formatBytes(start)} per GPU, ${formatBytes(free)} free (${((free / target.usableBytes) * 100).toFixed(0)} % headroom, ${formatBytes(target.budgetBytes - start)} beyond the margin) — nothing to change`,
-      ),
+      target.pagedToHostBytes > 0
+        ? style.yellow(
+            `✓ fits already, with ${formatBytes(target.pagedToHostBytes)} of the paged optimizer states in CPU RAM (paged in for every optimizer step: slower) — nothing has to change`,
+          )
+        : style.green(
+            `✓ fits already: ${formatBytes(start)} per GPU, ${formatBytes(free)} free (${((free / target.usableBytes) * 100).toFixed(0)} % headroom, ${formatBytes(target.budgetBytes - start)} beyond the margin) — nothing to change`,
+          ),
     );
     return lines.join('\n');
   }

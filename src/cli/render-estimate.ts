@@ -90,15 +90,20 @@ export function renderEstimate(input: {
     );
   }
   if (result.fits && gpu) {
-    const share = (Math.abs(result.fits.headroomBytes) / result.fits.usableBytes) * 100;
+    const { ok, headroomBytes, usableBytes, pagedToHostBytes } = result.fits;
+    const share = (Math.abs(headroomBytes) / usableBytes) * 100;
     lines.push(
-      result.fits.ok
-        ? style.green(
-            `  ✓ fits on ${gpu.name} with ${formatBytes(result.fits.headroomBytes)} to spare (${share.toFixed(0)} % free)`,
+      !ok
+        ? style.red(
+            `  ✗ does not fit on ${gpu.name}: ${formatBytes(-headroomBytes)} over its ${formatBytes(usableBytes)}`,
           )
-        : style.red(
-            `  ✗ does not fit on ${gpu.name}: ${formatBytes(-result.fits.headroomBytes)} over its ${formatBytes(result.fits.usableBytes)}`,
-          ),
+        : pagedToHostBytes > 0
+          ? style.yellow(
+              `  ✓ fits on ${gpu.name} only with ${formatBytes(pagedToHostBytes)} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
+            )
+          : style.green(
+              `  ✓ fits on ${gpu.name} with ${formatBytes(headroomBytes)} to spare (${share.toFixed(0)} % free)`,
+            ),
     );
   } else {
     lines.push(style.dim('  add --gpu ID to check the fit (headroom gpus lists them)'));

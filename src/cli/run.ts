@@ -4,7 +4,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { constants, hostname } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
-import { estimate } from '../core/estimate.js';
+import { estimate, requiredDeviceBytes } from '../core/estimate.js';
 import type { SmiComputeApp, SmiGpuRow } from '../core/nvidia-smi.js';
 import type { EstimatedPeak, RunStatus } from '../core/run-record.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
@@ -110,7 +110,8 @@ function targetGpus(gpus: readonly SmiGpuRow[], visible: readonly string[] | nul
 export function prelaunchWarnings(
   query: QueryResult,
   visible: readonly string[] | null,
-  estimated: EstimatedPeak | null,
+  /** What the estimate must have on the GPU (requiredDeviceBytes), when a scenario was given. */
+  neededBytes: number | null,
 ): Warning[] {
   if (!query.ok) {
     return [
@@ -146,10 +147,10 @@ export function prelaunchWarnings(
         hint: 'check nvidia-smi on the host, or pick another GPU with CUDA_VISIBLE_DEVICES',
       });
     }
-    if (estimated && gpu.memoryFreeMiB !== null && gpu.memoryFreeMiB * MIB < estimated.deviceBytes) {
+    if (neededBytes !== null && gpu.memoryFreeMiB !== null && gpu.memoryFreeMiB * MIB < neededBytes) {
       warnings.push({
         code: 'low-free-memory',
-        message: `${label} has ${formatBytes(gpu.memoryFreeMiB * MIB)} free; the estimate needs ${formatBytes(estimated.deviceBytes)} per GPU (nvidia-smi level)`,
+        message: `${label} has ${formatBytes(gpu.memoryFreeMiB * MIB)} free; the estimate needs ${formatBytes(neededBytes)} per GPU (nvidia-smi level)`,
         hint: 'free the GPU, or change the setup until headroom estimate fits (smaller micro-batch, checkpointing, LoRA/QLoRA)',
       });
     }
@@ -183,6 +184,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     Object.keys(SCENARIO_OPTIONS).some((k) => values[k as keyof typeof values] !== undefined);
   let scenario: Record<string, unknown> | null = null;
   let estimated: EstimatedPeak | null = null;
+  let neededBytes: number | null = null;
   if (hasScenario) {
     const loaded = await loadScenario(values, undefined, 'run');
     const result = estimate({
@@ -197,6 +199,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       reservedBytes: result.peak.reservedBytes,
       deviceBytes: result.peak.deviceBytes,
     };
+    neededBytes = requiredDeviceBytes(result);
   }
 
   const ledger = Ledger.open(headroomHome(ctx.env));
@@ -205,7 +208,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     const query: QueryResult | null = values['no-smi']
       ? null
       : await queryNvidiaSmi({ env: ctx.env }, queryTimeoutMs);
-    const warnings = query ? prelaunchWarnings(query, visible, estimated) : [];
+    const warnings = query ? prelaunchWarnings(query, visible, neededBytes) : [];
     for (const w of warnings) say(`${err.yellow(`headroom: ⚠ ${w.message}`)}\n  Try: ${w.hint}`);
     if (values.strict && warnings.length > 0) {
       throw new HeadroomUserError({
@@ -214,12 +217,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: `${warnings[0]!.hint}; or run without --strict to start anyway`,
       });
     }
-    if (estimated && query?.ok) {
+    if (neededBytes !== null && query?.ok) {
       for (const gpu of targetGpus(query.gpus, visible)) {
-        if (gpu.memoryFreeMiB !== null && gpu.memoryFreeMiB * MIB >= estimated.deviceBytes) {
+        if (gpu.memoryFreeMiB !== null && gpu.memoryFreeMiB * MIB >= neededBytes) {
           say(
             err.dim(
-              `headroom: GPU ${gpu.index} has ${formatBytes(gpu.memoryFreeMiB * MIB)} free for an estimated ${formatBytes(estimated.deviceBytes)}`,
+              `headroom: GPU ${gpu.index} has ${formatBytes(gpu.memoryFreeMiB * MIB)} free for an estimated ${formatBytes(neededBytes)}`,
             ),
           );
         }

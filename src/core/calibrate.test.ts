@@ -148,6 +148,7 @@ describe('calibratedEstimate', () => {
       ...e.fits!,
       headroomBytes: e.fits!.usableBytes - calibrated.peak.deviceBytes,
       ok: calibrated.peak.deviceBytes <= e.fits!.usableBytes,
+      pagedToHostBytes: 0,
     });
   });
 

@@ -11,6 +11,7 @@ import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   ALLOCATOR_FRAGMENTATION,
   type Estimate,
+  fitOn,
   PHASES,
   type Phase,
   type TermBytes,
@@ -190,11 +191,7 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
   const activations = Math.max(0, c.activations + peak.allocatedBytes - estimate.peak.allocatedBytes);
   const runtime = peak.deviceBytes - (c.weights + c.gradients + c.optimizer + activations);
   const fits = estimate.fits
-    ? {
-        ...estimate.fits,
-        headroomBytes: estimate.fits.usableBytes - peak.deviceBytes,
-        ok: peak.deviceBytes <= estimate.fits.usableBytes,
-      }
+    ? fitOn(estimate.fits.gpu, estimate.fits.usableBytes, { peak, breakdown: estimate.breakdown })
     : undefined;
   const rounded = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])) as Record<
     Phase,

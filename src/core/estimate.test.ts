@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { shapeFromConfig } from './architecture.js';
 import { findGpu, findModel } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
-import { estimate } from './estimate.js';
+import { estimate, requiredDeviceBytes } from './estimate.js';
 import { parseScenario } from './scenario.js';
 
 const shapeOf = (id: string) => shapeFromConfig(findModel(id)!);
@@ -30,6 +30,7 @@ describe('estimate: the shape of the answer', () => {
       usableBytes: 85_899_345_920,
       headroomBytes: 85_899_345_920 - r.peak.deviceBytes,
       ok: true,
+      pagedToHostBytes: 0,
     });
   });
 
@@ -67,6 +68,40 @@ describe('estimate: model states by method and precision', () => {
     expect(paged.breakdown.pagedOptimizerBytes).toBeGreaterThan(16e9);
     expect(paged.breakdown.optimizerBytes).toBe(0);
     expect(paged.peak.deviceBytes - paged.peak.reservedBytes).toBeGreaterThan(16e9);
+  });
+
+  it('paged states that do not fit wait in host RAM: the run fits, without headroom', () => {
+    // torchtune's Llama 3.1 8B full fine-tune (PagedAdamW8bit, optimizer in backward) runs on a 24 GB
+    // RTX 4090 although its 16 GB of weights and 16 GB of states do not fit together.
+    const scenario = {
+      method: 'full',
+      precision: 'bf16-true',
+      optimizer: 'paged-adamw-8bit',
+      optimizerInBackward: true,
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+      microBatchSize: 2,
+    } as const;
+    const e = run(scenario, 'rtx-4090');
+    const usable = 25_757_220_864; // RTX 4090 memory.total, 24564 MiB
+    const paged = e.breakdown.pagedOptimizerBytes!;
+    expect(e.peak.deviceBytes).toBeGreaterThan(usable);
+    expect(requiredDeviceBytes(e)).toBe(e.peak.deviceBytes - paged);
+    expect(e.fits).toEqual({
+      gpu: 'rtx-4090',
+      usableBytes: usable,
+      headroomBytes: 0,
+      ok: true,
+      pagedToHostBytes: e.peak.deviceBytes - usable,
+    });
+    // On an 80 GB card everything is resident; on a 12 GB one even the rest does not fit.
+    expect(run(scenario, 'a100-sxm-80gb').fits).toMatchObject({ ok: true, pagedToHostBytes: 0 });
+    const small = run(scenario, 'rtx-3060-12gb').fits!;
+    expect(small.ok).toBe(false);
+    expect(small.pagedToHostBytes).toBe(paged);
+    expect(small.headroomBytes).toBe(small.usableBytes - requiredDeviceBytes(e));
+    // The same run with an unpaged 8-bit AdamW does not fit the 4090.
+    expect(run({ ...scenario, optimizer: 'adamw-8bit' }, 'rtx-4090').fits!.ok).toBe(false);
   });
 
   it('a LoRA adapter with dropout keeps its dropped-out copy and mask instead of the input', () => {

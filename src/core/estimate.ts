@@ -55,14 +55,23 @@ export interface Estimate {
   readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };
   /** The pieces behind the parts, for people who want to check the arithmetic. */
   readonly breakdown: Readonly<Record<string, number>>;
-  readonly fits?: {
-    readonly gpu: string;
-    readonly usableBytes: number;
-    readonly headroomBytes: number;
-    readonly ok: boolean;
-  };
+  readonly fits?: Fit;
   /** Assumptions the estimate had to make, in words. */
   readonly notes: readonly string[];
+}
+
+/** The estimate against one GPU's usable memory. */
+export interface Fit {
+  readonly gpu: string;
+  readonly usableBytes: number;
+  /** usable − what the GPU holds at the peak; 0 while paged optimizer states wait in host RAM. */
+  readonly headroomBytes: number;
+  readonly ok: boolean;
+  /**
+   * Paged optimizer states that do not fit beside the rest: CUDA managed memory keeps them in host RAM
+   * and pages them in for each optimizer step. Slower, not an out-of-memory error. 0 when all fit.
+   */
+  readonly pagedToHostBytes: number;
 }
 
 export interface EstimateInput {
@@ -1170,19 +1179,33 @@ export function estimate(input: EstimateInput): Estimate {
     notes,
   };
   if (!input.gpu) return withTerms(result, phaseTerms);
-  const usable = usableBytes(input.gpu);
-  return withTerms(
-    {
-      ...result,
-      fits: {
-        gpu: input.gpu.id,
-        usableBytes: usable,
-        headroomBytes: usable - result.peak.deviceBytes,
-        ok: result.peak.deviceBytes <= usable,
-      },
-    },
-    phaseTerms,
-  );
+  return withTerms({ ...result, fits: fitOn(input.gpu.id, usableBytes(input.gpu), result) }, phaseTerms);
+}
+
+/**
+ * The bytes that must be on the GPU at the peak: nvidia-smi's figure less the paged optimizer states.
+ * bitsandbytes allocates paged states in CUDA managed memory, which moves them "from the GPU to the CPU
+ * when GPU memory is exhausted" (bitsandbytes docs, optimizers) instead of failing: torchtune's
+ * Llama 3.1 8B full fine-tune with PagedAdamW8bit runs on a 24 GB RTX 4090 although its 16 GB of
+ * states and 16 GB of weights do not fit together (torchtune README, memory table). Compare this, not
+ * deviceBytes, with a GPU's memory or a budget.
+ */
+export function requiredDeviceBytes(e: Pick<Estimate, 'peak' | 'breakdown'>): number {
+  return e.peak.deviceBytes - (e.breakdown.pagedOptimizerBytes ?? 0);
+}
+
+/** How an estimate's peak sits in `usable` bytes of GPU memory (see Fit). */
+export function fitOn(gpu: string, usable: number, e: Pick<Estimate, 'peak' | 'breakdown'>): Fit {
+  const paged = e.breakdown.pagedOptimizerBytes ?? 0;
+  const pagedToHost = Math.min(paged, Math.max(0, e.peak.deviceBytes - usable));
+  const held = e.peak.deviceBytes - pagedToHost;
+  return {
+    gpu,
+    usableBytes: usable,
+    headroomBytes: usable - held,
+    ok: held <= usable,
+    pagedToHostBytes: pagedToHost,
+  };
 }
 
 /** The estimate with its terms, when they were asked for (kept off the hot path of searches). */

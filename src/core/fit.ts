@@ -6,7 +6,7 @@
 import type { ModelShape } from './architecture.js';
 import { type Calibration, calibratedEstimate } from './calibrate.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
-import { type Estimate, estimate } from './estimate.js';
+import { type Estimate, estimate, requiredDeviceBytes } from './estimate.js';
 import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
 import type { Scenario } from './scenario.js';
 
@@ -97,7 +97,7 @@ function bound(
     }
     return est;
   };
-  const value = largestFitting((n) => at(n).peak.deviceBytes <= budget, cap);
+  const value = largestFitting((n) => requiredDeviceBytes(at(n)) <= budget, cap);
   if (value === 0)
     return {
       value: null,

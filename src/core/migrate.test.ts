@@ -171,6 +171,36 @@ describe('checkMigration on crafted environment pairs', () => {
     expect(full.verdict).toBe('fail');
   });
 
+  it('paged optimizer states do not count against the target: they wait in host RAM when it is full', () => {
+    const raw = {
+      method: 'full',
+      precision: 'bf16-true',
+      optimizer: 'paged-adamw-8bit',
+      optimizerInBackward: true,
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+    };
+    const r = check(raw, side('a', h100x8), side('rtx-4090', null, 'rtx-4090'));
+    const fit = r.items.find((i) => i.id === 'memory-fit')!;
+    const e = estimate({
+      scenario: parseScenario({ model: 'llama-3.1-8b', ...raw }),
+      shape,
+      gpu: findGpu('rtx-4090')!,
+    });
+    expect(fit.status).toBe('pass');
+    expect(fit.reason).toContain(
+      `peak ${formatBytes(e.peak.deviceBytes - e.breakdown.pagedOptimizerBytes!)} per GPU ≤ `,
+    );
+    expect(fit.reason).toContain(
+      `; the ${formatBytes(e.breakdown.pagedOptimizerBytes!)} of paged optimizer states come on top where there is room and wait in host RAM where there is not`,
+    );
+    expect(
+      status(check({ ...raw, optimizer: 'adamw-8bit' }, side('a', h100x8), side('r', null, 'rtx-4090')))[
+        'memory-fit'
+      ],
+    ).toBe('fail');
+  });
+
   it('ZeRO-3 over PCIe warns with the communication time per step', () => {
     const l40s = env({
       gpus: Array.from({ length: 4 }, (_, i) => gpu('NVIDIA L40S', 46068, '8.9', 'l40s', i)),

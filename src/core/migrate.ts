@@ -9,7 +9,7 @@ import type { ModelShape } from './architecture.js';
 import { withBitsandbytes } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { EnvGpu, EnvSnapshot } from './env.js';
-import { type Estimate, estimate, usableBytes } from './estimate.js';
+import { type Estimate, estimate, requiredDeviceBytes, usableBytes } from './estimate.js';
 import { DEFAULT_MARGIN_FRACTION } from './margin.js';
 import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
 import { type StepTime, stepTime } from './time-model.js';
@@ -286,8 +286,13 @@ export function checkMigration(input: MigrateInput): MigrationReport {
   const toGpus = envGpus(to.env);
   const needGpus = scenario.parallelism.gpus;
 
-  // 1. Memory.
-  const peak = est.peak.deviceBytes;
+  // 1. Memory: what must stay on the GPU; paged optimizer states move to host RAM when it fills.
+  const peak = requiredDeviceBytes(est);
+  const paged = est.breakdown.pagedOptimizerBytes ?? 0;
+  const pagedNote =
+    paged > 0
+      ? `; the ${formatBytes(paged)} of paged optimizer states come on top where there is room and wait in host RAM where there is not`
+      : '';
   if (!usable) {
     items.push({
       id: 'memory-fit',
@@ -301,14 +306,14 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       id: 'memory-fit',
       title: 'peak memory fits the target',
       status: 'pass',
-      reason: `peak ${formatBytes(peak)} per GPU ≤ ${formatBytes(budget)} (${formatBytes(usableB)} on ${usable.note}, less the ${Math.round(margin * 100)} % margin)${bnbNote}`,
+      reason: `peak ${formatBytes(peak)} per GPU ≤ ${formatBytes(budget)} (${formatBytes(usableB)} on ${usable.note}, less the ${Math.round(margin * 100)} % margin)${pagedNote}${bnbNote}`,
     });
   } else if (peak <= usableB) {
     items.push({
       id: 'memory-fit',
       title: 'peak memory fits the target',
       status: 'warn',
-      reason: `peak ${formatBytes(peak)} fits ${formatBytes(usableB)} on ${usable.note} but leaves ${formatBytes(usableB - peak)}, inside the ${Math.round(margin * 100)} % margin: a long batch can run out${bnbNote}`,
+      reason: `peak ${formatBytes(peak)} fits ${formatBytes(usableB)} on ${usable.note} but leaves ${formatBytes(usableB - peak)}, inside the ${Math.round(margin * 100)} % margin: a long batch can run out${pagedNote}${bnbNote}`,
       action: `${upgrade}headroom plan … --gpu for changes that restore the margin`,
     });
   } else {
@@ -316,7 +321,7 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       id: 'memory-fit',
       title: 'peak memory fits the target',
       status: 'fail',
-      reason: `peak ${formatBytes(peak)} per GPU is over the ${formatBytes(usableB)} of ${usable.note} by ${formatBytes(peak - usableB)}${bnbNote}`,
+      reason: `peak ${formatBytes(peak)} per GPU is over the ${formatBytes(usableB)} of ${usable.note} by ${formatBytes(peak - usableB)}${pagedNote}${bnbNote}`,
       action: `${upgrade}headroom plan … --gpu ${targetGpu?.id ?? 'ID'} finds the cheapest change that fits`,
     });
   }

@@ -11,7 +11,7 @@ import { type Calibration, calibratedEstimate } from './calibrate.js';
 import { type CapacityOption, planCapacity } from './capacity.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
-import { type Estimate, estimate } from './estimate.js';
+import { type Estimate, estimate, fitOn, requiredDeviceBytes } from './estimate.js';
 import { largestFitting } from './fit.js';
 import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
 import type { Scenario, Strategy } from './scenario.js';
@@ -67,8 +67,10 @@ export interface PlanTarget extends MemoryTarget {
   readonly gpus: number;
   /** Per-GPU device peak of the scenario as given. */
   readonly startPeakBytes: number;
-  /** usableBytes − startPeakBytes: the headroom as given (negative when it does not fit at all). */
+  /** usableBytes − what the GPU holds as given (negative when it does not fit at all; see Fit). */
   readonly headroomBytes: number;
+  /** Paged optimizer states of the scenario as given that wait in host RAM (see Fit). */
+  readonly pagedToHostBytes: number;
 }
 
 export interface Plan {
@@ -479,13 +481,15 @@ export function makePlan(input: PlanInput): Plan {
   };
   const baseEstimate = estimateOf(base);
   const baseSeconds = secondsPerToken(base);
+  const baseFit = fitOn(memory.gpu, memory.usableBytes, baseEstimate);
   const target: PlanTarget = {
     ...memory,
     gpus: base.parallelism.gpus,
     startPeakBytes: baseEstimate.peak.deviceBytes,
-    headroomBytes: memory.usableBytes - baseEstimate.peak.deviceBytes,
+    headroomBytes: baseFit.headroomBytes,
+    pagedToHostBytes: baseFit.pagedToHostBytes,
   };
-  const fits = (est: Estimate) => est.peak.deviceBytes <= target.budgetBytes;
+  const fits = (est: Estimate) => requiredDeviceBytes(est) <= target.budgetBytes;
   if (fits(baseEstimate)) return { scenario: base, target, fitsAlready: true, rungs: [], alternatives: [] };
 
   const ctx: Context = { input, budget: target.budgetBytes, gpus: target.gpus, estimateOf };

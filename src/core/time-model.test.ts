@@ -166,6 +166,30 @@ describe('stepTime', () => {
     expect(off.stepSeconds / base.stepSeconds).toBeLessThan(1.1);
   });
 
+  it('paged optimizer states that do not fit move in and out over PCIe once per step', () => {
+    const raw = {
+      method: 'full',
+      precision: 'bf16-true',
+      optimizer: 'paged-adamw-8bit',
+      optimizerInBackward: true,
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+    };
+    const onH100 = time(raw, 'h100-sxm');
+    expect([onH100.offloadBytes, onH100.notes]).toEqual([0, []]);
+    const scenario = parseScenario({ model: 'llama-3.1-8b', ...raw });
+    const gpu = findGpu('rtx-4090')!;
+    const est = estimate({ scenario, shape, gpu });
+    const spilled = est.fits!.pagedToHostBytes;
+    expect(spilled).toBeGreaterThan(5 * 2 ** 30);
+    const on4090 = time(raw, 'rtx-4090');
+    expect(on4090.offloadBytes).toBe(2 * spilled);
+    expect(on4090.offloadSeconds).toBeCloseTo((2 * spilled) / (pcieGbs({ gen: 4, lanes: 16 }) * 1e9), 12);
+    expect(on4090.notes).toEqual([
+      `${(spilled / 2 ** 30).toFixed(1)} GiB of paged optimizer states do not fit on the GPU and move over PCIe every step`,
+    ]);
+  });
+
   it('charges 4-bit dequantization at memory bandwidth, and says when a GPU lacks bf16', () => {
     const q = time({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true' }, 'rtx-4090');
     const l = time({ method: 'lora', precision: 'bf16-true' }, 'rtx-4090');

@@ -7,7 +7,7 @@
 import type { ModelShape } from './architecture.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { Estimate } from './estimate.js';
-import { GPUS_PER_NODE, quantizedBytesPerParam } from './estimate.js';
+import { fitOn, GPUS_PER_NODE, quantizedBytesPerParam, usableBytes } from './estimate.js';
 import { paramBreakdown } from './params.js';
 import type { Scenario } from './scenario.js';
 
@@ -317,6 +317,17 @@ export function stepTime(input: StepTimeInput): StepTime {
     const bytes = 2 * activationBytes * accum;
     offloadBytes += bytes;
     offloadSeconds += bytes / (pcie * 1e9);
+  }
+  // Paged optimizer states that did not fit stay in host RAM: CUDA managed memory pages them in for the
+  // optimizer step and out again when forward needs the room, once per step.
+  const pagedToHost = fitOn(gpu.id, usableBytes(gpu), est).pagedToHostBytes;
+  if (pagedToHost > 0) {
+    const bytes = 2 * pagedToHost;
+    offloadBytes += bytes;
+    offloadSeconds += bytes / (pcie * 1e9);
+    notes.push(
+      `${(pagedToHost / 1024 ** 3).toFixed(1)} GiB of paged optimizer states do not fit on the GPU and move over PCIe every step`,
+    );
   }
   const stepSeconds = Math.max(computeSeconds, commSeconds) + offloadSeconds + hostOptimizerSeconds;
   if (commSeconds > computeSeconds)

@@ -1,15 +1,15 @@
 /** Across every catalog GPU: does this scenario fit one of it, and with how much to spare. */
 import { GPUS } from '../../../src/core/catalog/index.js';
-import { usableBytes } from '../../../src/core/estimate.js';
+import { type Estimate, fitOn, usableBytes } from '../../../src/core/estimate.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { useT } from '../i18n.js';
 
 export function FitsStrip({
-  deviceBytes,
+  estimate,
   selected,
   onPick,
 }: {
-  deviceBytes: number;
+  estimate: Pick<Estimate, 'peak' | 'breakdown'>;
   selected: string;
   onPick: (id: string) => void;
 }) {
@@ -20,13 +20,20 @@ export function FitsStrip({
       <h3>{t('estimate.fitsOn')}</h3>
       <div className="chips">
         {gpus.map((g) => {
-          const spare = usableBytes(g) - deviceBytes;
+          const fit = fitOn(g.id, usableBytes(g), estimate);
+          const spare = fit.headroomBytes;
           return (
             <button
               type="button"
               key={g.id}
-              className={`chip ${spare >= 0 ? 'ok' : 'no'} ${g.id === selected ? 'selected' : ''}`}
-              title={`${g.name}: ${spare >= 0 ? `${t('estimate.headroom')} ${formatBytes(spare)}` : `${t('estimate.over')} ${formatBytes(-spare)}`}`}
+              className={`chip ${fit.ok ? 'ok' : 'no'} ${g.id === selected ? 'selected' : ''}`}
+              title={`${g.name}: ${
+                !fit.ok
+                  ? `${t('estimate.over')} ${formatBytes(-spare)}`
+                  : fit.pagedToHostBytes > 0
+                    ? `${t('estimate.pagedToHost')} ${formatBytes(fit.pagedToHostBytes)}`
+                    : `${t('estimate.headroom')} ${formatBytes(spare)}`
+              }`}
               onClick={() => onPick(g.id)}
             >
               {g.id}

@@ -437,7 +437,9 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             <div className={`verdict ${result.fits?.ok ? 'ok' : 'no'}`} data-testid="verdict">
               {result.fits
                 ? result.fits.ok
-                  ? `✓ ${t('estimate.fits')} ${result.fits.gpu} — ${t('estimate.headroom')} ${formatBytes(result.fits.headroomBytes)}`
+                  ? result.fits.pagedToHostBytes > 0
+                    ? `✓ ${t('estimate.fits')} ${result.fits.gpu} — ${t('estimate.pagedToHost')} ${formatBytes(result.fits.pagedToHostBytes)}`
+                    : `✓ ${t('estimate.fits')} ${result.fits.gpu} — ${t('estimate.headroom')} ${formatBytes(result.fits.headroomBytes)}`
                   : `✗ ${t('estimate.doesNotFit')} ${result.fits.gpu} — ${t('estimate.over')} ${formatBytes(-result.fits.headroomBytes)}`
                 : null}
             </div>
@@ -500,11 +502,7 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                 </ul>
               </div>
             ) : null}
-            <FitsStrip
-              deviceBytes={result.peak.deviceBytes}
-              selected={form.gpu!}
-              onPick={(id) => update('gpu', id)}
-            />
+            <FitsStrip estimate={result} selected={form.gpu!} onPick={(id) => update('gpu', id)} />
             <Ladder scenario={scenario} shapeSource={config} baseDeviceBytes={result.peak.deviceBytes} />
           </>
         ) : null}
