@@ -42,13 +42,14 @@ export interface Correction {
 
 /**
  * Scenario extensions (`source.extensions`) that the estimator models as scenario fields. The rows carry
- * them because SCENARIO.md had no field for them (optimizerInBackward) or the conversion kept them
+ * them because SCENARIO.md had no field for them (optimizerInBackward, torchCompile) or the conversion kept them
  * aside (modulesToSave); Headroom reads them instead of dropping them.
  */
 function scenarioOf(row: AccuracyRow): Record<string, unknown> {
   const out: Record<string, unknown> = { ...row.scenario };
   const ext = row.source.extensions ?? {};
   if (ext.optimizerInBackward !== undefined) out.optimizerInBackward = ext.optimizerInBackward;
+  if (ext.torchCompile !== undefined) out.torchCompile = ext.torchCompile;
   if (Array.isArray(ext.modulesToSave) && out.lora && typeof out.lora === 'object') {
     out.lora = { ...(out.lora as Record<string, unknown>), modulesToSave: ext.modulesToSave };
   }

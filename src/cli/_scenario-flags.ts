@@ -26,6 +26,7 @@ export const SCENARIO_OPTIONS = {
   'optimizer-in-backward': { type: 'boolean' },
   'gradient-checkpointing': { type: 'string' },
   attention: { type: 'string' },
+  'torch-compile': { type: 'boolean' },
   loss: { type: 'string' },
   strategy: { type: 'string' },
   gpus: { type: 'string' },
@@ -64,6 +65,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --gradient-checkpointing  none | full | selective                           [none]
   --attention A             eager | sdpa | flash                              [sdpa]
   --loss L                  standard | chunked | fused                        [standard]
+  --torch-compile           torch.compile on the model and loss (torchtune compile, HF
+                            torch_compile): a compiled chunked loss keeps no fp32 logits
   --strategy S  --gpus N    single | ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op  [single, 1]
   --wrap-embeddings         FSDP: embeddings and head are units of their own, not in the
                             root unit FSDP keeps gathered (torchtune custom_sharded_layers)
@@ -144,6 +147,7 @@ export function applyScenarioFlags(
   set('gradientCheckpointing', values['gradient-checkpointing']);
   set('attention', values.attention);
   set('loss', values.loss);
+  if (values['torch-compile'] === true) out.torchCompile = true;
   set('gpu', values.gpu);
   const lora: Record<string, unknown> = { ...((base.lora as Record<string, unknown> | undefined) ?? {}) };
   const loraBefore = JSON.stringify(lora);

@@ -44,6 +44,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     scenario.gradientCheckpointing === 'none' ? 'no ckpt' : `ckpt ${scenario.gradientCheckpointing}`,
     scenario.attention,
     `${scenario.loss} loss`,
+    ...(scenario.torchCompile ? ['compiled'] : []),
     gpus,
     ...(offload.length > 0 ? [`offload ${offload.join(' ')}`] : []),
   ].join(' · ');

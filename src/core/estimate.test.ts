@@ -138,9 +138,10 @@ describe('estimate: model states by method and precision', () => {
     const plainEnd = fsdp({}, 'full', short);
     const wrappedEnd = fsdp({ wrapEmbeddings: true }, 'full', short);
     expect(plainEnd.phases.backward - wrappedEnd.phases.backward).toBe(root + 2 * root);
-    // At that moment: this GPU's gradient shard, one layer's gathered gradient, and the root's twice.
+    // At that moment: this GPU's gradient shard, one layer's gathered gradient and the root's, each
+    // twice (per parameter, and copied into the reduce-scatter input).
     const layer = 218_112_000 * 2; // one Llama-3.1-8B decoder layer in bf16
-    expect(plainEnd.components.gradients).toBe(plainEnd.breakdown.gradientsBytes! + layer + 2 * root);
+    expect(plainEnd.components.gradients).toBe(plainEnd.breakdown.gradientsBytes! + 2 * layer + 2 * root);
     // The step runs after the root is resharded; a frozen root has no gradient to build.
     expect(plain.phases['optimizer-step']).toBe(wrapped.phases['optimizer-step']);
     expect(fsdp({}, 'lora').breakdown.fsdpRootGradientBytes).toBe(0);
@@ -451,6 +452,43 @@ describe("estimate: a sequence past the model's context", () => {
       /^sequence 2048 is longer than the model's 1024 learned positions: it cannot run at this length/,
     );
     expect(past.notes.some((n) => n.includes('RoPE'))).toBe(false);
+  });
+});
+
+describe('estimate: the logits and the head in backward', () => {
+  const V = 128_256;
+  const tokens = 2 * 2048;
+  const base = {
+    method: 'full',
+    precision: 'bf16-true',
+    gradientCheckpointing: 'full',
+    microBatchSize: 2,
+  } as const;
+
+  it('a compiled chunked loss keeps the 16-bit logit chunks and no fp32 copy (torchtune PR #1390)', () => {
+    const chunked = run({ ...base, loss: 'chunked' });
+    const compiled = run({ ...base, loss: 'chunked', torchCompile: true });
+    expect(chunked.breakdown.lossResidentBytes).toBe((2 + 4) * V * tokens);
+    expect(compiled.breakdown.lossResidentBytes).toBe(2 * V * tokens);
+    // The standard loss is not changed: where the upcast runs outside the compiled loss (torchtune's
+    // decoder returned fp32 logits), compiling does not remove the copy.
+    expect(run({ ...base, torchCompile: true }).breakdown.lossResidentBytes).toBe(
+      run(base).breakdown.lossResidentBytes,
+    );
+  });
+
+  it('the head’s gradient forms first in backward, beside one chunk’s logit gradient', () => {
+    // Optimizer in backward frees each gradient as it steps: the head's 128,256 × 4,096 bf16 gradient
+    // with the first chunk's bf16 logit gradient is the largest moment, above a recomputed layer.
+    const inBwd = run({ ...base, loss: 'chunked', optimizerInBackward: true });
+    const head = V * 4096 * 2;
+    expect(inBwd.breakdown.backwardTransientBytes).toBe(head + (2 * V * tokens) / 8);
+    // A LoRA run's frozen head makes no gradient: the recomputed layer is the transient.
+    const lora = run({ ...base, method: 'lora', loss: 'chunked' });
+    expect(lora.breakdown.backwardTransientBytes).toBeLessThan(head);
+    // With accumulation the head's gradient already exists from the micro-batch before.
+    const accum = run({ ...base, loss: 'chunked', gradAccumSteps: 4 });
+    expect(accum.breakdown.backwardTransientBytes).toBeLessThan(head);
   });
 });
 

@@ -619,6 +619,8 @@ interface ActivationPlan {
   readonly backwardTransientBytes: number;
   /** Logits and loss bytes held at the end of the forward pass. */
   readonly lossResidentBytes: number;
+  /** The loss's own backward transient (the logits' gradients, whole or one chunk's). */
+  readonly lossBackwardBytes: number;
   readonly perLayerBytes: number;
   /** Saved decoder-layer bytes that wait in pinned CPU memory (offload.activations "cpu"). */
   readonly offloadedBytes: number;
@@ -687,8 +689,11 @@ function activationPlan(
       break;
     case 'chunked':
       // Logit chunks in 16 bits and each chunk's fp32 log-softmax output stay until backward; the
-      // gradients are made one chunk at a time (torchtune CEWithChunkedOutputLoss).
-      lossResident = (e + 4) * V * tokens;
+      // gradients are made one chunk at a time (torchtune CEWithChunkedOutputLoss). Compiled, the
+      // chunk's upcast and cross-entropy are one kernel that keeps no fp32 copy: "chunked cross entropy
+      // reduces memory by processing and upcasting one chunk at a time. This allows the memory to be
+      // released after the computation" (torchtune PR #1390, which compiles the loss with its upcast).
+      lossResident = (scenario.torchCompile ? e : e + 4) * V * tokens;
       lossBackward = (8 * V * tokens) / LOSS_CHUNKS;
       break;
     case 'fused':
@@ -713,6 +718,7 @@ function activationPlan(
     previousStepBytes,
     backwardTransientBytes: Math.max(recomputeBytes, lossBackward),
     lossResidentBytes: lossResident,
+    lossBackwardBytes: lossBackward,
     perLayerBytes: perLayer,
     offloadedBytes,
   };
@@ -881,7 +887,7 @@ export function estimate(input: EstimateInput): Estimate {
       : 0;
   const gatheredGradBytes =
     weightsAreSharded && gpus > 1 && (scenario.method === 'full' || scenario.method === 'freeze')
-      ? gatheredLayerParams * plan.computeBytes
+      ? (strategy === 'fsdp' ? 2 : 1) * gatheredLayerParams * plan.computeBytes
       : 0;
 
   // FSDP's root unit holds what no wrapped block does: the embeddings and the output head (and the
@@ -974,7 +980,28 @@ export function estimate(input: EstimateInput): Estimate {
     castBytes +
     dequantBytes;
   const forwardPeak = forwardEnd + act.previousStepBytes;
-  const backwardStart = forwardEnd + act.backwardTransientBytes + gatheredGradBytes + rootHeadGradBytes;
+  // Backward's first weight gradient is the output head's, made while the logits' gradient (one chunk's,
+  // with a chunked or fused loss) is alive. FSDP's root gradient already counts it; accumulated
+  // gradients already hold it; a sharded unit's gathered gradient is the head's at that moment.
+  const headTrains = scenario.method === 'full' || training.lmHeadTrained;
+  const headGradBytes =
+    headTrains && rootHeadGradBytes === 0 && gradsDuringForward === 0
+      ? Math.max(
+          0,
+          (scenario.method === 'full' ? headWeightParams * plan.gradientBytes : headParams * 4) -
+            gatheredGradBytes,
+        )
+      : 0;
+  const logitsGradBytes =
+    scenario.loss === 'fused'
+      ? act.lossBackwardBytes
+      : (plan.computeBytes * shape.vocabSize * scenario.microBatchSize * scenario.seqLen) /
+        (scenario.loss === 'chunked' ? LOSS_CHUNKS : 1);
+  const backwardTransient = Math.max(
+    act.backwardTransientBytes,
+    headGradBytes > 0 ? logitsGradBytes + headGradBytes : 0,
+  );
+  const backwardStart = forwardEnd + backwardTransient + gatheredGradBytes + rootHeadGradBytes;
   const backwardEnd =
     persistent +
     rootBytes +
@@ -1014,7 +1041,7 @@ export function estimate(input: EstimateInput): Estimate {
         backwardShape === 'backward-start'
           ? namedTerms(backwardShape, [
               ...forwardEndValues,
-              act.backwardTransientBytes,
+              backwardTransient,
               gatheredGradBytes,
               rootHeadGradBytes,
             ])
@@ -1165,7 +1192,7 @@ export function estimate(input: EstimateInput): Estimate {
       previousStepBytes: Math.round(act.previousStepBytes),
       activationsPerLayerPerTokenBytes: Math.round(act.perLayerBytes),
       lossResidentBytes: Math.round(act.lossResidentBytes),
-      backwardTransientBytes: Math.round(act.backwardTransientBytes),
+      backwardTransientBytes: Math.round(backwardTransient),
       autocastCopyBytes: Math.round(castBytes),
       dequantTransientBytes: Math.round(dequantBytes),
       gatheredWeightsBytes: Math.round(gatheredBytes),

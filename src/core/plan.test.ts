@@ -256,6 +256,7 @@ describe('makePlan: FSDP rungs', () => {
         precision: 'bf16-true',
         gradientCheckpointing: 'full',
         loss: 'chunked',
+        seqLen: 1024,
         gradAccumSteps: 8,
         parallelism: { strategy: 'fsdp', gpus: 4 },
       },

@@ -103,6 +103,7 @@ describe('parseScenario', () => {
       /"always" is not one of none \| step \| next-forward/,
     ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
+    [{ model: 'x', torchCompile: 1 }, 'torchCompile', /1 must be true or false/],
     [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },
       'optimizerInBackward',
@@ -122,6 +123,11 @@ describe('parseScenario', () => {
   it('keeps optimizerInBackward only when it is true', () => {
     expect(parseScenario({ model: 'x', optimizerInBackward: true }).optimizerInBackward).toBe(true);
     expect('optimizerInBackward' in parseScenario({ model: 'x', optimizerInBackward: false })).toBe(false);
+  });
+
+  it('keeps torchCompile only when it is true', () => {
+    expect(parseScenario({ model: 'x', torchCompile: true }).torchCompile).toBe(true);
+    expect('torchCompile' in parseScenario({ model: 'x', torchCompile: false })).toBe(false);
   });
 
   it('declines peft-other rows with a clear message', () => {

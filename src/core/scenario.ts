@@ -98,6 +98,11 @@ export interface Scenario {
   readonly optimizerInBackward?: true;
   readonly gradientCheckpointing: Checkpointing;
   readonly attention: Attention;
+  /**
+   * torch.compile over the model and its loss (torchtune `compile`, Hugging Face `torch_compile`).
+   * Present only when true.
+   */
+  readonly torchCompile?: true;
   readonly loss: Loss;
   readonly parallelism: {
     readonly strategy: Strategy;
@@ -164,6 +169,7 @@ const TOP_LEVEL_FIELDS = new Set([
   'optimizerInBackward',
   'gradientCheckpointing',
   'attention',
+  'torchCompile',
   'loss',
   'parallelism',
   'offload',
@@ -443,6 +449,7 @@ export function parseScenario(input: unknown): Scenario {
       SCENARIO_DEFAULTS.gradientCheckpointing,
     ),
     attention: oneOf(raw.attention, ATTENTIONS, 'attention', SCENARIO_DEFAULTS.attention),
+    ...(flag(raw.torchCompile, 'torchCompile') ? { torchCompile: true as const } : {}),
     loss: oneOf(raw.loss, LOSSES, 'loss', SCENARIO_DEFAULTS.loss),
     parallelism: {
       strategy,

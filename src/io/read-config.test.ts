@@ -78,18 +78,27 @@ const MAPPED_INSTEAD = {
   // torchtune's optimizer_in_bwd frees each gradient inside backward, and custom_sharded_layers takes
   // the embeddings and head out of FSDP's root unit; Headroom models both (optimizerInBackward,
   // parallelism.wrapEmbeddings), so they are mapped where expected.jsonl had no field for them.
-  // enable_activation_offloading likewise (offload.activations), on and off alike.
+  // enable_activation_offloading likewise (offload.activations), and compile (torchCompile), on and
+  // off alike.
   'torchtune__recipes__configs__llama3_1__8B_full.yaml': [
     'optimizer_in_bwd',
     'custom_sharded_layers',
     'enable_activation_offloading',
+    'compile',
   ],
   'torchtune__recipes__configs__llama3_2__3B_full_single_device.yaml': [
     'optimizer_in_bwd',
     'enable_activation_offloading',
+    'compile',
   ],
-  'torchtune__recipes__configs__llama3_1__8B_lora_single_device.yaml': ['enable_activation_offloading'],
-  'torchtune__recipes__configs__qwen2_5__7B_lora_single_device.yaml': ['enable_activation_offloading'],
+  'torchtune__recipes__configs__llama3_1__8B_lora_single_device.yaml': [
+    'enable_activation_offloading',
+    'compile',
+  ],
+  'torchtune__recipes__configs__qwen2_5__7B_lora_single_device.yaml': [
+    'enable_activation_offloading',
+    'compile',
+  ],
 } as Readonly<Record<string, readonly string[]>>;
 
 /** LLaMA-Factory writes DeepSpeed paths from its repository root; lay the two files out as in the repo. */

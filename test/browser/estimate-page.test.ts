@@ -99,6 +99,22 @@ describe('Estimate page', () => {
     await screenshot(page, 'estimate-page-offload');
   });
 
+  it('torch.compile drops the fp32 logits of a chunked loss when ticked, and keeps it in the URL', async () => {
+    const base = { gradientCheckpointing: 'full', loss: 'chunked', seqLen: 4096 };
+    await page.goto(`${server.url}/#/estimate?gradientCheckpointing=full&loss=chunked&seqLen=4096`);
+    const eager = expected(base);
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(eager.peak.deviceBytes));
+    await page.getByTestId('torch-compile').check();
+    const compiled = expected({ ...base, torchCompile: true });
+    expect(compiled.peak.deviceBytes).toBeLessThan(eager.peak.deviceBytes);
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(compiled.peak.deviceBytes));
+    expect(page.url()).toContain('torchCompile=true');
+  });
+
   it('offers optimizer and parameter offload only where the strategy allows them', async () => {
     await page.goto(`${server.url}/#/estimate?method=full&gradientCheckpointing=full`);
     await expect.poll(() => page.getByTestId('peak-deviceBytes').count()).toBe(1);

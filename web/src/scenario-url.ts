@@ -25,6 +25,7 @@ export const FORM_DEFAULTS: FormState = {
   syncEachMicroBatch: 'false',
   quantizedInputsKept: 'default',
   offloadActivations: 'false',
+  torchCompile: 'false',
   offloadOptimizer: 'none',
   offloadParams: 'none',
 };
@@ -113,6 +114,7 @@ export function scenarioFromForm(
     gradientCheckpointing: form.gradientCheckpointing,
     attention: form.attention,
     loss: form.loss,
+    ...(form.torchCompile === 'true' ? { torchCompile: true } : {}),
     parallelism: {
       strategy: form.strategy === 'single' && gpus > 1 ? 'ddp' : form.strategy,
       gpus: form.strategy === 'single' && gpus <= 1 ? 1 : gpus,

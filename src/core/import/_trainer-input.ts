@@ -102,6 +102,15 @@ export function mapActivationOffload(b: ReportBuilder, c: Readonly<Record<string
     b.map('activation_offloading', value, 'offload.activations', 'cpu');
 }
 
+/**
+ * torch.compile as Hugging Face-based trainers write it: TrainingArguments' `torch_compile` (Axolotl and
+ * LLaMA-Factory pass it through). Mapped on and off alike.
+ */
+export function mapTorchCompile(b: ReportBuilder, c: Readonly<Record<string, unknown>>): void {
+  if (c.torch_compile !== undefined && c.torch_compile !== null)
+    b.map('torch_compile', c.torch_compile, 'torchCompile', truthy(c.torch_compile));
+}
+
 /** HF TrainingArguments' checkpointing flavour, which no scenario field holds (both Axolotl and the HF mappers read it). */
 export const REENTRANT = [
   'gradient_checkpointing_kwargs.use_reentrant',

@@ -12,6 +12,7 @@ import {
   type MapperInput,
   mapActivationOffload,
   mapHfOptimizer,
+  mapTorchCompile,
   nameList,
   REENTRANT,
 } from './_trainer-input.js';
@@ -169,14 +170,8 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   }
 
   mapActivationOffload(b, c);
+  mapTorchCompile(b, c);
   b.unmodelled(c, [REENTRANT]);
-  b.unmodelled(
-    c,
-    [
-      ['eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-      ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
-    ],
-    { whenOn: true },
-  );
+  b.unmodelled(c, [['eval_batch_size', 'evaluation batch (evaluation is not modelled)']], { whenOn: true });
   return b.build();
 }

@@ -12,6 +12,7 @@ import {
   type MapperInput,
   mapActivationOffload,
   mapHfOptimizer,
+  mapTorchCompile,
   nameList,
   REENTRANT,
 } from './_trainer-input.js';
@@ -159,12 +160,12 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
   }
 
   mapActivationOffload(b, c);
+  mapTorchCompile(b, c);
   b.unmodelled(c, [REENTRANT]);
   b.unmodelled(
     c,
     [
       ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-      ['torch_compile', 'torch.compile fuses kernels and changes what is saved'],
       ['packing', 'packed samples fill every row to max_length; unpacked rows are padded per batch'],
     ],
     { whenOn: true },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../scenario.js';
 import { mapDeepSpeedConfig } from './deepspeed.js';
 import { deepspeedReference, detectConfigFormat, importConfig } from './import-config.js';
 import { catalogIdForTorchtuneModel } from './torchtune.js';
@@ -98,6 +99,37 @@ describe('importConfig', () => {
     expect(r.mapped).toContainEqual(
       expect.objectContaining({ key, field: 'offload.activations', to: 'cpu' }),
     );
+    expect(r.unmapped.map((u) => u.key)).not.toContain(key);
+  });
+
+  it.each([
+    ['TrainingArguments', { model_name_or_path: 'x', torch_compile: true }, 'torch_compile', true],
+    ['Axolotl', { base_model: 'x', micro_batch_size: 1, torch_compile: true }, 'torch_compile', true],
+    [
+      'LLaMA-Factory',
+      { model_name_or_path: 'x', finetuning_type: 'lora', torch_compile: true },
+      'torch_compile',
+      true,
+    ],
+    [
+      'torchtune',
+      { model: { _component_: 'torchtune.models.llama3_1.llama3_1_8b' }, compile: true },
+      'compile',
+      true,
+    ],
+    [
+      'torchtune (per part)',
+      {
+        model: { _component_: 'torchtune.models.llama3_1.llama3_1_8b' },
+        compile: { model: true, loss: false },
+      },
+      'compile.loss',
+      false,
+    ],
+  ] as const)('maps %s torch.compile to torchCompile', (_name, config, key, on) => {
+    const r = importConfig({ config });
+    expect(r.mapped).toContainEqual(expect.objectContaining({ key, field: 'torchCompile', to: on }));
+    expect(parseScenario({ model: 'x', ...r.scenario }).torchCompile).toBe(on ? true : undefined);
     expect(r.unmapped.map((u) => u.key)).not.toContain(key);
   });
 

@@ -7,7 +7,13 @@
  */
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
-import { absorbDeepSpeed, type MapperInput, mapHfOptimizer, nameList } from './_trainer-input.js';
+import {
+  absorbDeepSpeed,
+  type MapperInput,
+  mapHfOptimizer,
+  mapTorchCompile,
+  nameList,
+} from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
 const FLASH_ATTN: Readonly<Record<string, 'eager' | 'sdpa' | 'flash'>> = {
@@ -152,6 +158,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
 
   mapHfOptimizer(b, 'optim', c.optim, 'optim not set: HF TrainingArguments defaults to adamw_torch');
   if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
+  mapTorchCompile(b, c);
 
   b.unmodelled(
     c,

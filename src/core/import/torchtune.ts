@@ -212,12 +212,16 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
       truthy(c.enable_activation_offloading) ? 'cpu' : 'none',
     );
 
+  // compile: True compiles the model and the loss; newer recipes write {model, loss, …}, and the loss's
+  // part is what the estimate models. Mapped on and off alike.
+  if (typeof c.compile === 'boolean') b.map('compile', c.compile, 'torchCompile', c.compile);
+  else if (has(c, 'compile.loss'))
+    b.map('compile.loss', at(c, 'compile.loss'), 'torchCompile', truthy(at(c, 'compile.loss')));
   b.unmodelled(c, [
     [
       'dataset.packed',
       'packed samples fill every row to the full length; unpacked rows are padded per batch',
     ],
-    ['compile', 'torch.compile fuses kernels and changes what is saved'],
   ]);
   return b.build();
 }

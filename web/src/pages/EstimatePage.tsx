@@ -376,6 +376,12 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             testId="optimizer-in-backward"
           />
           <Toggle
+            label={t('estimate.torchCompile')}
+            value={form.torchCompile!}
+            onChange={(v) => update('torchCompile', v)}
+            testId="torch-compile"
+          />
+          <Toggle
             label={t('estimate.offloadActivations')}
             value={form.offloadActivations!}
             onChange={(v) => update('offloadActivations', v)}
