@@ -65,7 +65,7 @@ export const PEAK_TERM_LABELS: Readonly<Record<PeakTermName, string>> = {
   'dequantized-weight': 'a dequantized 4/8-bit weight',
   'quantization-transient': 'a weight being quantized at load',
   'previous-step-inputs': 'the previous step’s kept 4-bit inputs',
-  'backward-transient': 'backward transient (recomputed layer or logits gradients)',
+  'backward-transient': 'backward transient (recomputed layer or logit/head gradients)',
   'gathered-gradients': 'unsharded gradients before reduce-scatter',
   'fsdp-root-gradient': 'FSDP root gradient',
   'optimizer-step-temporary': 'optimizer step temporaries',

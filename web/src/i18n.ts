@@ -226,7 +226,7 @@ const TERM_WORDS_ZH: Readonly<Record<PeakTermName, string>> = {
   'dequantized-weight': '一个反量化的 4/8 位权重',
   'quantization-transient': '加载时正在量化的权重',
   'previous-step-inputs': '上一步保留的 4 位层输入',
-  'backward-transient': '反向传播临时量（重算的层或 logits 梯度）',
+  'backward-transient': '反向传播临时量（重算的层，或 logits 与输出头的梯度）',
   'gathered-gradients': 'reduce-scatter 前未分片的梯度',
   'fsdp-root-gradient': 'FSDP 根梯度',
   'optimizer-step-temporary': '优化器更新的临时量',
