@@ -136,10 +136,13 @@ describe('headroom plan', () => {
       /^1 {2}micro-batch 4 → 1, accumulation 1 → 4 .* 154\.34 GiB +−25\.51 GiB +1\.00× +none +✗$/m,
     );
     expect(r.stdout).toMatch(
-      /^7 {2}LoRA r16 on all linear layers .* 18\.56 GiB +−29\.62 GiB +1\.01× +medium +✓$/m,
+      /^7 {2}torch\.compile with the chunked loss .* 47\.09 GiB +−1\.10 GiB +1\.31× +low +✗$/m,
     );
-    expect(r.stdout).toContain('✓ fits after 7 changes: 18.56 GiB per GPU');
-    expect(r.stdout).toContain('instead of 7, each of these fits too:');
+    expect(r.stdout).toMatch(
+      /^8 {2}LoRA r16 on all linear layers .* 17\.46 GiB +−29\.62 GiB +1\.01× +medium +✓$/m,
+    );
+    expect(r.stdout).toContain('✓ fits after 8 changes: 17.46 GiB per GPU');
+    expect(r.stdout).toContain('instead of 8, each of these fits too:');
     expect(r.stdout).toContain('real batches vary in length');
   });
 
@@ -163,6 +166,7 @@ describe('headroom plan', () => {
       '8bit-optimizer',
       'full-checkpointing',
       'chunked-loss',
+      'compile-loss',
       'lora',
     ]);
     expect(out.scenario).toMatchObject({ model: 'llama-3.1-8b', microBatchSize: 4, gpu: 'rtx-4090' });

@@ -28,13 +28,14 @@ describe('makePlan: the ladder', () => {
       '8bit-optimizer',
       'full-checkpointing',
       'chunked-loss',
+      'compile-loss',
       'lora',
     ]);
   });
 
   it('stops at the first rung that fits, and each rung builds on the ones before', () => {
     const fits = fullOn4090.rungs.map((r) => r.fits);
-    expect(fits).toEqual([false, false, false, false, false, false, true]);
+    expect(fits).toEqual([false, false, false, false, false, false, false, true]);
     const last = fullOn4090.rungs.at(-1)!;
     expect(last.scenario).toMatchObject({
       method: 'lora',
@@ -106,6 +107,26 @@ describe('makePlan: the ladder', () => {
     }
   });
 
+  it('compiles a chunked loss, which drops its fp32 copy of the logits, at low risk', () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+      seqLen: 8192,
+    };
+    const p = plan(raw, 'rtx-4090');
+    expect(p.rungs.map((r) => [r.change.id, r.fits])).toEqual([['compile-loss', true]]);
+    const rung = p.rungs[0]!;
+    expect(rung.scenario.torchCompile).toBe(true);
+    const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
+    expect(before.breakdown.lossResidentBytes! - rung.estimate.breakdown.lossResidentBytes!).toBe(
+      4 * 128_256 * 8192,
+    );
+    expect(rung.risk.level).toBe('low');
+  });
+
   it('does not shorten sequences unless allowed, and then to the longest multiple of 64 that fits', () => {
     const raw = {
       model: 'llama-3.1-8b',
@@ -116,9 +137,13 @@ describe('makePlan: the ladder', () => {
     };
     expect(plan(raw, 'rtx-4090').rungs.map((r) => r.change.id)).not.toContain('shorter-sequence');
     const allowed = plan(raw, 'rtx-4090', { allowShorter: true });
-    expect(allowed.rungs.map((r) => r.change.id)).toEqual(['chunked-loss', 'shorter-sequence']);
-    const rung = allowed.rungs[1]!;
-    expect(rung.scenario.seqLen).toBe(4736);
+    expect(allowed.rungs.map((r) => r.change.id)).toEqual([
+      'chunked-loss',
+      'compile-loss',
+      'shorter-sequence',
+    ]);
+    const rung = allowed.rungs[2]!;
+    expect(rung.scenario.seqLen).toBe(8256);
     expect(rung.scenario.seqLen % SEQ_LEN_STEP).toBe(0);
     expect(rung.fits).toBe(true);
     // One step longer does not fit.
@@ -128,7 +153,7 @@ describe('makePlan: the ladder', () => {
       gpu: findGpu('rtx-4090')!,
     });
     expect(longer.peak.deviceBytes).toBeGreaterThan(allowed.target.budgetBytes);
-    expect(rung.risk.note).toBe('quality: samples longer than 4736 tokens are truncated (or must be split)');
+    expect(rung.risk.note).toBe('quality: samples longer than 8256 tokens are truncated (or must be split)');
   });
 });
 
@@ -195,19 +220,21 @@ describe('makePlan: the stopping rule and the margin', () => {
     const p = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
     expect(p.rungs.every((r) => !r.fits)).toBe(true);
     expect(p.alternatives.map((a) => [a.change.id, a.scenario.gpu, a.scenario.parallelism])).toEqual([
-      ['hardware', 'b200', { strategy: 'zero3', gpus: 2 }],
-      ['hardware', 'gb200', { strategy: 'zero2', gpus: 2 }],
-      ['hardware', 'mi300x', { strategy: 'zero2', gpus: 2 }],
+      ['hardware', 'b200', { strategy: 'single', gpus: 1 }],
+      ['hardware', 'gb200', { strategy: 'single', gpus: 1 }],
+      ['hardware', 'mi300x', { strategy: 'single', gpus: 1 }],
     ]);
-    // Risk-free rungs only: same method, precision and optimizer, checkpointing and chunked loss applied.
+    // Risk-free rungs only: same method, precision and optimizer, checkpointing and a compiled chunked
+    // loss applied (the 65k-token logits' fp32 copy alone is 34 GB).
     expect(p.alternatives[0]!.scenario).toMatchObject({
       method: 'full',
       precision: 'bf16-mixed',
       optimizer: 'adamw',
       gradientCheckpointing: 'full',
       loss: 'chunked',
+      torchCompile: true,
     });
-    expect(p.alternatives[0]!.change.summary).toBe('run on 2 × b200 with ZeRO-3 (NVIDIA B200 SXM 180GB)');
+    expect(p.alternatives[0]!.change.summary).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
   });
 });
 
@@ -307,7 +334,8 @@ describe('makePlan: FSDP rungs', () => {
       optimizer: 'adamw-8bit',
       gradientCheckpointing: 'full',
       loss: 'chunked',
-      seqLen: 16384,
+      torchCompile: true,
+      seqLen: 32768,
     };
     const p = plan(raw, 'rtx-4090');
     const ids = p.rungs.map((r) => r.change.id);
@@ -316,10 +344,10 @@ describe('makePlan: FSDP rungs', () => {
     expect(rung.scenario.offload).toEqual({ optimizer: 'none', params: 'none', activations: 'cpu' });
     expect(rung.change.summary).toBe('activation offload to CPU (the checkpointed layer inputs)');
     const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
-    expect(before.peak.allocatedBytes - rung.estimate.peak.allocatedBytes).toBe(30 * 16384 * 4096 * 2);
+    expect(before.peak.allocatedBytes - rung.estimate.peak.allocatedBytes).toBe(30 * 32768 * 4096 * 2);
     expect(rung.savedBytes).toBe(before.peak.deviceBytes - rung.estimate.peak.deviceBytes);
     expect(rung.risk.note).toBe(
-      'needs 4.00 GiB of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch',
+      'needs 8.00 GiB of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch',
     );
     // Later offload rungs keep the activations offloaded.
     for (const later of p.rungs.slice(1)) expect(later.scenario.offload.activations).toBe('cpu');

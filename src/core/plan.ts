@@ -25,6 +25,7 @@ export const RUNG_IDS = [
   'selective-checkpointing',
   'full-checkpointing',
   'chunked-loss',
+  'compile-loss',
   'fsdp-sync-each-micro-batch',
   'fsdp-wrap-embeddings',
   'shorter-sequence',
@@ -133,6 +134,7 @@ const SAFE_FOR_HARDWARE = new Set<RungId>([
   'selective-checkpointing',
   'full-checkpointing',
   'chunked-loss',
+  'compile-loss',
 ]);
 
 function sharded(s: Scenario, fullShard: boolean): Strategy {
@@ -222,6 +224,21 @@ const LADDER: readonly RungSpec[] = [
           }
         : null,
     risk: () => NONE,
+  },
+  {
+    // A chunked loss compiled with its upcast keeps no fp32 copy of the logits (torchtune PR #1390).
+    id: 'compile-loss',
+    apply: (s) =>
+      s.loss === 'chunked' && !s.torchCompile
+        ? {
+            scenario: { ...s, torchCompile: true },
+            summary: 'torch.compile with the chunked loss',
+          }
+        : null,
+    risk: () => ({
+      level: 'low',
+      note: 'the first steps wait for compilation (minutes); inputs whose shapes change from batch to batch recompile unless padded to a few fixed lengths',
+    }),
   },
   {
     // Accumulating inside FSDP's no_sync() holds the whole model's gradients; reduce-scattering every
