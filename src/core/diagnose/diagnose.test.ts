@@ -218,6 +218,28 @@ describe('configuration and code', () => {
     expect(remedyFigure(f.remedies![5]!, EN)).toBe('−54.76 GiB, fits with 3.61 GiB to spare');
   });
 
+  it('a chunked loss that is not compiled: compiling it is a remedy, for the fp32 logits it drops', () => {
+    const scenario = parseScenario({
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+      loss: 'chunked',
+      microBatchSize: 4,
+      seqLen: 4096,
+    });
+    const shape = resolveModelRef('llama-3.1-8b')!.shape;
+    const d = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } });
+    const remedy = d.findings
+      .find((x) => x.code === 'activations')!
+      .remedies!.find((r) => r.flags === '--torch-compile')!;
+    const device = (raw: Record<string, unknown>) =>
+      estimate({ scenario: parseScenario({ ...scenario, ...raw }), shape }).peak.deviceBytes;
+    expect(remedy.change).toBe('torch.compile over the chunked loss (no fp32 copy of the logits)');
+    expect(remedy.savedBytes).toBe(device({}) - device({ torchCompile: true }));
+    expect(remedy.savedBytes).toBeGreaterThanOrEqual(4 * 128_256 * 4 * 4096);
+  });
+
   it('an old bitsandbytes that keeps the 4-bit inputs is the first remedy, and what it frees', () => {
     const raw = {
       model: 'llama-3.1-8b',

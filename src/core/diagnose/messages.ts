@@ -83,6 +83,7 @@ export type RemedyCode =
   | 'micro-batch'
   | 'gradient-checkpointing'
   | 'fused-loss'
+  | 'compile-loss'
   | 'offload-activations'
   | 'sdpa'
   | 'shorter-seq'
@@ -404,6 +405,7 @@ export const EN: MessageCatalog = {
     'micro-batch': (p) => `micro-batch ${p.from} → ${p.to} with more accumulation`,
     'gradient-checkpointing': (p) => `gradient checkpointing (${p.from} → ${p.to})`,
     'fused-loss': () => 'fused cross-entropy (Liger / Cut Cross-Entropy)',
+    'compile-loss': () => 'torch.compile over the chunked loss (no fp32 copy of the logits)',
     'offload-activations': () => 'saved activations offloaded to CPU memory (activation offloading)',
     sdpa: () => 'sdpa attention instead of eager',
     'shorter-seq': (p) => `sequence length ${p.from} → ${p.to}`,
@@ -739,6 +741,7 @@ export const ZH: MessageCatalog = {
     'micro-batch': (p) => `micro-batch ${p.from} → ${p.to}，并增加梯度累积`,
     'gradient-checkpointing': (p) => `梯度检查点（${p.from} → ${p.to}）`,
     'fused-loss': () => '融合交叉熵（Liger / Cut Cross-Entropy）',
+    'compile-loss': () => '用 torch.compile 编译分块损失（不再保留 logits 的 fp32 副本）',
     'offload-activations': () => '把保存的激活卸载到 CPU 内存（激活卸载）',
     sdpa: () => '用 sdpa 注意力代替 eager',
     'shorter-seq': (p) => `序列长度 ${p.from} → ${p.to}`,

@@ -7,7 +7,7 @@ import type { ModelShape } from '../architecture.js';
 import { upgradeFreesInputs } from '../bitsandbytes.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import { isUserError } from '../errors.js';
-import { type Estimate, estimate } from '../estimate.js';
+import { type Estimate, estimate, fitOn, requiredDeviceBytes } from '../estimate.js';
 import { parseScenario, SCENARIO_DEFAULTS, type Scenario } from '../scenario.js';
 import { formatBytes } from '../units.js';
 import type { Remedy } from './finding.js';
@@ -76,6 +76,8 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
         );
       if (s.loss === 'standard')
         add('fused-loss', { from: 'standard', to: 'fused' }, '--loss fused', { loss: 'fused' });
+      if (s.loss === 'chunked' && !s.torchCompile)
+        add('compile-loss', { from: 'eager', to: 'compiled' }, '--torch-compile', { torchCompile: true });
       if (s.attention === 'eager')
         add('sdpa', { from: 'eager', to: 'sdpa' }, '--attention sdpa', { attention: 'sdpa' });
       if (s.offload.activations !== 'cpu')
@@ -176,8 +178,9 @@ export function priceRemedies(
     change,
     flags,
     savedBytes: before - after.peak.deviceBytes,
-    fitsAfter: capacityBytes === null ? null : after.peak.deviceBytes <= capacityBytes,
-    headroomAfterBytes: capacityBytes === null ? null : capacityBytes - after.peak.deviceBytes,
+    // Paged optimizer states wait in host RAM rather than fail (estimate.ts, requiredDeviceBytes).
+    fitsAfter: capacityBytes === null ? null : requiredDeviceBytes(after) <= capacityBytes,
+    headroomAfterBytes: capacityBytes === null ? null : fitOn('', capacityBytes, after).headroomBytes,
   });
   for (const v of variants) {
     const after = tryEstimate(v.raw, ctx);
@@ -198,7 +201,7 @@ export function priceRemedies(
       Object.assign({ ...ctx.scenario } as Record<string, unknown>, ...list.map((v) => v.change)),
       ctx,
     );
-  const fits = (e: Estimate | null): e is Estimate => e !== null && e.peak.deviceBytes <= capacityBytes;
+  const fits = (e: Estimate | null): e is Estimate => e !== null && requiredDeviceBytes(e) <= capacityBytes;
   for (let n = 2; n <= stack.length; n++) {
     if (!fits(apply(stack.slice(0, n)))) continue;
     // The first stack that fits, without the changes it does not need.
