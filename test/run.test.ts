@@ -35,7 +35,9 @@ const json = (env: NodeJS.ProcessEnv, ...args: string[]) => {
   return JSON.parse(r.stdout);
 };
 
-const COMMON = ['--steps', '12', '--eval-every', '5', '--step-s', '0.02', '--hold-s', '0.6'];
+// --hold-s: the process lingers after its last step long enough for nvidia-smi to sample it even on a
+// loaded machine (the stand-in starts a Python process per loop).
+const COMMON = ['--steps', '12', '--eval-every', '5', '--step-s', '0.02', '--hold-s', '2'];
 
 describe('a new user: three runs, one of them out of memory, then runs / show / diff / export / rm', () => {
   const { dir, env } = home();
@@ -624,7 +626,7 @@ describe('bad input: each a clear message, nothing recorded lost', () => {
       '--steps',
       '3',
       '--hold-s',
-      '0.3',
+      '1.5', // long enough for two samples and the loop's death on a loaded machine
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(
