@@ -475,6 +475,16 @@ describe('estimate: the logits and the head in backward', () => {
     expect(run({ ...base, torchCompile: true }).breakdown.lossResidentBytes).toBe(
       run(base).breakdown.lossResidentBytes,
     );
+    // The estimate says where it stays high.
+    expect(run({ ...base, torchCompile: true }).notes).toEqual([
+      "torch.compile is counted for a chunked loss only: with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled loss (Hugging Face's does)",
+    ]);
+    expect(
+      run({ ...base, loss: 'chunked', torchCompile: true, gradientCheckpointing: 'none' }).notes,
+    ).toEqual([
+      'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high',
+    ]);
+    expect(compiled.notes).toEqual([]);
   });
 
   it('the head’s gradient forms first in backward, beside one chunk’s logit gradient', () => {

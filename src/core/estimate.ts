@@ -1157,6 +1157,16 @@ export function estimate(input: EstimateInput): Estimate {
   if (scenario.attention === 'eager' && scenario.seqLen >= 4096) {
     notes.push('eager attention keeps s×s scores per head: sdpa or flash would remove that term');
   }
+  if (scenario.torchCompile && scenario.loss === 'standard') {
+    notes.push(
+      "torch.compile is counted for a chunked loss only: with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled loss (Hugging Face's does)",
+    );
+  }
+  if (scenario.torchCompile && scenario.gradientCheckpointing === 'none') {
+    notes.push(
+      'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high',
+    );
+  }
 
   const result: Estimate = {
     perGpu: true,
