@@ -8,6 +8,7 @@ import { shapeFromConfig } from '../src/core/architecture.js';
 import { findGpu, findModel } from '../src/core/catalog/index.js';
 import { estimate, usableBytes } from '../src/core/estimate.js';
 import { parseScenario } from '../src/core/scenario.js';
+import { TORCHTUNE_8B_FULL_PAGED } from '../src/core/test-helpers/scenarios.js';
 import { formatBytes } from '../src/core/units.js';
 import { REPO_ROOT, sharedFile } from './shared.js';
 
@@ -224,12 +225,7 @@ describe('headroom plan', () => {
     ];
     const scenario = parseScenario({
       model: 'llama-3.1-8b',
-      method: 'full',
-      precision: 'bf16-true',
-      optimizer: 'paged-adamw-8bit',
-      optimizerInBackward: true,
-      gradientCheckpointing: 'full',
-      loss: 'chunked',
+      ...TORCHTUNE_8B_FULL_PAGED,
       microBatchSize: 2,
       gpu: 'rtx-4090',
     });

@@ -4,6 +4,7 @@ import { findGpu, findModel } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
 import { estimate, requiredDeviceBytes } from './estimate.js';
 import { parseScenario } from './scenario.js';
+import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
 
 const shapeOf = (id: string) => shapeFromConfig(findModel(id)!);
 const run = (fields: Record<string, unknown>, gpu?: string) => {
@@ -73,15 +74,7 @@ describe('estimate: model states by method and precision', () => {
   it('paged states that do not fit wait in host RAM: the run fits, without headroom', () => {
     // torchtune's Llama 3.1 8B full fine-tune (PagedAdamW8bit, optimizer in backward) runs on a 24 GB
     // RTX 4090 although its 16 GB of weights and 16 GB of states do not fit together.
-    const scenario = {
-      method: 'full',
-      precision: 'bf16-true',
-      optimizer: 'paged-adamw-8bit',
-      optimizerInBackward: true,
-      gradientCheckpointing: 'full',
-      loss: 'chunked',
-      microBatchSize: 2,
-    } as const;
+    const scenario = { ...TORCHTUNE_8B_FULL_PAGED, microBatchSize: 2 };
     const e = run(scenario, 'rtx-4090');
     const usable = 25_757_220_864; // RTX 4090 memory.total, 24564 MiB
     const paged = e.breakdown.pagedOptimizerBytes!;

@@ -5,6 +5,7 @@ import { estimate } from './estimate.js';
 import { type CheckId, checkMigration, checkpointBytes, type MigrateSide } from './migrate.js';
 import { resolveModelRef } from './model-ref.js';
 import { parseScenario, type Scenario } from './scenario.js';
+import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
 import { formatBytes } from './units.js';
 
 const MIB = 1024 ** 2;
@@ -172,14 +173,7 @@ describe('checkMigration on crafted environment pairs', () => {
   });
 
   it('paged optimizer states do not count against the target: they wait in host RAM when it is full', () => {
-    const raw = {
-      method: 'full',
-      precision: 'bf16-true',
-      optimizer: 'paged-adamw-8bit',
-      optimizerInBackward: true,
-      gradientCheckpointing: 'full',
-      loss: 'chunked',
-    };
+    const raw = TORCHTUNE_8B_FULL_PAGED;
     const r = check(raw, side('a', h100x8), side('rtx-4090', null, 'rtx-4090'));
     const fit = r.items.find((i) => i.id === 'memory-fit')!;
     const e = estimate({

@@ -3,6 +3,7 @@ import { findGpu } from './catalog/index.js';
 import { estimate } from './estimate.js';
 import { resolveModelRef } from './model-ref.js';
 import { parseScenario } from './scenario.js';
+import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
 import {
   COLLECTIVE_EFFICIENCY,
   collectiveLink,
@@ -167,14 +168,7 @@ describe('stepTime', () => {
   });
 
   it('paged optimizer states that do not fit move in and out over PCIe once per step', () => {
-    const raw = {
-      method: 'full',
-      precision: 'bf16-true',
-      optimizer: 'paged-adamw-8bit',
-      optimizerInBackward: true,
-      gradientCheckpointing: 'full',
-      loss: 'chunked',
-    };
+    const raw = TORCHTUNE_8B_FULL_PAGED;
     const onH100 = time(raw, 'h100-sxm');
     expect([onH100.offloadBytes, onH100.notes]).toEqual([0, []]);
     const scenario = parseScenario({ model: 'llama-3.1-8b', ...raw });

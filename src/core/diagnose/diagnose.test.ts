@@ -177,17 +177,21 @@ describe('configuration and code', () => {
     expect(finding('alpaca-65-fsdp-save', 'fragmentation').action).toContain('max_split_size_mb:128');
   });
 
-  it('each remedy carries the estimator’s figure against the card in the message', () => {
+  /** An 8B LoRA scenario diagnosed against a real out-of-memory at the batch: its activations finding. */
+  const batchOom = (fields: Record<string, unknown>) => {
     const scenario = parseScenario({
       model: 'llama-3.1-8b',
       method: 'lora',
       precision: 'bf16-true',
-      microBatchSize: 4,
-      seqLen: 2048,
+      ...fields,
     });
     const shape = resolveModelRef('llama-3.1-8b')!.shape;
     const d = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } });
-    const f = d.findings.find((x) => x.code === 'activations')!;
+    return { scenario, shape, f: d.findings.find((x) => x.code === 'activations')! };
+  };
+
+  it('each remedy carries the estimator’s figure against the card in the message', () => {
+    const { scenario, shape, f } = batchOom({ microBatchSize: 4, seqLen: 2048 });
     expect(f.severity).toBe('error');
     const card = 25393994138; // 23.65 GiB, the message's total capacity
     const device = (raw: Record<string, unknown>) =>
@@ -219,20 +223,13 @@ describe('configuration and code', () => {
   });
 
   it('a chunked loss that is not compiled: compiling it is a remedy, for the fp32 logits it drops', () => {
-    const scenario = parseScenario({
-      model: 'llama-3.1-8b',
-      method: 'lora',
-      precision: 'bf16-true',
+    const { scenario, shape, f } = batchOom({
       gradientCheckpointing: 'full',
       loss: 'chunked',
       microBatchSize: 4,
       seqLen: 4096,
     });
-    const shape = resolveModelRef('llama-3.1-8b')!.shape;
-    const d = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } });
-    const remedy = d.findings
-      .find((x) => x.code === 'activations')!
-      .remedies!.find((r) => r.flags === '--torch-compile')!;
+    const remedy = f.remedies!.find((r) => r.flags === '--torch-compile')!;
     const device = (raw: Record<string, unknown>) =>
       estimate({ scenario: parseScenario({ ...scenario, ...raw }), shape }).peak.deviceBytes;
     expect(remedy.change).toBe('torch.compile over the chunked loss (no fp32 copy of the logits)');
