@@ -24,6 +24,7 @@ export const SCENARIO_OPTIONS = {
   'seq-len': { type: 'string' },
   'grad-accum': { type: 'string' },
   'optimizer-in-backward': { type: 'boolean' },
+  'fused-optimizer': { type: 'boolean' },
   'gradient-checkpointing': { type: 'string' },
   attention: { type: 'string' },
   'torch-compile': { type: 'boolean' },
@@ -62,6 +63,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
                             (--seq-len takes 8k for 8192)
   --optimizer-in-backward   step each parameter in backward and free its gradient
                             (torchtune optimizer_in_bwd; needs --grad-accum 1)
+  --fused-optimizer         torch's fused AdamW/SGD kernel (fused=True, HF adamw_torch_fused):
+                            no state-sized temporary in the optimizer step
   --gradient-checkpointing  none | full | selective                           [none]
   --attention A             eager | sdpa | flash                              [sdpa]
   --loss L                  standard | chunked | fused                        [standard]
@@ -144,6 +147,7 @@ export function applyScenarioFlags(
   set('seqLen', numeric(values, 'seq-len', { k: true }));
   set('gradAccumSteps', numeric(values, 'grad-accum'));
   if (values['optimizer-in-backward'] === true) out.optimizerInBackward = true;
+  if (values['fused-optimizer'] === true) out.fusedOptimizer = true;
   set('gradientCheckpointing', values['gradient-checkpointing']);
   set('attention', values.attention);
   set('loss', values.loss);

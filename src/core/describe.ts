@@ -39,7 +39,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     modelId,
     method,
     scenario.precision,
-    scenario.optimizerInBackward ? `${scenario.optimizer} in backward` : scenario.optimizer,
+    `${scenario.fusedOptimizer ? 'fused ' : ''}${scenario.optimizer}${scenario.optimizerInBackward ? ' in backward' : ''}`,
     `b${scenario.microBatchSize}×${scenario.seqLen}${scenario.gradAccumSteps > 1 ? ` ×${scenario.gradAccumSteps} accum` : ''}`,
     scenario.gradientCheckpointing === 'none' ? 'no ckpt' : `ckpt ${scenario.gradientCheckpointing}`,
     scenario.attention,

@@ -59,6 +59,16 @@ describe('estimate: model states by method and precision', () => {
     expect(states(pure)).toBe(8_030_261_248 * 8);
   });
 
+  it('foreach AdamW builds one state-sized temporary in its step; the fused kernel none', () => {
+    const foreach = run({ method: 'full', precision: 'bf16-mixed' });
+    const fused = run({ method: 'full', precision: 'bf16-mixed', fusedOptimizer: true });
+    expect(foreach.breakdown.optimizerTempBytes).toBe(8_030_261_248 * 4);
+    expect(fused.breakdown.optimizerTempBytes).toBe(0);
+    expect(foreach.phases['optimizer-step'] - fused.phases['optimizer-step']).toBe(8_030_261_248 * 4);
+    // The states themselves are the same.
+    expect(fused.breakdown.optimizerBytes).toBe(foreach.breakdown.optimizerBytes);
+  });
+
   it('8-bit AdamW states take about 2 bytes per parameter instead of 8', () => {
     const e = run({ method: 'full', precision: 'fp32', optimizer: 'adamw-8bit' });
     expect(e.breakdown.optimizerBytes! / 8_030_261_248).toBeCloseTo(2.0039, 4);

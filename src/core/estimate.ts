@@ -418,7 +418,7 @@ function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakd
 // Optimizer states.
 
 function optimizerStateBytes(
-  scenario: Pick<Scenario, 'optimizer'>,
+  scenario: Pick<Scenario, 'optimizer' | 'fusedOptimizer'>,
   plan: PrecisionPlan,
   trainableParams: number,
   adapterParams: number,
@@ -428,10 +428,12 @@ function optimizerStateBytes(
   const dense = n - adapterParams;
   const states = (count: number) => count * (dense * plan.stateBytes + adapterParams * 4);
   const master = n * plan.masterBytes;
+  // torch's fused kernels (fused=True) update each tensor in place: no state-sized temporary.
+  const temp = (count: number) => (scenario.fusedOptimizer ? 0 : states(count));
   switch (scenario.optimizer) {
     case 'adamw':
       // torch.optim.AdamW (foreach): exp_avg, exp_avg_sq; one state-sized temporary for the sqrt.
-      return { bytes: states(2) + master, paged: false, foreachTemp: states(1) };
+      return { bytes: states(2) + master, paged: false, foreachTemp: temp(1) };
     case 'paged-adamw':
       return { bytes: states(2) + master, paged: true, foreachTemp: 0 };
     case 'adamw-8bit':
@@ -446,7 +448,7 @@ function optimizerStateBytes(
       return { bytes: master, paged: false, foreachTemp: 0 };
     case 'sgd-momentum':
     case 'lion':
-      return { bytes: states(1) + master, paged: false, foreachTemp: states(1) };
+      return { bytes: states(1) + master, paged: false, foreachTemp: temp(1) };
     case 'adafactor':
       // Factored second moment (row + column vectors per matrix, Shazeer & Stern 2018): about
       // 2/sqrt(params per matrix) per weight; 1 % of a state is a generous bound for LLM matrices.

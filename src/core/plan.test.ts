@@ -18,24 +18,53 @@ const plan = (
 describe('makePlan: the ladder', () => {
   const fullOn4090 = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
 
-  it('applies rungs cheapest first, retrying a rung that saved nothing once it would', () => {
-    // Full checkpointing saves nothing while the optimizer step is the peak (full fine-tuning with fp32
-    // states), so it is skipped at first and applied once bf16-true and 8-bit states have shrunk them.
+  it('applies rungs cheapest first: the changes that cost no quality before those that may', () => {
     expect(fullOn4090.rungs.map((r) => r.change.id)).toEqual([
       'smaller-micro-batch',
       'selective-checkpointing',
-      'pure-bf16',
-      '8bit-optimizer',
+      'fused-optimizer',
       'full-checkpointing',
       'chunked-loss',
       'compile-loss',
+      'pure-bf16',
+      '8bit-optimizer',
       'lora',
     ]);
+    // The 8-bit optimizer is bitsandbytes' own kernel: torch's fused flag does not follow it.
+    const eightBit = fullOn4090.rungs.find((r) => r.change.id === '8bit-optimizer')!;
+    expect(eightBit.scenario.optimizer).toBe('adamw-8bit');
+    expect('fusedOptimizer' in eightBit.scenario).toBe(false);
+  });
+
+  it('retries a rung that saved nothing once it would', () => {
+    // Lion has no fused kernel here: its step temporary keeps the optimizer step the peak of a full
+    // fine-tune, so full checkpointing saves nothing at first and is applied once LoRA has shrunk it.
+    const lion = plan(
+      { model: 'llama-3.1-8b', method: 'full', microBatchSize: 4, optimizer: 'lion' },
+      'rtx-4090',
+    );
+    expect(lion.rungs.map((r) => r.change.id)).toEqual([
+      'smaller-micro-batch',
+      'selective-checkpointing',
+      'pure-bf16',
+      'lora',
+      'full-checkpointing',
+    ]);
+  });
+
+  it('a fused optimizer kernel drops the step temporary, one state’s size', () => {
+    const fused = fullOn4090.rungs.find((r) => r.change.id === 'fused-optimizer')!;
+    expect(fused.risk.level).toBe('none');
+    expect(fused.change.summary).toBe('fused AdamW kernel (torch fused=True; HF optim adamw_torch_fused)');
+    const before = fullOn4090.rungs[fullOn4090.rungs.indexOf(fused) - 1]!;
+    // bf16-mixed AdamW: fp32 states, 4 bytes a parameter each.
+    expect(before.estimate.breakdown.optimizerTempBytes).toBe(8_030_261_248 * 4);
+    expect(fused.estimate.breakdown.optimizerTempBytes).toBe(0);
   });
 
   it('stops at the first rung that fits, and each rung builds on the ones before', () => {
     const fits = fullOn4090.rungs.map((r) => r.fits);
-    expect(fits).toEqual([false, false, false, false, false, false, false, true]);
+    expect(fits).toEqual([false, false, false, false, false, false, false, false, true]);
     const last = fullOn4090.rungs.at(-1)!;
     expect(last.scenario).toMatchObject({
       method: 'lora',
@@ -78,7 +107,7 @@ describe('makePlan: the ladder', () => {
     const byId = new Map(fullOn4090.rungs.map((r) => [r.change.id, r]));
     expect(byId.get('full-checkpointing')!.risk.level).toBe('none');
     expect(byId.get('full-checkpointing')!.relativeStepTime).toBeGreaterThan(
-      byId.get('8bit-optimizer')!.relativeStepTime,
+      byId.get('fused-optimizer')!.relativeStepTime,
     );
     expect(byId.get('pure-bf16')!.risk).toMatchObject({ level: 'medium' });
     const q = plan({ model: 'llama-3.1-70b', method: 'full' }, 'rtx-4090').rungs.find(
@@ -96,6 +125,10 @@ describe('makePlan: the ladder', () => {
     expect(four.rungs.map((r) => r.change.id)).toEqual([
       'smaller-micro-batch',
       'selective-checkpointing',
+      'fused-optimizer',
+      'full-checkpointing',
+      'chunked-loss',
+      'compile-loss',
       'pure-bf16',
       '8bit-optimizer',
     ]);

@@ -26,6 +26,7 @@ export const RUNG_IDS = [
   'full-checkpointing',
   'chunked-loss',
   'compile-loss',
+  'fused-optimizer',
   'fsdp-sync-each-micro-batch',
   'fsdp-wrap-embeddings',
   'shorter-sequence',
@@ -135,6 +136,7 @@ const SAFE_FOR_HARDWARE = new Set<RungId>([
   'full-checkpointing',
   'chunked-loss',
   'compile-loss',
+  'fused-optimizer',
 ]);
 
 function sharded(s: Scenario, fullShard: boolean): Strategy {
@@ -241,6 +243,21 @@ const LADDER: readonly RungSpec[] = [
     }),
   },
   {
+    // torch's foreach AdamW builds a state-sized sqrt temporary in the step; the fused kernel does not.
+    id: 'fused-optimizer',
+    apply: (s) =>
+      (s.optimizer === 'adamw' || s.optimizer === 'sgd-momentum') && !s.fusedOptimizer
+        ? {
+            scenario: { ...s, fusedOptimizer: true },
+            summary:
+              s.optimizer === 'adamw'
+                ? 'fused AdamW kernel (torch fused=True; HF optim adamw_torch_fused)'
+                : 'fused SGD kernel (torch fused=True)',
+          }
+        : null,
+    risk: () => NONE,
+  },
+  {
     // Accumulating inside FSDP's no_sync() holds the whole model's gradients; reduce-scattering every
     // micro-batch keeps one shard, for one more reduce-scatter per micro-batch.
     id: 'fsdp-sync-each-micro-batch',
@@ -305,7 +322,11 @@ const LADDER: readonly RungSpec[] = [
     apply: (s) => {
       const to =
         s.optimizer === 'adamw' ? 'adamw-8bit' : s.optimizer === 'paged-adamw' ? 'paged-adamw-8bit' : null;
-      return to ? { scenario: { ...s, optimizer: to }, summary: `optimizer ${s.optimizer} → ${to}` } : null;
+      // bitsandbytes' 8-bit optimizers are one kernel already: torch's fused flag goes.
+      const { fusedOptimizer: _fused, ...rest } = s;
+      return to
+        ? { scenario: { ...rest, optimizer: to }, summary: `optimizer ${s.optimizer} → ${to}` }
+        : null;
     },
     risk: () => ({
       level: 'low',

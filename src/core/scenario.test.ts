@@ -105,6 +105,11 @@ describe('parseScenario', () => {
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [{ model: 'x', torchCompile: 1 }, 'torchCompile', /1 must be true or false/],
     [
+      { model: 'x', optimizer: 'adamw-8bit', fusedOptimizer: true },
+      'fusedOptimizer',
+      /is torch's fused AdamW or SGD; "adamw-8bit" has a kernel of its own/,
+    ],
+    [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },
       'optimizerInBackward',
       /cannot accumulate 4 micro-batches/,

@@ -96,6 +96,11 @@ export interface Scenario {
    * gradient (torchtune `optimizer_in_bwd`, PyTorch's post-accumulate-grad hooks). Present only when true.
    */
   readonly optimizerInBackward?: true;
+  /**
+   * torch's optimizer runs its fused kernel (AdamW or SGD `fused=True`; Hugging Face `adamw_torch_fused`,
+   * the Trainer's default with torch ≥ 2.8): no state-sized temporary in the step. Present only when true.
+   */
+  readonly fusedOptimizer?: true;
   readonly gradientCheckpointing: Checkpointing;
   readonly attention: Attention;
   /**
@@ -167,6 +172,7 @@ const TOP_LEVEL_FIELDS = new Set([
   'seqLen',
   'gradAccumSteps',
   'optimizerInBackward',
+  'fusedOptimizer',
   'gradientCheckpointing',
   'attention',
   'torchCompile',
@@ -175,6 +181,9 @@ const TOP_LEVEL_FIELDS = new Set([
   'offload',
   'gpu',
 ]);
+
+/** The optimizers torch implements with a fused kernel (`fused=True`). */
+const TORCH_FUSED_OPTIMIZERS: ReadonlySet<Optimizer> = new Set(['adamw', 'sgd', 'sgd-momentum']);
 
 function invalid(where: string, message: string, hint?: string): HeadroomUserError {
   return new HeadroomUserError({
@@ -389,6 +398,15 @@ export function parseScenario(input: unknown): Scenario {
     );
   }
   const inBackward = flag(raw.optimizerInBackward, 'optimizerInBackward');
+  const optimizer = oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer);
+  const fused = flag(raw.fusedOptimizer, 'fusedOptimizer');
+  if (fused && !TORCH_FUSED_OPTIMIZERS.has(optimizer)) {
+    throw invalid(
+      'fusedOptimizer',
+      `is torch's fused AdamW or SGD; "${optimizer}" has a kernel of its own, with no step temporary to save`,
+      'drop fusedOptimizer, or use optimizer adamw, sgd or sgd-momentum',
+    );
+  }
   const gradAccumSteps = positiveInt(raw.gradAccumSteps, 'gradAccumSteps', SCENARIO_DEFAULTS.gradAccumSteps);
   if (inBackward && gradAccumSteps > 1) {
     throw invalid(
@@ -437,11 +455,12 @@ export function parseScenario(input: unknown): Scenario {
     ...(quantizedFrom === undefined ? {} : { quantizedFrom }),
     ...(inputsKept === undefined ? {} : { quantizedInputsKept: inputsKept }),
     precision: oneOf(raw.precision, PRECISIONS, 'precision', SCENARIO_DEFAULTS.precision),
-    optimizer: oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer),
+    optimizer,
     microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
     seqLen: positiveInt(raw.seqLen, 'seqLen', SCENARIO_DEFAULTS.seqLen),
     gradAccumSteps,
     ...(inBackward ? { optimizerInBackward: true as const } : {}),
+    ...(fused ? { fusedOptimizer: true as const } : {}),
     gradientCheckpointing: oneOf(
       raw.gradientCheckpointing,
       CHECKPOINTING,

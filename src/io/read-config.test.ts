@@ -252,6 +252,7 @@ describe('a DeepSpeed file referenced by a trainer config', () => {
       method: 'full',
       microBatchSize: 2,
       optimizer: 'adamw',
+      fusedOptimizer: true,
       parallelism: { strategy: 'zero2' },
       offload: { optimizer: 'cpu', params: 'none' },
       precision: 'bf16-mixed',

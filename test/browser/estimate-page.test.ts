@@ -115,6 +115,27 @@ describe('Estimate page', () => {
     expect(page.url()).toContain('torchCompile=true');
   });
 
+  it('offers the fused optimizer kernel for torch optimizers only, and drops the step temporary', async () => {
+    const base = { method: 'full', gradientCheckpointing: 'full', optimizer: 'adamw' };
+    await page.goto(`${server.url}/#/estimate?method=full&gradientCheckpointing=full`);
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(expected(base).peak.deviceBytes));
+    await page.getByTestId('fused-optimizer').check();
+    const fused = expected({ ...base, fusedOptimizer: true });
+    expect(fused.peak.deviceBytes).toBeLessThan(expected(base).peak.deviceBytes);
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(fused.peak.deviceBytes));
+    expect(page.url()).toContain('fusedOptimizer=true');
+    // bitsandbytes' 8-bit AdamW is a kernel of its own: no toggle, and the URL's flag is not applied.
+    await page.getByTestId('optimizer').selectOption('adamw-8bit');
+    await expect.poll(() => page.getByTestId('fused-optimizer').count()).toBe(0);
+    await expect
+      .poll(() => page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(expected({ ...base, optimizer: 'adamw-8bit' }).peak.deviceBytes));
+  });
+
   it('offers optimizer and parameter offload only where the strategy allows them', async () => {
     await page.goto(`${server.url}/#/estimate?method=full&gradientCheckpointing=full`);
     await expect.poll(() => page.getByTestId('peak-deviceBytes').count()).toBe(1);

@@ -21,6 +21,7 @@ export const FORM_DEFAULTS: FormState = {
   loraRank: '16',
   loraTargets: 'q_proj,v_proj',
   optimizerInBackward: 'false',
+  fusedOptimizer: 'false',
   wrapEmbeddings: 'false',
   syncEachMicroBatch: 'false',
   quantizedInputsKept: 'default',
@@ -111,6 +112,9 @@ export function scenarioFromForm(
     seqLen: Number(form.seqLen),
     gradAccumSteps: Number(form.gradAccumSteps),
     ...(form.optimizerInBackward === 'true' ? { optimizerInBackward: true } : {}),
+    ...(form.fusedOptimizer === 'true' && ['adamw', 'sgd', 'sgd-momentum'].includes(form.optimizer!)
+      ? { fusedOptimizer: true }
+      : {}),
     gradientCheckpointing: form.gradientCheckpointing,
     attention: form.attention,
     loss: form.loss,

@@ -84,6 +84,7 @@ export type RemedyCode =
   | 'gradient-checkpointing'
   | 'fused-loss'
   | 'compile-loss'
+  | 'fused-optimizer'
   | 'offload-activations'
   | 'sdpa'
   | 'shorter-seq'
@@ -307,7 +308,7 @@ export const EN: MessageCatalog = {
     'optimizer-states': {
       title: () => 'It failed in the optimizer step: the optimizer states do not fit',
       action: () =>
-        'AdamW creates its two states at the first step (8 bytes per trained parameter in fp32), and the foreach kernels add a state-sized temporary: an 8-bit optimizer (bitsandbytes AdamW8bit), ZeRO-1/2 or FSDP to shard the states, optimizer offload to CPU, or LoRA so only adapters have states. foreach=False drops the temporary.',
+        'AdamW creates its two states at the first step (8 bytes per trained parameter in fp32), and the foreach kernels add a state-sized temporary: an 8-bit optimizer (bitsandbytes AdamW8bit), ZeRO-1/2 or FSDP to shard the states, optimizer offload to CPU, or LoRA so only adapters have states. The fused kernel (fused=True; Hugging Face optim adamw_torch_fused) drops the temporary.',
     },
     'rank-imbalance': {
       title: () => 'One GPU holds more than the others',
@@ -406,6 +407,7 @@ export const EN: MessageCatalog = {
     'gradient-checkpointing': (p) => `gradient checkpointing (${p.from} → ${p.to})`,
     'fused-loss': () => 'fused cross-entropy (Liger / Cut Cross-Entropy)',
     'compile-loss': () => 'torch.compile over the chunked loss (no fp32 copy of the logits)',
+    'fused-optimizer': () => "torch's fused optimizer kernel (fused=True; HF optim adamw_torch_fused)",
     'offload-activations': () => 'saved activations offloaded to CPU memory (activation offloading)',
     sdpa: () => 'sdpa attention instead of eager',
     'shorter-seq': (p) => `sequence length ${p.from} → ${p.to}`,
@@ -643,7 +645,7 @@ export const ZH: MessageCatalog = {
     'optimizer-states': {
       title: () => '在优化器步骤中失败：优化器状态放不下',
       action: () =>
-        'AdamW 在第一步创建两个状态（每个训练参数 8 字节，fp32），foreach kernel 还会额外产生一个与状态同样大的临时张量：使用 8 位优化器（bitsandbytes AdamW8bit）、用 ZeRO-1/2 或 FSDP 对状态分片、把优化器状态卸载到 CPU，或使用 LoRA 只让适配器拥有状态。设置 foreach=False 可以去掉这个临时张量。',
+        'AdamW 在第一步创建两个状态（每个训练参数 8 字节，fp32），foreach kernel 还会额外产生一个与状态同样大的临时张量：使用 8 位优化器（bitsandbytes AdamW8bit）、用 ZeRO-1/2 或 FSDP 对状态分片、把优化器状态卸载到 CPU，或使用 LoRA 只让适配器拥有状态。使用融合内核（fused=True；Hugging Face 的 optim adamw_torch_fused）可以去掉这个临时张量。',
     },
     'rank-imbalance': {
       title: () => '某一张 GPU 占用的显存比其他卡多',
@@ -742,6 +744,7 @@ export const ZH: MessageCatalog = {
     'gradient-checkpointing': (p) => `梯度检查点（${p.from} → ${p.to}）`,
     'fused-loss': () => '融合交叉熵（Liger / Cut Cross-Entropy）',
     'compile-loss': () => '用 torch.compile 编译分块损失（不再保留 logits 的 fp32 副本）',
+    'fused-optimizer': () => '使用 torch 的融合优化器内核（fused=True；HF optim adamw_torch_fused）',
     'offload-activations': () => '把保存的激活卸载到 CPU 内存（激活卸载）',
     sdpa: () => '用 sdpa 注意力代替 eager',
     'shorter-seq': (p) => `序列长度 ${p.from} → ${p.to}`,

@@ -109,9 +109,18 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
         });
       break;
     case 'optimizer':
+      // torch's fused kernel: the same optimizer without its state-sized step temporary.
+      if ((s.optimizer === 'adamw' || s.optimizer === 'sgd-momentum') && !s.fusedOptimizer)
+        add('fused-optimizer', { from: 'foreach', to: 'fused' }, '--fused-optimizer', {
+          fusedOptimizer: true,
+        });
       if (s.optimizer === 'adamw' || s.optimizer === 'paged-adamw') {
         const to = s.optimizer === 'paged-adamw' ? 'paged-adamw-8bit' : 'adamw-8bit';
-        add('adamw-8bit', { from: s.optimizer, to }, `--optimizer ${to}`, { optimizer: to });
+        // bitsandbytes' 8-bit optimizers are one kernel already: torch's fused flag goes.
+        add('adamw-8bit', { from: s.optimizer, to }, `--optimizer ${to}`, {
+          optimizer: to,
+          fusedOptimizer: false,
+        });
       }
       if (full) add('lora', { from: s.method, to: 'lora' }, '--method lora', { method: 'lora', lora });
       if (gpus > 1 && !SHARDED.has(s.parallelism.strategy))

@@ -126,5 +126,25 @@ export function mapHfOptimizer(b: ReportBuilder, key: string, value: unknown, un
     const optimizer = HF_OPTIMIZERS[value];
     if (optimizer) b.map(key, value, 'optimizer', optimizer);
     else b.skip(key, value, 'unresolved', 'an optimizer Headroom does not model');
-  } else if (unsetReason !== undefined) b.assume('optimizer', 'adamw', unsetReason);
+    if (optimizer && HF_FUSED_OPTIMIZERS.has(value)) b.map(key, value, 'fusedOptimizer', true);
+  } else if (value !== undefined && value !== null) {
+    b.skip(key, value, 'unresolved', 'an optimizer name was expected');
+  } else if (unsetReason !== undefined) {
+    b.assume('optimizer', 'adamw', unsetReason);
+    b.assume('fusedOptimizer', true, unsetReason);
+  }
 }
+
+/**
+ * Why an unset `optim` is fused AdamW: TrainingArguments picks `adamw_torch_fused` when torch is 2.8 or
+ * later (transformers training_args.py, `default_optim`), `adamw_torch` before.
+ */
+export const HF_DEFAULT_OPTIM =
+  'optim not set: TrainingArguments defaults to adamw_torch_fused with torch ≥ 2.8 (adamw_torch before)';
+
+/** Hugging Face optimizer names that run a fused kernel, with no state-sized temporary in the step. */
+const HF_FUSED_OPTIMIZERS: ReadonlySet<string> = new Set([
+  'adamw_torch_fused',
+  'adamw_apex_fused',
+  'adamw_torch_npu_fused',
+]);

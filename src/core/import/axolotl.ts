@@ -87,7 +87,12 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   const accum = wholeNumber(c.gradient_accumulation_steps);
   if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
 
-  mapHfOptimizer(b, 'optimizer', c.optimizer);
+  mapHfOptimizer(
+    b,
+    'optimizer',
+    c.optimizer,
+    'optimizer not set: Axolotl defaults to adamw_torch_fused (axolotl PR #2425, "use default torch fused adamw optimizer as default")',
+  );
 
   const gc = c.gradient_checkpointing;
   if (gc === true || gc === 'true') b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'full');

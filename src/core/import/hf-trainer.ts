@@ -9,6 +9,7 @@ import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builde
 import { ATTN_IMPLEMENTATIONS } from './_names.js';
 import {
   absorbDeepSpeed,
+  HF_DEFAULT_OPTIM,
   type MapperInput,
   mapActivationOffload,
   mapHfOptimizer,
@@ -106,7 +107,7 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     if (attention) b.map('attn_implementation', impl, 'attention', attention);
     else b.skip('attn_implementation', impl, 'unresolved', 'an attention kernel Headroom does not model');
   }
-  mapHfOptimizer(b, 'optim', c.optim, 'optim not set: TrainingArguments defaults to adamw_torch');
+  mapHfOptimizer(b, 'optim', c.optim, HF_DEFAULT_OPTIM);
   if (truthy(c.use_liger_kernel) || truthy(c.use_liger)) b.map('use_liger_kernel', true, 'loss', 'fused');
 
   // Parallelism: an inline or referenced DeepSpeed config, or the fsdp option string.

@@ -133,6 +133,37 @@ describe('importConfig', () => {
     expect(r.unmapped.map((u) => u.key)).not.toContain(key);
   });
 
+  it.each([
+    ['TrainingArguments', { model_name_or_path: 'x', optim: 'adamw_torch_fused' }, 'optim', true],
+    ['TrainingArguments (foreach)', { model_name_or_path: 'x', optim: 'adamw_torch' }, 'optim', false],
+    ['Axolotl', { base_model: 'x', micro_batch_size: 1, optimizer: 'adamw_torch_fused' }, 'optimizer', true],
+    [
+      'torchtune',
+      {
+        model: { _component_: 'torchtune.models.llama3_1.llama3_1_8b' },
+        optimizer: { _component_: 'torch.optim.AdamW', fused: true },
+      },
+      'optimizer.fused',
+      true,
+    ],
+  ] as const)('maps %s fused optimizer kernels to fusedOptimizer', (_name, config, key, fused) => {
+    const r = importConfig({ config });
+    expect(r.scenario.optimizer).toBe('adamw');
+    if (fused)
+      expect(r.mapped).toContainEqual(expect.objectContaining({ key, field: 'fusedOptimizer', to: true }));
+    expect(parseScenario({ model: 'x', ...r.scenario }).fusedOptimizer).toBe(fused ? true : undefined);
+  });
+
+  it('assumes the fused AdamW that Hugging Face and Axolotl pick when no optimizer is named', () => {
+    for (const config of [{ model_name_or_path: 'x' }, { base_model: 'x', micro_batch_size: 1 }]) {
+      const r = importConfig({ config });
+      expect(r.assumed.filter((a) => a.field.endsWith('ptimizer')).map((a) => [a.field, a.value])).toEqual([
+        ['optimizer', 'adamw'],
+        ['fusedOptimizer', true],
+      ]);
+    }
+  });
+
   it('leaves activation offload off where the config turns it off, and names what it cannot hold', () => {
     const off = importConfig({
       config: {
@@ -230,6 +261,7 @@ describe('importConfig', () => {
       ['gradientCheckpointing', 'full'],
       ['attention', 'sdpa'],
       ['optimizer', 'adamw'],
+      ['fusedOptimizer', true],
     ]);
   });
 

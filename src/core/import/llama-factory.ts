@@ -9,6 +9,7 @@ import type { Method } from '../scenario.js';
 import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import {
   absorbDeepSpeed,
+  HF_DEFAULT_OPTIM,
   type MapperInput,
   mapHfOptimizer,
   mapTorchCompile,
@@ -156,7 +157,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     b.assume('attention', 'sdpa', 'flash_attn "auto" is the transformers default, sdpa');
   else b.skip('flash_attn', flash, 'unresolved', 'flash_attn is auto, disabled, sdpa, fa2 or fa3');
 
-  mapHfOptimizer(b, 'optim', c.optim, 'optim not set: HF TrainingArguments defaults to adamw_torch');
+  mapHfOptimizer(b, 'optim', c.optim, HF_DEFAULT_OPTIM);
   if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
   mapTorchCompile(b, c);
 

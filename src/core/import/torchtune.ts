@@ -148,6 +148,10 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     if (mapped === 'sgd' && (finiteNumber(at(c, 'optimizer.momentum')) ?? 0) > 0) mapped = 'sgd-momentum';
     if (mapped) b.map('optimizer._component_', optimizer, 'optimizer', mapped);
     else b.skip('optimizer._component_', optimizer, 'unresolved', 'an optimizer Headroom does not model');
+    // torch.optim.AdamW / SGD with fused: True (the recipes' AdamW) step without a state-sized temporary.
+    const fused = at(c, 'optimizer.fused');
+    if ((mapped === 'adamw' || mapped?.startsWith('sgd')) && fused !== undefined && fused !== null)
+      b.map('optimizer.fused', fused, 'fusedOptimizer', truthy(fused));
   }
   const loss = at(c, 'loss._component_');
   if (typeof loss === 'string') {

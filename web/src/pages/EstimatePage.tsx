@@ -369,6 +369,14 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               />
             </>
           ) : null}
+          {['adamw', 'sgd', 'sgd-momentum'].includes(form.optimizer!) ? (
+            <Toggle
+              label={t('estimate.fusedOptimizer')}
+              value={form.fusedOptimizer!}
+              onChange={(v) => update('fusedOptimizer', v)}
+              testId="fused-optimizer"
+            />
+          ) : null}
           <Toggle
             label={t('estimate.optimizerInBackward')}
             value={form.optimizerInBackward!}
