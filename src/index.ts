@@ -13,9 +13,13 @@ export {
   type Estimate,
   type EstimateInput,
   estimate,
+  type Fit,
+  fitOn,
   type Phase,
+  requiredDeviceBytes,
   usableBytes,
 } from './core/estimate.js';
+export { type EstimateNote, noteText } from './core/estimate-notes.js';
 export { type FitResult, fitLimits } from './core/fit.js';
 export { importConfig } from './core/import/import-config.js';
 export type { ImportReport } from './core/import/import-report.js';

@@ -3,6 +3,7 @@ import { shapeFromConfig } from './architecture.js';
 import { findGpu, findModel } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
 import { estimate, requiredDeviceBytes } from './estimate.js';
+import { noteText } from './estimate-notes.js';
 import { parseScenario } from './scenario.js';
 import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
 
@@ -488,6 +489,13 @@ describe('estimate: the logits and the head in backward', () => {
       'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high',
     ]);
     expect(compiled.notes).toEqual([]);
+    // Each note is also data: its code and figures, which the words are made from.
+    const long = run({ ...base, seqLen: 200_000, attention: 'eager' });
+    expect(long.noteItems).toEqual([
+      { code: 'past-context', seqLen: 200_000, context: 131_072 },
+      { code: 'eager-attention' },
+    ]);
+    expect(long.notes).toEqual(long.noteItems.map(noteText));
   });
 
   it('the head’s gradient forms first in backward, beside one chunk’s logit gradient', () => {

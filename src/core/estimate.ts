@@ -8,6 +8,7 @@ import { LINEAR_ROLES } from './architecture.js';
 import { inputsKept } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
+import { type EstimateNote, noteText } from './estimate-notes.js';
 import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
 import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
 import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
@@ -58,6 +59,8 @@ export interface Estimate {
   readonly fits?: Fit;
   /** Assumptions the estimate had to make, in words. */
   readonly notes: readonly string[];
+  /** The same notes as data (code and figures), for words in another language. */
+  readonly noteItems: readonly EstimateNote[];
 }
 
 /** The estimate against one GPU's usable memory. */
@@ -823,7 +826,7 @@ export function estimate(input: EstimateInput): Estimate {
   const training = trainingPlan(scenario, shape, params);
   const strategy = scenario.parallelism.strategy;
   const gpus = scenario.parallelism.gpus;
-  const notes: string[] = [];
+  const notes: EstimateNote[] = [];
   const quantized = scenario.quantization !== 'none';
   const keepTerms = input.terms === true;
 
@@ -1127,48 +1130,25 @@ export function estimate(input: EstimateInput): Estimate {
         }
       : null;
 
-  if (opt.paged)
-    notes.push(
-      'paged optimizer states live in CUDA managed memory: counted by nvidia-smi, not by torch allocated',
-    );
-  if (exact !== null && exact !== params.totalParams) {
-    notes.push(
-      `parameter count ${exact} read from the weight files (the config alone gives ${params.totalParams})`,
-    );
-  }
-  if (unshardedAccumulation && gradsDuringForward > G) {
-    notes.push(
-      `FSDP accumulates whole, unsharded gradients inside no_sync() between syncs (${gib(gradsDuringForward)} here): reduce-scattering every micro-batch keeps one shard (--sync-each-micro-batch; Accelerate sync_each_batch=True)`,
-    );
-  }
-  if (rootBytes >= 2 ** 30) {
-    notes.push(
-      `FSDP keeps its root unit (embeddings and output head) gathered through forward and backward: ${gib(rootBytes + rootGradBytes)} here; wrapping them as units of their own avoids it (--wrap-embeddings; torchtune custom_sharded_layers)`,
-    );
-  }
+  if (opt.paged) notes.push({ code: 'paged-optimizer' });
+  if (exact !== null && exact !== params.totalParams)
+    notes.push({ code: 'exact-params', fromWeights: exact, fromConfig: params.totalParams });
+  if (unshardedAccumulation && gradsDuringForward > G)
+    notes.push({ code: 'fsdp-no-sync', bytes: gradsDuringForward });
+  if (rootBytes >= 2 ** 30) notes.push({ code: 'fsdp-root', bytes: rootBytes + rootGradBytes });
   const context = shape.contextLength;
-  if (shape.learnedPositions > 0 && scenario.seqLen > shape.learnedPositions) {
-    notes.push(
-      `sequence ${scenario.seqLen} is longer than the model's ${shape.learnedPositions} learned positions: it cannot run at this length (its position table has no row past ${shape.learnedPositions}); the memory is for the length as given`,
-    );
-  } else if (context !== undefined && scenario.seqLen > context) {
-    notes.push(
-      `sequence ${scenario.seqLen} is past the model's ${context}-token context window: the memory is for the length as given, but training that long needs RoPE scaling (rope_scaling in config.json) and quality past the window is not assured`,
-    );
-  }
-  if (scenario.attention === 'eager' && scenario.seqLen >= 4096) {
-    notes.push('eager attention keeps s×s scores per head: sdpa or flash would remove that term');
-  }
-  if (scenario.torchCompile && scenario.loss === 'standard') {
-    notes.push(
-      "torch.compile is counted for a chunked loss only: with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled loss (Hugging Face's does)",
-    );
-  }
-  if (scenario.torchCompile && scenario.gradientCheckpointing === 'none') {
-    notes.push(
-      'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high',
-    );
-  }
+  if (shape.learnedPositions > 0 && scenario.seqLen > shape.learnedPositions)
+    notes.push({
+      code: 'past-learned-positions',
+      seqLen: scenario.seqLen,
+      positions: shape.learnedPositions,
+    });
+  else if (context !== undefined && scenario.seqLen > context)
+    notes.push({ code: 'past-context', seqLen: scenario.seqLen, context });
+  if (scenario.attention === 'eager' && scenario.seqLen >= 4096) notes.push({ code: 'eager-attention' });
+  if (scenario.torchCompile && scenario.loss === 'standard') notes.push({ code: 'compile-standard-loss' });
+  if (scenario.torchCompile && scenario.gradientCheckpointing === 'none')
+    notes.push({ code: 'compile-no-checkpointing' });
 
   const result: Estimate = {
     perGpu: true,
@@ -1215,7 +1195,8 @@ export function estimate(input: EstimateInput): Estimate {
       cudaContextBytes: Math.round(CUDA_CONTEXT_BYTES),
       ncclBytes: Math.round(gpus > 1 ? NCCL_BUFFER_BYTES : 0),
     },
-    notes,
+    notes: notes.map(noteText),
+    noteItems: notes,
   };
   if (!input.gpu) return withTerms(result, phaseTerms);
   return withTerms({ ...result, fits: fitOn(input.gpu.id, usableBytes(input.gpu), result) }, phaseTerms);
@@ -1270,8 +1251,4 @@ function dequantBytesPerElement(scenario: Scenario): number {
   // Hugging Face loads a bitsandbytes model in float16 when no torch_dtype is given (-mixed, fp32).
   const from = scenario.quantizedFrom ?? (scenario.precision === 'bf16-true' ? 'bf16' : 'fp16');
   return DTYPE_BYTES[from] + (from === compute ? 0 : DTYPE_BYTES[compute]);
-}
-
-function gib(bytes: number): string {
-  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
 }

@@ -78,6 +78,12 @@ describe('Estimate page', () => {
       .poll(() => page.getByTestId('estimate-notes').textContent())
       .toContain("sequence 16384 is past the model's 4096-token context window");
     await screenshot(page, 'estimate-page-notes');
+    // The same note, in Chinese, from the same code and figures.
+    await page.getByTestId('lang-zh').click();
+    await expect
+      .poll(() => page.getByTestId('estimate-notes').textContent())
+      .toContain('序列长度 16384 超过模型 4096 token 的上下文窗口');
+    await page.getByTestId('lang-en').click();
   });
 
   it('offloads activations when ticked: the core figure, the host memory it needs, and the URL', async () => {

@@ -24,7 +24,7 @@ import { formatBytes } from '../../../src/core/units.js';
 import { FitsStrip } from '../components/FitsStrip.js';
 import { Ladder } from '../components/Ladder.js';
 import { StackedBar } from '../components/StackedBar.js';
-import { type MessageKey, useT, useTermLabel } from '../i18n.js';
+import { type MessageKey, useNoteText, useT, useTermLabel } from '../i18n.js';
 import {
   bitsandbytesBase,
   type FormState,
@@ -138,6 +138,7 @@ function Toggle({
 export function EstimatePage({ query, onQuery }: { query: string; onQuery: (query: string) => void }) {
   const t = useT();
   const termLabel = useTermLabel();
+  const noteWords = useNoteText();
   const initial = useMemo(() => formFromQuery(query), [query]);
   const [form, setForm] = useState<FormState>(initial.form);
   const [config, setConfig] = useState<Record<string, unknown> | null>(initial.config);
@@ -510,8 +511,8 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               <div className="notes" data-testid="estimate-notes">
                 <h3>{t('estimate.notes')}</h3>
                 <ul>
-                  {result.notes.map((note) => (
-                    <li key={note}>{note}</li>
+                  {result.noteItems.map((note) => (
+                    <li key={note.code}>{noteWords(note)}</li>
                   ))}
                 </ul>
               </div>

@@ -1,0 +1,46 @@
+/**
+ * The assumptions and caveats an estimate states, as data: a code and its figures. `estimate()` lists
+ * them as `noteItems` and, in English words, as `notes`; the dashboard words them in Chinese too.
+ */
+
+export type EstimateNote =
+  | { readonly code: 'paged-optimizer' }
+  | { readonly code: 'exact-params'; readonly fromWeights: number; readonly fromConfig: number }
+  | { readonly code: 'fsdp-no-sync'; readonly bytes: number }
+  | { readonly code: 'fsdp-root'; readonly bytes: number }
+  | { readonly code: 'past-learned-positions'; readonly seqLen: number; readonly positions: number }
+  | { readonly code: 'past-context'; readonly seqLen: number; readonly context: number }
+  | { readonly code: 'eager-attention' }
+  | { readonly code: 'compile-standard-loss' }
+  | { readonly code: 'compile-no-checkpointing' };
+
+export type EstimateNoteCode = EstimateNote['code'];
+
+/** Bytes as the notes write them: GiB with two decimals. */
+export function noteGib(bytes: number): string {
+  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+}
+
+/** A note in English: the words `notes` carries. */
+export function noteText(note: EstimateNote): string {
+  switch (note.code) {
+    case 'paged-optimizer':
+      return 'paged optimizer states live in CUDA managed memory: counted by nvidia-smi, not by torch allocated';
+    case 'exact-params':
+      return `parameter count ${note.fromWeights} read from the weight files (the config alone gives ${note.fromConfig})`;
+    case 'fsdp-no-sync':
+      return `FSDP accumulates whole, unsharded gradients inside no_sync() between syncs (${noteGib(note.bytes)} here): reduce-scattering every micro-batch keeps one shard (--sync-each-micro-batch; Accelerate sync_each_batch=True)`;
+    case 'fsdp-root':
+      return `FSDP keeps its root unit (embeddings and output head) gathered through forward and backward: ${noteGib(note.bytes)} here; wrapping them as units of their own avoids it (--wrap-embeddings; torchtune custom_sharded_layers)`;
+    case 'past-learned-positions':
+      return `sequence ${note.seqLen} is longer than the model's ${note.positions} learned positions: it cannot run at this length (its position table has no row past ${note.positions}); the memory is for the length as given`;
+    case 'past-context':
+      return `sequence ${note.seqLen} is past the model's ${note.context}-token context window: the memory is for the length as given, but training that long needs RoPE scaling (rope_scaling in config.json) and quality past the window is not assured`;
+    case 'eager-attention':
+      return 'eager attention keeps s×s scores per head: sdpa or flash would remove that term';
+    case 'compile-standard-loss':
+      return "torch.compile is counted for a chunked loss only: with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled loss (Hugging Face's does)";
+    case 'compile-no-checkpointing':
+      return 'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high';
+  }
+}
