@@ -98,6 +98,8 @@ describe('estimate: model states by method and precision', () => {
       ok: true,
       pagedToHostBytes: e.peak.deviceBytes - usable,
     });
+    // What spills waits in host RAM.
+    expect(e.host).toEqual({ cpuBytes: e.peak.deviceBytes - usable, nvmeBytes: 0 });
     // On an 80 GB card everything is resident; on a 12 GB one even the rest does not fit.
     expect(run(scenario, 'a100-sxm-80gb').fits).toMatchObject({ ok: true, pagedToHostBytes: 0 });
     const small = run(scenario, 'rtx-3060-12gb').fits!;

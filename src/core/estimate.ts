@@ -1199,7 +1199,14 @@ export function estimate(input: EstimateInput): Estimate {
     noteItems: notes,
   };
   if (!input.gpu) return withTerms(result, phaseTerms);
-  return withTerms({ ...result, fits: fitOn(input.gpu.id, usableBytes(input.gpu), result) }, phaseTerms);
+  const fits = fitOn(input.gpu.id, usableBytes(input.gpu), result);
+  // Paged states that do not fit the GPU live in host RAM, each of the node's GPUs its own.
+  const spilled = fits.pagedToHostBytes * perNode;
+  const withSpill =
+    spilled > 0
+      ? { cpuBytes: (result.host?.cpuBytes ?? 0) + spilled, nvmeBytes: result.host?.nvmeBytes ?? 0 }
+      : result.host;
+  return withTerms({ ...result, host: withSpill, fits }, phaseTerms);
 }
 
 /**
