@@ -35,6 +35,9 @@ OFFLOAD_TARGETS = ("none", "cpu", "nvme")
 # Headroom's optional offload.activations (beyond SCENARIO.md): saved activations in pinned CPU memory.
 ACTIVATION_OFFLOAD_TARGETS = ("none", "cpu")
 
+# Headroom's optional true-or-absent fields (beyond SCENARIO.md) that the harness can run.
+OPTIONAL_FLAGS = ("fusedOptimizer",)
+
 # Every field's default, as SCENARIO.md shows it ("anything omitted takes the default shown").
 DEFAULT_LORA = {"rank": 16, "dropout": 0.0, "targets": ["q_proj", "v_proj"]}
 DEFAULT_TRAINABLE_LAYERS = 2
@@ -73,6 +76,9 @@ def with_defaults(partial: dict) -> dict:
     for field, default in DEFAULTS.items():
         value = partial.get(field, default)
         scenario[field] = {**default, **value} if isinstance(default, dict) else value
+    for flag in OPTIONAL_FLAGS:
+        if partial.get(flag) is True:
+            scenario[flag] = True
     if "gpu" in partial:
         scenario["gpu"] = partial["gpu"]
     return scenario
@@ -142,7 +148,8 @@ def describe(scenario: dict) -> str:
         method += f"[{scenario['quantization']}]"
     offloaded = " act->cpu" if scenario["offload"].get("activations") == "cpu" else ""
     return (
-        f"{model} {method} {scenario['precision']} {scenario['optimizer']} "
+        f"{model} {method} {scenario['precision']} {'fused-' if scenario.get('fusedOptimizer') else ''}"
+        f"{scenario['optimizer']} "
         f"b{scenario['microBatchSize']}xs{scenario['seqLen']} ckpt={scenario['gradientCheckpointing']} "
         f"{scenario['attention']} loss={scenario['loss']}{offloaded}"
     )
@@ -221,6 +228,8 @@ def default_grid() -> list[GridEntry]:
         _entry("weights, grads and AdamW states in bf16 (8 B/param): the per-parameter term", **true),
         _entry("SGD without momentum keeps no state: isolates the AdamW states and step temporaries",
                optimizer="sgd"),
+        _entry("fused AdamW (fused=True, Hugging Face's default with torch >= 2.8): no foreach temporary",
+               fusedOptimizer=True),
         _entry("4x the tokens in one sequence: activation slope and the logits spike at large s", seqLen=8192),
         _entry("4x the tokens as a batch: same tokens as s=8192, so any s^2 residue shows", microBatchSize=4),
         _entry("full checkpointing: activations fall to the layer inputs plus one layer",

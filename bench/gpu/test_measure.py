@@ -82,6 +82,13 @@ class GridTest(unittest.TestCase):
         expected = {"precision", "optimizer", "seqLen", "microBatchSize", "gradientCheckpointing", "loss", "attention"}
         self.assertLessEqual(expected | {"method"}, varied)
 
+    def test_the_fused_optimizer_is_a_baseline_variant_kept_only_when_true(self) -> None:
+        fused = [scenario for scenario in self.scenarios if scenario.get("fusedOptimizer")]
+        self.assertEqual(len(fused), 1)
+        self.assertEqual(grid.differing_fields(fused[0], self.scenarios[0]), {"fusedOptimizer"})
+        self.assertIn("fused-adamw", grid.describe(fused[0]))
+        self.assertNotIn("fusedOptimizer", grid.with_defaults({**grid.BASELINE, "fusedOptimizer": False}))
+
     def test_most_scenarios_differ_from_an_earlier_one_in_one_field(self) -> None:
         partnered = [bool(found) for found in grid._one_field_partners(self.entries)[1:]]
         self.assertGreaterEqual(sum(partnered) / len(partnered), 0.75)

@@ -13,7 +13,8 @@ Choices that decide what the numbers mean (each also written into the rows' note
   weights are created in 16 bits and trained without a master copy; fp32: no autocast.
 - LoRA keeps peft's defaults: adapters in fp32 on a 16-bit base (autocast_adapter_dtype=True).
 - freeze trains only the top `trainableLayers` decoder blocks (not the final norm or lm_head).
-- Optimizers use torch.optim's defaults (AdamW: the foreach implementation on CUDA).
+- Optimizers use torch.optim's defaults (AdamW: the foreach implementation on CUDA), or fused=True
+  for AdamW and SGD when the scenario says fusedOptimizer.
 - The chunked loss runs lm_head and cross-entropy over LOSS_CHUNK_TOKENS positions at a time, each
   chunk recomputed in backward (torch.utils.checkpoint), so the full logits never exist.
 """
@@ -157,14 +158,16 @@ def apply_method(model: torch.nn.Module, scenario: dict, recorder) -> torch.nn.M
     return peft.get_peft_model(model, config)
 
 
-def make_optimizer(name: str, params: list[torch.nn.Parameter]) -> torch.optim.Optimizer:
-    """The scenario's optimizer over the trainable parameters, with library defaults."""
+def make_optimizer(name: str, params: list[torch.nn.Parameter], fused: bool = False) -> torch.optim.Optimizer:
+    """The scenario's optimizer over the trainable parameters, with library defaults (foreach), or
+    torch's fused kernel for AdamW and SGD when the scenario says fusedOptimizer."""
+    kernel = {"fused": True} if fused else {}
     if name == "adamw":
-        return torch.optim.AdamW(params, lr=LEARNING_RATE)
+        return torch.optim.AdamW(params, lr=LEARNING_RATE, **kernel)
     if name == "sgd":
-        return torch.optim.SGD(params, lr=LEARNING_RATE)
+        return torch.optim.SGD(params, lr=LEARNING_RATE, **kernel)
     if name == "sgd-momentum":
-        return torch.optim.SGD(params, lr=LEARNING_RATE, momentum=SGD_MOMENTUM)
+        return torch.optim.SGD(params, lr=LEARNING_RATE, momentum=SGD_MOMENTUM, **kernel)
     if name == "adafactor":
         return torch.optim.Adafactor(params, lr=LEARNING_RATE)
     import bitsandbytes as bnb
@@ -226,7 +229,7 @@ def run(scenario: dict, model_config: dict, recorder) -> None:
             )
     model = apply_method(model, scenario, recorder)
     trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = make_optimizer(scenario["optimizer"], trainable)
+    optimizer = make_optimizer(scenario["optimizer"], trainable, fused=scenario.get("fusedOptimizer") is True)
     torch.cuda.synchronize()
     recorder.info.update(
         initS=round(time.perf_counter() - load_started, 3),
