@@ -59,6 +59,7 @@ const EN = {
   'estimate.outsideTorch': '+ outside torch (CUDA context, NCCL, paged states)',
   'estimate.ladder': 'If it does not fit: the ladder, cheapest first',
   'estimate.ladderFits': 'Already fits with the margin.',
+  'estimate.budget': 'budget',
   'estimate.perGpu': 'Every figure is per GPU.',
   'part.weights': 'weights',
   'part.gradients': 'gradients',
@@ -160,6 +161,7 @@ const ZH: Record<MessageKey, string> = {
   'estimate.outsideTorch': '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
   'estimate.ladder': '放不下时：按代价从低到高的调整方案',
   'estimate.ladderFits': '在预留余量下已经放得下。',
+  'estimate.budget': '预算',
   'estimate.perGpu': '所有数字均为单卡。',
   'part.weights': '权重',
   'part.gradients': '梯度',
@@ -270,6 +272,11 @@ function noteTextZh(note: EstimateNote): string {
 export function useNoteText(): (note: EstimateNote) => string {
   const lang = useContext(LangContext);
   return (note) => (lang === 'zh' ? noteTextZh(note) : noteText(note));
+}
+
+/** The current language. */
+export function useLang(): Lang {
+  return useContext(LangContext);
 }
 
 /** The translate function for the current language. */

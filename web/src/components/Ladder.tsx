@@ -7,7 +7,8 @@ import { resolveModelRef } from '../../../src/core/model-ref.js';
 import { makePlan, type Plan } from '../../../src/core/plan.js';
 import type { Scenario } from '../../../src/core/scenario.js';
 import { formatBytes } from '../../../src/core/units.js';
-import { useT } from '../i18n.js';
+import { useLang, useT } from '../i18n.js';
+import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../plan-words.js';
 
 function planFor(scenario: Scenario, config: Record<string, unknown> | null): Plan | string | null {
   const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
@@ -31,12 +32,15 @@ export function Ladder({
   baseDeviceBytes: number;
 }) {
   const t = useT();
+  const zh = useLang() === 'zh';
   const plan = useMemo(() => planFor(scenario, shapeSource), [scenario, shapeSource]);
   if (plan === null) return null;
   if (typeof plan === 'string') return <p className="error">{plan}</p>;
   const budget = plan.target.budgetBytes;
   const rows = plan.rungs;
   const scale = Math.max(budget, baseDeviceBytes, ...rows.map((r) => r.estimate.peak.deviceBytes), 1);
+  const before = scenariosBefore(plan);
+  const altBase = alternativeBase(plan);
   return (
     <section className="ladder" data-testid="ladder">
       <h3>{t('estimate.ladder')}</h3>
@@ -56,11 +60,13 @@ export function Ladder({
             <td>{formatBytes(baseDeviceBytes)}</td>
             <td />
             <td>×1.00</td>
-            <td className="muted">budget {formatBytes(budget)}</td>
+            <td className="muted">
+              {t('estimate.budget')} {formatBytes(budget)}
+            </td>
           </tr>
-          {rows.map((r) => (
+          {rows.map((r, i) => (
             <tr key={r.change.id}>
-              <td>{r.change.summary}</td>
+              <td>{zh ? rungSummaryZh(r, before[i]!) : r.change.summary}</td>
               <td style={{ width: '40%' }}>
                 <div
                   className={`bar ${r.fits ? 'fits' : ''}`}
@@ -71,7 +77,9 @@ export function Ladder({
               <td>{formatBytes(r.estimate.peak.deviceBytes)}</td>
               <td>−{formatBytes(r.savedBytes)}</td>
               <td>×{r.relativeStepTime.toFixed(2)}</td>
-              <td className="muted">{r.risk.level === 'none' ? '' : r.risk.note}</td>
+              <td className="muted">
+                {r.risk.level === 'none' ? '' : zh ? riskNoteZh(r, before[i]!) : r.risk.note}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -81,7 +89,7 @@ export function Ladder({
           {plan.alternatives
             .map(
               (a) =>
-                `${a.change.summary} (${formatBytes(a.estimate.peak.deviceBytes)}, ×${a.relativeStepTime.toFixed(2)})`,
+                `${zh ? rungSummaryZh(a, altBase) : a.change.summary} (${formatBytes(a.estimate.peak.deviceBytes)}, ×${a.relativeStepTime.toFixed(2)})`,
             )
             .join(' · ')}
         </p>

@@ -1,0 +1,92 @@
+/** The dashboard's Chinese words for the ladder, worded from each rung's scenarios. */
+import { describe, expect, it } from 'vitest';
+import { findGpu } from '../src/core/catalog/index.js';
+import { resolveModelRef } from '../src/core/model-ref.js';
+import { makePlan } from '../src/core/plan.js';
+import { parseScenario } from '../src/core/scenario.js';
+import { formatBytes } from '../src/core/units.js';
+import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../web/src/plan-words.js';
+
+const plan = (raw: Record<string, unknown>, gpu: string) =>
+  makePlan({
+    scenario: parseScenario(raw),
+    shape: resolveModelRef(String(raw.model))!.shape,
+    gpu: findGpu(gpu)!,
+  });
+const CJK = /[\u4e00-\u9fff]/;
+
+describe('the ladder in Chinese', () => {
+  // A long climb: every kind of rung from checkpointing to parameter offload.
+  const long = plan({ model: 'llama-3.1-70b', method: 'full', seqLen: 32768 }, 'rtx-3060-12gb');
+  const before = scenariosBefore(long);
+
+  it('words every rung of a long climb in Chinese, with the figures the English has', () => {
+    expect(long.rungs.length).toBeGreaterThan(8);
+    for (const [i, r] of long.rungs.entries()) {
+      const words = rungSummaryZh(r, before[i]!);
+      expect(words).toMatch(CJK);
+      // Every number the English summary names (sizes, counts) is in the Chinese one too.
+      for (const n of r.change.summary.match(/\d+/g) ?? []) expect(words).toContain(n);
+      if (r.risk.level !== 'none') expect(riskNoteZh(r, before[i]!)).toMatch(CJK);
+    }
+  });
+
+  it('takes each rung’s figures from its own scenarios', () => {
+    const smaller = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
+    const first = smaller.rungs[0]!;
+    expect(first.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(rungSummaryZh(first, scenariosBefore(smaller)[0]!)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
+    const offload = long.rungs.find((r) => r.change.id === 'offload-activations-cpu')!;
+    expect(riskNoteZh(offload, before[long.rungs.indexOf(offload)]!)).toBe(
+      `每个节点需要 ${formatBytes(offload.estimate.host!.cpuBytes)} 锁页 CPU 内存；保存的激活每个 micro-batch 两次经过 PCIe`,
+    );
+  });
+
+  it('words the hardware alternatives too', () => {
+    const none = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
+    const [first] = none.alternatives;
+    expect(first!.change.summary).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
+    expect(rungSummaryZh(first!, alternativeBase(none))).toBe('在 1 × b200 上运行（NVIDIA B200 SXM 180GB）');
+  });
+
+  it('has Chinese words for the rungs of many climbs', () => {
+    const climbs = [
+      long,
+      plan(
+        {
+          model: 'llama-3.1-8b',
+          method: 'qlora',
+          quantization: 'nf4',
+          quantizedInputsKept: 'step',
+          attention: 'eager',
+          microBatchSize: 8,
+          seqLen: 8192,
+        },
+        'rtx-3060-12gb',
+      ),
+      plan(
+        {
+          model: 'llama-3.1-8b',
+          method: 'full',
+          precision: 'bf16-true',
+          gradAccumSteps: 8,
+          parallelism: { strategy: 'fsdp', gpus: 4 },
+        },
+        'a10g',
+      ),
+      plan(
+        { model: 'llama-3.1-70b', method: 'full', parallelism: { strategy: 'ddp', gpus: 8 } },
+        'a100-sxm-80gb',
+      ),
+      plan({ model: 'llama-3.1-70b', method: 'full', seqLen: 65536 }, 't4'),
+    ];
+    const worded = new Map<string, string>();
+    for (const p of climbs) {
+      const from = scenariosBefore(p);
+      for (const [i, r] of p.rungs.entries()) worded.set(r.change.id, rungSummaryZh(r, from[i]!));
+    }
+    for (const words of worded.values()) expect(words).toMatch(CJK);
+    // 17 of the ladder's rungs are climbed by these five (not ZeRO-2/3, NVMe or a shorter sequence).
+    expect(worded.size).toBeGreaterThanOrEqual(17);
+  });
+});
