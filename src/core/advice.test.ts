@@ -28,6 +28,14 @@ describe('attackFirst', () => {
     expect(first!.bytes).toBeGreaterThan(second!.bytes);
   });
 
+  it('a foreach optimizer whose step temporary is in the peak: its fused kernel first', () => {
+    const full = { method: 'full', precision: 'bf16-true', gradientCheckpointing: 'full', loss: 'chunked' };
+    const optimizer = (fields: Record<string, unknown>) =>
+      attacks(fields).find((a) => a.part === 'optimizer');
+    expect(optimizer(full)!.remedies[0]).toBe('fused optimizer kernel (no state-sized step temporary)');
+    expect(optimizer({ ...full, fusedOptimizer: true })!.remedies[0]).toBe('8-bit optimizer');
+  });
+
   it('on a bitsandbytes that keeps the 4-bit inputs, the upgrade comes first', () => {
     const [first] = attacks({ ...qlora, quantizedInputsKept: 'next-forward' });
     expect(first!.remedies[0]).toBe('bitsandbytes 0.43.2 or later (4-bit layers stop keeping their inputs)');

@@ -17,7 +17,7 @@ export interface Attack {
   readonly remedies: readonly string[];
 }
 
-function remediesFor(part: Part, scenario: Scenario): string[] {
+function remediesFor(part: Part, scenario: Scenario, result: Estimate): string[] {
   const out: string[] = [];
   const full = scenario.method === 'full' || scenario.method === 'freeze';
   const sharded = scenario.parallelism.strategy !== 'single' && scenario.parallelism.strategy !== 'ddp';
@@ -44,12 +44,17 @@ function remediesFor(part: Part, scenario: Scenario): string[] {
       if (!sharded) out.push('ZeRO-3 / FSDP across GPUs');
       else if (scenario.offload.params === 'none') out.push('parameter offload to CPU');
       break;
-    case 'optimizer':
+    case 'optimizer': {
+      // The foreach step temporary is in the peak: torch's fused kernel removes it for free.
+      const torchFusable = scenario.optimizer === 'adamw' || scenario.optimizer === 'sgd-momentum';
+      if (torchFusable && (result.breakdown.optimizerTempBytes ?? 0) > 0 && !scenario.fusedOptimizer)
+        out.push('fused optimizer kernel (no state-sized step temporary)');
       if (!scenario.optimizer.includes('8bit')) out.push('8-bit optimizer');
       if (full) out.push('LoRA (optimizer states only for adapters)');
       if (!sharded) out.push('ZeRO-1/2 across GPUs');
       if (scenario.offload.optimizer === 'none') out.push('optimizer offload to CPU');
       break;
+    }
     case 'gradients':
       if (fsdp && scenario.gradAccumSteps > 1 && !scenario.parallelism.syncEachMicroBatch)
         out.push('reduce-scatter every micro-batch instead of no_sync() (Accelerate sync_each_batch)');
@@ -73,7 +78,11 @@ export function attackFirst(result: Estimate, scenario: Scenario, count = 2): At
     .map((part) => ({ part, bytes: result.components[part] }))
     .sort((a, b) => (a.part === 'runtime' ? 1 : 0) - (b.part === 'runtime' ? 1 : 0) || b.bytes - a.bytes);
   return parts
-    .map((p) => ({ ...p, share: total > 0 ? p.bytes / total : 0, remedies: remediesFor(p.part, scenario) }))
+    .map((p) => ({
+      ...p,
+      share: total > 0 ? p.bytes / total : 0,
+      remedies: remediesFor(p.part, scenario, result),
+    }))
     .filter((p) => p.remedies.length > 0 && p.bytes > 0)
     .slice(0, count);
 }
