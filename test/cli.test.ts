@@ -159,6 +159,27 @@ describe('headroom estimate', () => {
     expect(bad.stderr).toMatch(/Try: set gradAccumSteps to 1/);
   });
 
+  it("a config's fused AdamW: off with --no-fused-optimizer, and dropped when --optimizer names another", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const file = join(dir, 'hf.yaml');
+    // TrainingArguments without optim: the importer assumes adamw_torch_fused (torch >= 2.8).
+    writeFileSync(file, 'model_name_or_path: meta-llama/Llama-3.2-1B\nbf16: true\n');
+    const run = (...flags: string[]) => {
+      const r = headroom('estimate', '--from', file, ...flags, '--json');
+      expect(r.stderr).not.toMatch(/^error/m);
+      return JSON.parse(r.stdout).scenario;
+    };
+    expect(run()).toMatchObject({ optimizer: 'adamw', fusedOptimizer: true });
+    expect(run('--no-fused-optimizer').fusedOptimizer).toBeUndefined();
+    const eightBit = run('--optimizer', 'adamw-8bit');
+    expect(eightBit.optimizer).toBe('adamw-8bit');
+    expect(eightBit.fusedOptimizer).toBeUndefined();
+    // Asked for both, it says which field and why.
+    const both = headroom('estimate', 'llama-3.2-1b', '--optimizer', 'adamw-8bit', '--fused-optimizer');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/^error: fusedOptimizer: applies to torch's AdamW and SGD only/);
+  });
+
   it("drops a file's FSDP options when a flag switches the strategy away from FSDP", () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const file = join(dir, 'fsdp.json');

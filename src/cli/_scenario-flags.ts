@@ -25,6 +25,7 @@ export const SCENARIO_OPTIONS = {
   'grad-accum': { type: 'string' },
   'optimizer-in-backward': { type: 'boolean' },
   'fused-optimizer': { type: 'boolean' },
+  'no-fused-optimizer': { type: 'boolean' },
   'gradient-checkpointing': { type: 'string' },
   attention: { type: 'string' },
   'torch-compile': { type: 'boolean' },
@@ -65,6 +66,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
                             (torchtune optimizer_in_bwd; needs --grad-accum 1)
   --fused-optimizer         torch's fused AdamW/SGD kernel (fused=True, HF adamw_torch_fused):
                             no state-sized temporary in the optimizer step
+  --no-fused-optimizer      the foreach kernel, over a config's fused one (torch < 2.8 with an
+                            HF config that names no optim)
   --gradient-checkpointing  none | full | selective                           [none]
   --attention A             eager | sdpa | flash                              [sdpa]
   --loss L                  standard | chunked | fused                        [standard]
@@ -148,6 +151,15 @@ export function applyScenarioFlags(
   set('gradAccumSteps', numeric(values, 'grad-accum'));
   if (values['optimizer-in-backward'] === true) out.optimizerInBackward = true;
   if (values['fused-optimizer'] === true) out.fusedOptimizer = true;
+  if (values['no-fused-optimizer'] === true) out.fusedOptimizer = false;
+  // Another optimizer on the command line replaces the file's, and with it a fused flag that only
+  // torch's AdamW and SGD have (bitsandbytes' are one kernel already).
+  if (
+    values.optimizer !== undefined &&
+    values['fused-optimizer'] !== true &&
+    !['adamw', 'sgd', 'sgd-momentum'].includes(String(values.optimizer))
+  )
+    out.fusedOptimizer = false;
   set('gradientCheckpointing', values['gradient-checkpointing']);
   set('attention', values.attention);
   set('loss', values.loss);

@@ -107,7 +107,7 @@ describe('parseScenario', () => {
     [
       { model: 'x', optimizer: 'adamw-8bit', fusedOptimizer: true },
       'fusedOptimizer',
-      /is torch's fused AdamW or SGD; "adamw-8bit" has a kernel of its own/,
+      /applies to torch's AdamW and SGD only; "adamw-8bit" is one kernel already/,
     ],
     [
       { model: 'x', optimizerInBackward: true, gradAccumSteps: 4 },

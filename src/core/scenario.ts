@@ -403,7 +403,7 @@ export function parseScenario(input: unknown): Scenario {
   if (fused && !TORCH_FUSED_OPTIMIZERS.has(optimizer)) {
     throw invalid(
       'fusedOptimizer',
-      `is torch's fused AdamW or SGD; "${optimizer}" has a kernel of its own, with no step temporary to save`,
+      `applies to torch's AdamW and SGD only; "${optimizer}" is one kernel already, with no step temporary to save`,
       'drop fusedOptimizer, or use optimizer adamw, sgd or sgd-momentum',
     );
   }
