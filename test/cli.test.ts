@@ -171,6 +171,8 @@ describe('headroom estimate', () => {
     };
     expect(run()).toMatchObject({ optimizer: 'adamw', fusedOptimizer: true });
     expect(run('--no-fused-optimizer').fusedOptimizer).toBeUndefined();
+    expect(run('--torch-compile').torchCompile).toBe(true);
+    expect(run('--torch-compile', '--no-torch-compile').torchCompile).toBeUndefined();
     const eightBit = run('--optimizer', 'adamw-8bit');
     expect(eightBit.optimizer).toBe('adamw-8bit');
     expect(eightBit.fusedOptimizer).toBeUndefined();

@@ -29,6 +29,7 @@ export const SCENARIO_OPTIONS = {
   'gradient-checkpointing': { type: 'string' },
   attention: { type: 'string' },
   'torch-compile': { type: 'boolean' },
+  'no-torch-compile': { type: 'boolean' },
   loss: { type: 'string' },
   strategy: { type: 'string' },
   gpus: { type: 'string' },
@@ -73,6 +74,7 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --loss L                  standard | chunked | fused                        [standard]
   --torch-compile           torch.compile on the model and loss (torchtune compile, HF
                             torch_compile): a compiled chunked loss keeps no fp32 logits
+  --no-torch-compile        not compiled, over a config that compiles
   --strategy S  --gpus N    single | ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op  [single, 1]
   --wrap-embeddings         FSDP: embeddings and head are units of their own, not in the
                             root unit FSDP keeps gathered (torchtune custom_sharded_layers)
@@ -164,6 +166,7 @@ export function applyScenarioFlags(
   set('attention', values.attention);
   set('loss', values.loss);
   if (values['torch-compile'] === true) out.torchCompile = true;
+  if (values['no-torch-compile'] === true) out.torchCompile = false;
   set('gpu', values.gpu);
   const lora: Record<string, unknown> = { ...((base.lora as Record<string, unknown> | undefined) ?? {}) };
   const loraBefore = JSON.stringify(lora);
