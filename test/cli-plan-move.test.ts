@@ -245,6 +245,15 @@ describe('headroom plan', () => {
     expect(est.stdout).toContain(
       `✓ fits on NVIDIA GeForce RTX 4090 only with ${spilled} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
     );
+    // fit bars what must stay on the GPU, and says the paged states come on top.
+    const fit = headroom(['fit', 'llama-3.1-8b', ...flags]);
+    const paged = formatBytes(e.breakdown.pagedOptimizerBytes!);
+    expect(fit.stdout).toMatch(
+      new RegExp(
+        `^ {2}micro-batch +2 × 2048 .* ${formatBytes(e.peak.deviceBytes - e.breakdown.pagedOptimizerBytes!)} \\+ ${paged} paged optimizer states, in host RAM where they do not fit$`,
+        'm',
+      ),
+    );
   });
 
   it('needs a GPU, and a valid margin', () => {

@@ -1,5 +1,6 @@
 /** `headroom fit`: the largest micro-batch and the longest sequence that fit a GPU with the margin. */
 import { describeScenario } from '../core/describe.js';
+import { requiredDeviceBytes } from '../core/estimate.js';
 import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
 import { MARGIN_REASON } from '../core/margin.js';
 import { formatBytes } from '../core/units.js';
@@ -54,19 +55,21 @@ function line(label: string, unit: string, b: FitBound, result: FitResult, style
   if (b.value === null || b.estimate === null) {
     return [
       style.red(
-        `  ${label.padEnd(12)} none: even 1 ${unit} needs ${formatBytes(b.next?.deviceBytes ?? 0)}, over the ${formatBytes(target.budgetBytes)} budget`,
+        `  ${label.padEnd(12)} none: even 1 ${unit} needs ${formatBytes(b.next?.requiredBytes ?? 0)}, over the ${formatBytes(target.budgetBytes)} budget`,
       ),
       style.dim('               headroom plan … finds changes that make it fit'),
     ];
   }
-  const peak = b.estimate.peak.deviceBytes;
+  // What must be on the GPU: paged optimizer states come on top where there is room (requiredDeviceBytes).
+  const peak = requiredDeviceBytes(b.estimate);
+  const paged = b.estimate.peak.deviceBytes - peak;
   const out = [
-    `  ${label.padEnd(12)} ${style.bold(String(b.value).padStart(7))} ${unit.padEnd(7)} ${style.green(meterBar(peak, target.usableBytes, 30, target.budgetBytes))} ${formatBytes(peak)}`,
+    `  ${label.padEnd(12)} ${style.bold(String(b.value).padStart(7))} ${unit.padEnd(7)} ${style.green(meterBar(peak, target.usableBytes, 30, target.budgetBytes))} ${formatBytes(peak)}${paged > 0 ? style.dim(` + ${formatBytes(paged)} paged optimizer states, in host RAM where they do not fit`) : ''}`,
   ];
   if (b.next) {
     out.push(
       style.dim(
-        `  ${''.padEnd(12)} ${String(b.next.value).padStart(7)} ${unit.padEnd(7)} would need ${formatBytes(b.next.deviceBytes)}: ${formatBytes(b.next.deviceBytes - target.budgetBytes)} over the budget`,
+        `  ${''.padEnd(12)} ${String(b.next.value).padStart(7)} ${unit.padEnd(7)} would need ${formatBytes(b.next.requiredBytes)}: ${formatBytes(b.next.requiredBytes - target.budgetBytes)} over the budget`,
       ),
     );
   } else {

@@ -46,7 +46,11 @@ describe('fitLimits', () => {
     expect(result.microBatch.value).toBe(3);
     expect(peakAt({ microBatchSize: 3 })).toBeLessThanOrEqual(result.target.budgetBytes);
     expect(peakAt({ microBatchSize: 4 })).toBeGreaterThan(result.target.budgetBytes);
-    expect(result.microBatch.next).toEqual({ value: 4, deviceBytes: peakAt({ microBatchSize: 4 }) });
+    expect(result.microBatch.next).toEqual({
+      value: 4,
+      deviceBytes: peakAt({ microBatchSize: 4 }),
+      requiredBytes: peakAt({ microBatchSize: 4 }),
+    });
     expect(result.microBatch.limit).toBe('memory');
   });
 

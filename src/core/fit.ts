@@ -20,8 +20,15 @@ export interface FitBound {
   readonly value: number | null;
   /** The estimate at that value. */
   readonly estimate: Estimate | null;
-  /** The next value and its peak: it does not fit (null when the search stopped at a limit). */
-  readonly next: { readonly value: number; readonly deviceBytes: number } | null;
+  /**
+   * The next value and its peak, which does not fit (null when the search stopped at a limit): the
+   * nvidia-smi figure, and what must be on the GPU (less paged optimizer states; requiredDeviceBytes).
+   */
+  readonly next: {
+    readonly value: number;
+    readonly deviceBytes: number;
+    readonly requiredBytes: number;
+  } | null;
   /** What stopped the search: memory, the model's context length, or the search cap. */
   readonly limit: 'memory' | 'context' | 'cap';
 }
@@ -98,18 +105,23 @@ function bound(
     return est;
   };
   const value = largestFitting((n) => requiredDeviceBytes(at(n)) <= budget, cap);
+  const nextAt = (n: number) => ({
+    value: n,
+    deviceBytes: at(n).peak.deviceBytes,
+    requiredBytes: requiredDeviceBytes(at(n)),
+  });
   if (value === 0)
     return {
       value: null,
       estimate: null,
-      next: { value: 1, deviceBytes: at(1).peak.deviceBytes },
+      next: nextAt(1),
       limit: 'memory',
     };
   if (value >= cap) return { value, estimate: at(value), next: null, limit: capKind };
   return {
     value,
     estimate: at(value),
-    next: { value: value + 1, deviceBytes: at(value + 1).peak.deviceBytes },
+    next: nextAt(value + 1),
     limit: 'memory',
   };
 }
