@@ -5,8 +5,8 @@ import { sharedFile } from '../../../test/shared.js';
 import { findGpu } from '../catalog/index.js';
 import { estimate } from '../estimate.js';
 import { resolveModelRef } from '../model-ref.js';
-import { parseScenario } from '../scenario.js';
-import { diagnose } from './diagnose.js';
+import { parseScenario, type Scenario } from '../scenario.js';
+import { diagnose, withOptimizerKernel } from './diagnose.js';
 import { FINDING_GROUP, FINDING_ORDER } from './finding.js';
 import { EN } from './messages.js';
 import { remedyFigure } from './remedies.js';
@@ -299,6 +299,38 @@ describe('configuration and code', () => {
     expect(device(activationsOnly)).toBeGreaterThan(25393994138);
     expect(device({ loss: 'fused', fusedOptimizer: true })).toBeGreaterThan(25393994138);
     expect(device({ gradientCheckpointing: 'full', fusedOptimizer: true })).toBeGreaterThan(25393994138);
+  });
+
+  it('the optimizer kernel in the traceback overrides the one the scenario assumed', () => {
+    // fsdp-70b-optimizer-step fails inside _multi_tensor_adamw: the foreach kernel, temporary and all.
+    // Checkpointed and short, so the optimizer step is the estimate's peak and the kernel shows in it.
+    const raw = {
+      model: 'llama-2-70b',
+      method: 'full',
+      gradientCheckpointing: 'full',
+      seqLen: 512,
+      parallelism: { strategy: 'fsdp', gpus: 8 },
+    };
+    const shape = resolveModelRef('llama-2-70b')!.shape;
+    const device = (fields: Record<string, unknown>) =>
+      estimate({ scenario: parseScenario({ ...raw, ...fields }), shape }).peak.deviceBytes;
+    expect(device({ fusedOptimizer: true })).toBeLessThan(device({}));
+    const trace = text('fsdp-70b-optimizer-step');
+    expect(trace).toContain('_multi_tensor_adamw');
+    const assumedFused = parseScenario({ ...raw, fusedOptimizer: true });
+    expect(withOptimizerKernel(assumedFused, trace).fusedOptimizer).toBeUndefined();
+    const estimateOf = (scenario: Scenario) => {
+      const d = diagnose({ text: trace, scenario: { scenario, shape, gpu: findGpu('a100-sxm-80gb')! } });
+      return d.findings.find((f) => f.code === 'optimizer-states')!.evidence;
+    };
+    expect(estimateOf(assumedFused)).toEqual(estimateOf(parseScenario(raw)));
+    // A fused frame says the opposite; an optimizer of another kind is left alone.
+    const foreach = parseScenario(raw);
+    expect(
+      withOptimizerKernel(foreach, '  File "torch/optim/adamw.py", in _fused_adamw').fusedOptimizer,
+    ).toBe(true);
+    const eightBit = parseScenario({ ...raw, optimizer: 'adamw-8bit' });
+    expect(withOptimizerKernel(eightBit, trace)).toBe(eightBit);
   });
 
   it('an unknown phase with a scenario points at the estimate’s largest part', () => {

@@ -19,6 +19,7 @@ import {
   type PhaseReading,
   primaryOom,
 } from '../oom/index.js';
+import type { Scenario } from '../scenario.js';
 import { cardFindings, type RunSamples } from './card-rules.js';
 import { messageCodeFindings } from './code-rules.js';
 import { configurationFindings } from './configuration-rules.js';
@@ -108,6 +109,25 @@ function merge(findings: readonly Finding[]): Finding[] {
   return [...byCode.values()];
 }
 
+/** torch's optimizer kernels as their tracebacks name them (torch/optim/adamw.py, sgd.py). */
+const FOREACH_FRAME = /\b_multi_tensor_(?:adamw?|sgd)\b/;
+const FUSED_FRAME = /\b_fused_(?:adamw?|sgd)\b/;
+
+/**
+ * The scenario with the optimizer kernel the traceback shows, whatever the scenario assumed: a frame in
+ * `_multi_tensor_adamw` is the foreach kernel (with its state-sized temporary), `_fused_adamw` the fused
+ * one. Only for torch's AdamW and SGD; anything else is left as it is.
+ */
+export function withOptimizerKernel(scenario: Scenario, text: string): Scenario {
+  if (!['adamw', 'sgd', 'sgd-momentum'].includes(scenario.optimizer)) return scenario;
+  if (scenario.fusedOptimizer && FOREACH_FRAME.test(text)) {
+    const { fusedOptimizer: _fused, ...foreach } = scenario;
+    return foreach;
+  }
+  if (!scenario.fusedOptimizer && FUSED_FRAME.test(text)) return { ...scenario, fusedOptimizer: true };
+  return scenario;
+}
+
 /**
  * Diagnoses an out-of-memory failure.
  * @example diagnose({ text: traceback, scenario: { scenario, shape, gpu } }).findings[0].title
@@ -123,7 +143,10 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
   const bitsandbytes = input.bitsandbytes ?? null;
   const given = input.scenario ?? null;
   const scenario = given
-    ? { ...given, scenario: withBitsandbytes(given.scenario, bitsandbytes).scenario }
+    ? {
+        ...given,
+        scenario: withOptimizerKernel(withBitsandbytes(given.scenario, bitsandbytes).scenario, text),
+      }
     : null;
   const gpu = scenario?.gpu ?? input.gpu ?? null;
   const ruleInput: RuleInput = {
