@@ -7,7 +7,7 @@ import { checkMigration, type MigrateSide, type MigrationReport } from '../../..
 import { resolveModelRef } from '../../../src/core/model-ref.js';
 import { parseScenario } from '../../../src/core/scenario.js';
 import { formatBytes } from '../../../src/core/units.js';
-import { useT } from '../i18n.js';
+import { useCheckTitle, useT } from '../i18n.js';
 import { formFromQuery, scenarioFromForm } from '../scenario-url.js';
 
 interface SideState {
@@ -92,6 +92,7 @@ function toSide(side: SideState): MigrateSide {
 
 export function MigratePage() {
   const t = useT();
+  const checkTitle = useCheckTitle();
   const [from, setFrom] = useState<SideState>({ gpu: 'a10g', env: null, fileName: null, error: null });
   const [to, setTo] = useState<SideState>({ gpu: 'l4', env: null, fileName: null, error: null });
   const [scenarioText, setScenarioText] = useState(() => {
@@ -118,7 +119,7 @@ export function MigratePage() {
           <SidePicker title={t('migrate.from')} side={from} onChange={setFrom} testId="from" />
           <SidePicker title={t('migrate.to')} side={to} onChange={setTo} testId="to" />
           <label className="panel">
-            <span>scenario (SCENARIO.md JSON)</span>
+            <span>{t('migrate.scenario')}</span>
             <textarea
               rows={12}
               value={scenarioText}
@@ -134,22 +135,26 @@ export function MigratePage() {
           ) : (
             <>
               <p className={`verdict ${report.verdict === 'fail' ? 'no' : 'ok'}`}>
-                {report.from.label} → {report.to.label}: {report.verdict}
+                {report.from.label} → {report.to.label}: {t(`migrate.${report.verdict}`)}
               </p>
               <ul className="checklist">
                 {report.items.map((item) => (
                   <li key={item.id} data-status={item.status}>
-                    <b className={item.status}>{item.status.toUpperCase()}</b> {item.title} — {item.reason}
+                    <b className={item.status}>{t(`migrate.${item.status}`).toUpperCase()}</b>{' '}
+                    {checkTitle(item)} — {item.reason}
                     {item.action ? <div className="muted">{item.action}</div> : null}
                   </li>
                 ))}
               </ul>
               {report.notChecked.length > 0 ? (
-                <p className="muted">not checked: {report.notChecked.join('; ')}</p>
+                <p className="muted">
+                  {t('migrate.notChecked')}: {report.notChecked.join('; ')}
+                </p>
               ) : null}
-              <h3>smoke run</h3>
+              <h3>{t('migrate.smoke')}</h3>
               <p>
-                {report.plan.smoke.steps} steps · peak {formatBytes(report.plan.smoke.peakDeviceBytes)}
+                {report.plan.smoke.steps} {t('migrate.steps')} · {t('migrate.peak')}{' '}
+                {formatBytes(report.plan.smoke.peakDeviceBytes)}
                 {report.plan.smoke.tokensPerSecond
                   ? ` · ${Math.round(report.plan.smoke.tokensPerSecond).toLocaleString()} tokens/s`
                   : ''}
