@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { REPO_ROOT } from '../shared.js';
 
 export const CHROMIUM = process.env.HEADROOM_CHROMIUM ?? '/usr/bin/chromium';
@@ -57,4 +58,25 @@ export async function listen(app: Hono): Promise<{ url: string; stop: () => Prom
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A page in Chromium on a live server of `app()` for one test file: started before its tests, closed
+ * after them. Read `session.page` and `session.url` inside the tests.
+ */
+export function browserSession(app: () => Hono | Promise<Hono>): { page: Page; url: string } {
+  const session = {} as { page: Page; url: string };
+  let browser: BrowserContext | undefined;
+  let server: { url: string; stop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    browser = await launch();
+    server = await listen(await app());
+    session.url = server.url;
+    session.page = await browser.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  return session;
 }

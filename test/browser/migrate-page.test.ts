@@ -1,29 +1,15 @@
 /** The Migrate page in a real browser: the core's checklist, in English and in Chinese. */
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findGpu } from '../../src/core/catalog/index.js';
 import { checkMigration } from '../../src/core/migrate.js';
 import { resolveModelRef } from '../../src/core/model-ref.js';
 import { parseScenario } from '../../src/core/scenario.js';
 import { createApp } from '../../src/server/app.js';
 import { REPO_ROOT } from '../shared.js';
-import { launch, listen, screenshot } from './browser.js';
+import { browserSession, screenshot } from './browser.js';
 
-let browser: BrowserContext;
-let server: { url: string; stop: () => Promise<void> };
-let page: Page;
-
-beforeAll(async () => {
-  browser = await launch();
-  server = await listen(createApp({ webRoot: join(REPO_ROOT, 'dist', 'web') }));
-  page = await browser.newPage();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const session = browserSession(() => createApp({ webRoot: join(REPO_ROOT, 'dist', 'web') }));
 
 describe('the Migrate page', () => {
   // The page's defaults: the Estimate page's default scenario, from an A10G to an L4.
@@ -44,7 +30,8 @@ describe('the Migrate page', () => {
   };
 
   it('lists the core’s checks with their reasons, then in Chinese the titles and statuses', async () => {
-    await page.goto(`${server.url}/#/migrate`);
+    const { page } = session;
+    await page.goto(`${session.url}/#/migrate`);
     const expected = report();
     const memory = expected.items.find((i) => i.id === 'memory-fit')!;
     await expect.poll(() => page.getByTestId('checklist').textContent()).toContain(memory.title);
