@@ -3,6 +3,7 @@
  * Flags override the fields of a --scenario file.
  */
 import { HeadroomUserError } from '../core/errors.js';
+import { fusesInTorch } from '../core/scenario.js';
 
 /** parseArgs option table for the scenario flags. */
 export const SCENARIO_OPTIONS = {
@@ -159,7 +160,7 @@ export function applyScenarioFlags(
   if (
     values.optimizer !== undefined &&
     values['fused-optimizer'] !== true &&
-    !['adamw', 'sgd', 'sgd-momentum'].includes(String(values.optimizer))
+    !fusesInTorch(String(values.optimizer))
   )
     out.fusedOptimizer = false;
   set('gradientCheckpointing', values['gradient-checkpointing']);

@@ -4,7 +4,7 @@
  */
 import { upgradeFreesInputs } from './bitsandbytes.js';
 import type { Components, Estimate } from './estimate.js';
-import type { Scenario } from './scenario.js';
+import { fusesInTorch, type Scenario } from './scenario.js';
 
 export type Part = keyof Components;
 
@@ -46,8 +46,11 @@ function remediesFor(part: Part, scenario: Scenario, result: Estimate): string[]
       break;
     case 'optimizer': {
       // The foreach step temporary is in the peak: torch's fused kernel removes it for free.
-      const torchFusable = scenario.optimizer === 'adamw' || scenario.optimizer === 'sgd-momentum';
-      if (torchFusable && (result.breakdown.optimizerTempBytes ?? 0) > 0 && !scenario.fusedOptimizer)
+      if (
+        fusesInTorch(scenario.optimizer) &&
+        !scenario.fusedOptimizer &&
+        (result.breakdown.optimizerTempBytes ?? 0) > 0
+      )
         out.push('fused optimizer kernel (no state-sized step temporary)');
       if (!scenario.optimizer.includes('8bit')) out.push('8-bit optimizer');
       if (full) out.push('LoRA (optimizer states only for adapters)');

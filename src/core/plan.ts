@@ -14,7 +14,7 @@ import { GPUS } from './catalog/index.js';
 import { type Estimate, estimate, fitOn, requiredDeviceBytes } from './estimate.js';
 import { largestFitting } from './fit.js';
 import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
-import type { Scenario, Strategy } from './scenario.js';
+import { fusesInTorch, type Scenario, type Strategy } from './scenario.js';
 import { stepTime } from './time-model.js';
 import { formatBytes } from './units.js';
 
@@ -246,7 +246,7 @@ const LADDER: readonly RungSpec[] = [
     // torch's foreach AdamW builds a state-sized sqrt temporary in the step; the fused kernel does not.
     id: 'fused-optimizer',
     apply: (s) =>
-      (s.optimizer === 'adamw' || s.optimizer === 'sgd-momentum') && !s.fusedOptimizer
+      fusesInTorch(s.optimizer) && !s.fusedOptimizer
         ? {
             scenario: { ...s, fusedOptimizer: true },
             summary:

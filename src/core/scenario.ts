@@ -183,7 +183,12 @@ const TOP_LEVEL_FIELDS = new Set([
 ]);
 
 /** The optimizers torch implements with a fused kernel (`fused=True`). */
-const TORCH_FUSED_OPTIMIZERS: ReadonlySet<Optimizer> = new Set(['adamw', 'sgd', 'sgd-momentum']);
+const TORCH_FUSED_OPTIMIZERS: ReadonlySet<string> = new Set<Optimizer>(['adamw', 'sgd', 'sgd-momentum']);
+
+/** Whether `fusedOptimizer` applies to an optimizer: torch's AdamW and SGD (bitsandbytes' are one kernel already). */
+export function fusesInTorch(optimizer: string): boolean {
+  return TORCH_FUSED_OPTIMIZERS.has(optimizer);
+}
 
 function invalid(where: string, message: string, hint?: string): HeadroomUserError {
   return new HeadroomUserError({
@@ -400,7 +405,7 @@ export function parseScenario(input: unknown): Scenario {
   const inBackward = flag(raw.optimizerInBackward, 'optimizerInBackward');
   const optimizer = oneOf(raw.optimizer, OPTIMIZERS, 'optimizer', SCENARIO_DEFAULTS.optimizer);
   const fused = flag(raw.fusedOptimizer, 'fusedOptimizer');
-  if (fused && !TORCH_FUSED_OPTIMIZERS.has(optimizer)) {
+  if (fused && !fusesInTorch(optimizer)) {
     throw invalid(
       'fusedOptimizer',
       `applies to torch's AdamW and SGD only; "${optimizer}" is one kernel already, with no step temporary to save`,

@@ -1,5 +1,5 @@
 /** The scenario in the URL, so a link reproduces it: flat query fields, and an inline config as base64url JSON. */
-import { BITSANDBYTES_QUANTIZATIONS } from '../../src/core/scenario.js';
+import { BITSANDBYTES_QUANTIZATIONS, fusesInTorch } from '../../src/core/scenario.js';
 
 export type FormState = Record<string, string>;
 
@@ -112,9 +112,7 @@ export function scenarioFromForm(
     seqLen: Number(form.seqLen),
     gradAccumSteps: Number(form.gradAccumSteps),
     ...(form.optimizerInBackward === 'true' ? { optimizerInBackward: true } : {}),
-    ...(form.fusedOptimizer === 'true' && ['adamw', 'sgd', 'sgd-momentum'].includes(form.optimizer!)
-      ? { fusedOptimizer: true }
-      : {}),
+    ...(form.fusedOptimizer === 'true' && fusesInTorch(form.optimizer!) ? { fusedOptimizer: true } : {}),
     gradientCheckpointing: form.gradientCheckpointing,
     attention: form.attention,
     loss: form.loss,

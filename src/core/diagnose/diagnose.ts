@@ -19,7 +19,7 @@ import {
   type PhaseReading,
   primaryOom,
 } from '../oom/index.js';
-import type { Scenario } from '../scenario.js';
+import { fusesInTorch, type Scenario } from '../scenario.js';
 import { cardFindings, type RunSamples } from './card-rules.js';
 import { messageCodeFindings } from './code-rules.js';
 import { configurationFindings } from './configuration-rules.js';
@@ -119,7 +119,7 @@ const FUSED_FRAME = /\b_fused_(?:adamw?|sgd)\b/;
  * one. Only for torch's AdamW and SGD; anything else is left as it is.
  */
 export function withOptimizerKernel(scenario: Scenario, text: string): Scenario {
-  if (!['adamw', 'sgd', 'sgd-momentum'].includes(scenario.optimizer)) return scenario;
+  if (!fusesInTorch(scenario.optimizer)) return scenario;
   if (scenario.fusedOptimizer && FOREACH_FRAME.test(text)) {
     const { fusedOptimizer: _fused, ...foreach } = scenario;
     return foreach;

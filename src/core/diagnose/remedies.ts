@@ -8,7 +8,7 @@ import { upgradeFreesInputs } from '../bitsandbytes.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import { isUserError } from '../errors.js';
 import { type Estimate, estimate, fitOn, requiredDeviceBytes } from '../estimate.js';
-import { parseScenario, SCENARIO_DEFAULTS, type Scenario } from '../scenario.js';
+import { fusesInTorch, parseScenario, SCENARIO_DEFAULTS, type Scenario } from '../scenario.js';
 import { formatBytes } from '../units.js';
 import type { Remedy } from './finding.js';
 import type { MessageCatalog, RemedyCode, RemedyParams } from './messages.js';
@@ -110,7 +110,7 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
       break;
     case 'optimizer':
       // torch's fused kernel: the same optimizer without its state-sized step temporary.
-      if ((s.optimizer === 'adamw' || s.optimizer === 'sgd-momentum') && !s.fusedOptimizer)
+      if (fusesInTorch(s.optimizer) && !s.fusedOptimizer)
         add('fused-optimizer', { from: 'foreach', to: 'fused' }, '--fused-optimizer', {
           fusedOptimizer: true,
         });

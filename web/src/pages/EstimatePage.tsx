@@ -9,6 +9,7 @@ import { resolveModelRef } from '../../../src/core/model-ref.js';
 import {
   ATTENTIONS,
   CHECKPOINTING,
+  fusesInTorch,
   LOSSES,
   METHODS,
   OFFLOADS,
@@ -370,7 +371,7 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               />
             </>
           ) : null}
-          {['adamw', 'sgd', 'sgd-momentum'].includes(form.optimizer!) ? (
+          {fusesInTorch(form.optimizer!) ? (
             <Toggle
               label={t('estimate.fusedOptimizer')}
               value={form.fusedOptimizer!}
