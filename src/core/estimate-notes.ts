@@ -3,6 +3,8 @@
  * them as `noteItems` and, in English words, as `notes`; the dashboard words them in Chinese too.
  */
 
+import { formatBytes } from './units.js';
+
 export type EstimateNote =
   | { readonly code: 'paged-optimizer' }
   | { readonly code: 'exact-params'; readonly fromWeights: number; readonly fromConfig: number }
@@ -16,11 +18,6 @@ export type EstimateNote =
 
 export type EstimateNoteCode = EstimateNote['code'];
 
-/** Bytes as the notes write them: GiB with two decimals. */
-export function noteGib(bytes: number): string {
-  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
-}
-
 /** A note in English: the words `notes` carries. */
 export function noteText(note: EstimateNote): string {
   switch (note.code) {
@@ -29,9 +26,9 @@ export function noteText(note: EstimateNote): string {
     case 'exact-params':
       return `parameter count ${note.fromWeights} read from the weight files (the config alone gives ${note.fromConfig})`;
     case 'fsdp-no-sync':
-      return `FSDP accumulates whole, unsharded gradients inside no_sync() between syncs (${noteGib(note.bytes)} here): reduce-scattering every micro-batch keeps one shard (--sync-each-micro-batch; Accelerate sync_each_batch=True)`;
+      return `FSDP accumulates whole, unsharded gradients inside no_sync() between syncs (${formatBytes(note.bytes)} here): reduce-scattering every micro-batch keeps one shard (--sync-each-micro-batch; Accelerate sync_each_batch=True)`;
     case 'fsdp-root':
-      return `FSDP keeps its root unit (embeddings and output head) gathered through forward and backward: ${noteGib(note.bytes)} here; wrapping them as units of their own avoids it (--wrap-embeddings; torchtune custom_sharded_layers)`;
+      return `FSDP keeps its root unit (embeddings and output head) gathered through forward and backward: ${formatBytes(note.bytes)} here; wrapping them as units of their own avoids it (--wrap-embeddings; torchtune custom_sharded_layers)`;
     case 'past-learned-positions':
       return `sequence ${note.seqLen} is longer than the model's ${note.positions} learned positions: it cannot run at this length (its position table has no row past ${note.positions}); the memory is for the length as given`;
     case 'past-context':

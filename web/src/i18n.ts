@@ -2,8 +2,9 @@
 import { createContext, useContext } from 'react';
 import { PEAK_TERM_LABELS } from '../../src/core/describe.js';
 import type { PeakTermName } from '../../src/core/estimate.js';
-import { type EstimateNote, noteGib, noteText } from '../../src/core/estimate-notes.js';
+import { type EstimateNote, noteText } from '../../src/core/estimate-notes.js';
 import type { CheckId, CheckItem } from '../../src/core/migrate.js';
+import { formatBytes } from '../../src/core/units.js';
 
 export type Lang = 'en' | 'zh';
 
@@ -271,9 +272,9 @@ function noteTextZh(note: EstimateNote): string {
     case 'exact-params':
       return `参数量 ${note.fromWeights} 读自权重文件（仅凭 config 得到 ${note.fromConfig}）`;
     case 'fsdp-no-sync':
-      return `FSDP 在两次同步之间于 no_sync() 内累积完整、未分片的梯度（此处 ${noteGib(note.bytes)}）：每个 micro-batch 都做 reduce-scatter 只保留一个分片（--sync-each-micro-batch；Accelerate sync_each_batch=True）`;
+      return `FSDP 在两次同步之间于 no_sync() 内累积完整、未分片的梯度（此处 ${formatBytes(note.bytes)}）：每个 micro-batch 都做 reduce-scatter 只保留一个分片（--sync-each-micro-batch；Accelerate sync_each_batch=True）`;
     case 'fsdp-root':
-      return `FSDP 在前向和反向传播期间一直聚合其根单元（嵌入层和输出头）：此处 ${noteGib(note.bytes)}；把它们包装成独立单元即可避免（--wrap-embeddings；torchtune custom_sharded_layers）`;
+      return `FSDP 在前向和反向传播期间一直聚合其根单元（嵌入层和输出头）：此处 ${formatBytes(note.bytes)}；把它们包装成独立单元即可避免（--wrap-embeddings；torchtune custom_sharded_layers）`;
     case 'past-learned-positions':
       return `序列长度 ${note.seqLen} 超过模型学到的 ${note.positions} 个位置：无法以此长度运行（位置表没有第 ${note.positions} 行之后的内容）；显存按给定长度计算`;
     case 'past-context':
