@@ -91,7 +91,7 @@ export function nameList(value: unknown): string[] | null {
  * transformers PR #48444), and TRL's and Axolotl's `activation_offloading` (true, or Axolotl's "legacy";
  * Axolotl's "disk" writes them to disk, which no scenario field holds).
  */
-export function mapActivationOffload(b: ReportBuilder, c: Readonly<Record<string, unknown>>): void {
+function mapActivationOffload(b: ReportBuilder, c: Readonly<Record<string, unknown>>): void {
   const kwargs = 'gradient_checkpointing_kwargs.offload';
   const viaCheckpointing = at(c, kwargs);
   if (truthy(viaCheckpointing)) b.map(kwargs, viaCheckpointing, 'offload.activations', 'cpu');
@@ -111,11 +111,21 @@ export function mapTorchCompile(b: ReportBuilder, c: Readonly<Record<string, unk
     b.map('torch_compile', c.torch_compile, 'torchCompile', truthy(c.torch_compile));
 }
 
-/** HF TrainingArguments' checkpointing flavour, which no scenario field holds (both Axolotl and the HF mappers read it). */
-export const REENTRANT = [
+/** HF TrainingArguments' checkpointing flavour, which no scenario field holds. */
+const REENTRANT = [
   'gradient_checkpointing_kwargs.use_reentrant',
   'reentrant vs non-reentrant checkpointing: what stays saved differs slightly',
 ] as const;
+
+/**
+ * What TrainingArguments-shaped configs (Hugging Face/TRL, Axolotl) say about checkpointing and
+ * compilation: activation offload and torch_compile mapped, the reentrant flavour reported.
+ */
+export function mapCheckpointingAndCompile(b: ReportBuilder, c: Readonly<Record<string, unknown>>): void {
+  mapActivationOffload(b, c);
+  mapTorchCompile(b, c);
+  b.unmodelled(c, [REENTRANT]);
+}
 
 /**
  * Maps a Hugging Face optimizer name (TrainingArguments' optim, Axolotl's optimizer) to the scenario's.

@@ -10,11 +10,9 @@ import { ATTN_IMPLEMENTATIONS } from './_names.js';
 import {
   absorbDeepSpeed,
   type MapperInput,
-  mapActivationOffload,
+  mapCheckpointingAndCompile,
   mapHfOptimizer,
-  mapTorchCompile,
   nameList,
-  REENTRANT,
 } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
@@ -174,9 +172,7 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
     b.map(key, c[key], 'precision', masters ? 'fp16-mixed' : 'fp16-true');
   }
 
-  mapActivationOffload(b, c);
-  mapTorchCompile(b, c);
-  b.unmodelled(c, [REENTRANT]);
+  mapCheckpointingAndCompile(b, c);
   b.unmodelled(c, [['eval_batch_size', 'evaluation batch (evaluation is not modelled)']], { whenOn: true });
   return b.build();
 }

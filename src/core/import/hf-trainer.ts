@@ -11,11 +11,9 @@ import {
   absorbDeepSpeed,
   HF_DEFAULT_OPTIM,
   type MapperInput,
-  mapActivationOffload,
+  mapCheckpointingAndCompile,
   mapHfOptimizer,
-  mapTorchCompile,
   nameList,
-  REENTRANT,
 } from './_trainer-input.js';
 import type { ImportReport } from './import-report.js';
 
@@ -160,9 +158,7 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     );
   }
 
-  mapActivationOffload(b, c);
-  mapTorchCompile(b, c);
-  b.unmodelled(c, [REENTRANT]);
+  mapCheckpointingAndCompile(b, c);
   b.unmodelled(
     c,
     [
