@@ -36,7 +36,7 @@ export function noteText(note: EstimateNote): string {
     case 'eager-attention':
       return 'eager attention keeps s×s scores per head: sdpa or flash would remove that term';
     case 'compile-standard-loss':
-      return "torch.compile is counted for a chunked loss only: with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled loss (Hugging Face's does)";
+      return "torch.compile's cross-entropy makes the logits' gradient in one kernel, but with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled model (Hugging Face's does); a chunked loss drops them";
     case 'compile-no-checkpointing':
       return 'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high';
   }

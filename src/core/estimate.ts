@@ -688,9 +688,15 @@ function activationPlan(
   switch (scenario.loss) {
     case 'standard':
       // 16-bit logits (returned to the caller), the fp32 log-softmax output saved by cross-entropy;
-      // backward adds the fp32 gradient of that output and the fp32 gradient of the logits.
+      // backward adds the fp32 gradient of that output and the fp32 gradient of the logits. Compiled,
+      // cross-entropy is one reduction that never materializes the log-softmax, and its backward makes
+      // the logits' gradient (softmax − one-hot) in one kernel: no gradient of the log-softmax output
+      // (Inductor's kernel for Hugging Face's loss reads the logits and subtracts max and logsumexp:
+      // Lightning-AI/lightning-thunder#1654; "torch.compile is able to optimize away this memory
+      // allocation": allenai/open-instruct#584). What it saves for backward is its fp32 input when the
+      // upcast runs outside it (torchtune), as large as the log-softmax output it replaces.
       lossResident = (e + 4) * V * tokens;
-      lossBackward = 8 * V * tokens;
+      lossBackward = (scenario.torchCompile ? 4 : 8) * V * tokens;
       break;
     case 'chunked':
       // Logit chunks in 16 bits and each chunk's fp32 log-softmax output stay until backward; the
@@ -699,7 +705,7 @@ function activationPlan(
       // reduces memory by processing and upcasting one chunk at a time. This allows the memory to be
       // released after the computation" (torchtune PR #1390, which compiles the loss with its upcast).
       lossResident = (scenario.torchCompile ? e : e + 4) * V * tokens;
-      lossBackward = (8 * V * tokens) / LOSS_CHUNKS;
+      lossBackward = ((scenario.torchCompile ? 4 : 8) * V * tokens) / LOSS_CHUNKS;
       break;
     case 'fused':
       // Fused linear + cross-entropy (Liger, Cut Cross-Entropy) never holds the whole logits: a chunk of

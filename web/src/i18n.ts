@@ -282,7 +282,7 @@ function noteTextZh(note: EstimateNote): string {
     case 'eager-attention':
       return 'eager 注意力为每个头保留 s×s 的分数：sdpa 或 flash 可以去掉这一项';
     case 'compile-standard-loss':
-      return 'torch.compile 只对分块损失计入：使用标准损失时估算仍包含 fp32 logits；若上转型在编译后的损失内部进行（Hugging Face 即如此），估算偏高';
+      return 'torch.compile 的交叉熵在一个内核中直接求出 logits 的梯度，但使用标准损失时估算仍包含 fp32 logits；若上转型在编译后的模型内部进行（Hugging Face 即如此），估算偏高；分块损失可去掉这一项';
     case 'compile-no-checkpointing':
       return 'torch.compile 还会重算逐元素运算而不是保存其结果，估算没有计入：不使用检查点时估算偏高';
   }
