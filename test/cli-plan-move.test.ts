@@ -338,8 +338,8 @@ describe('headroom gpus --for', () => {
     expect(r.stdout).toMatch(
       /^gpu +count +layout +peak\/GPU +headroom +step +throughput +2B tokens +bought$/m,
     );
-    expect(r.stdout).toMatch(/^h100-sxm +32 × +ZeRO-3 +50\.90 GiB +28\.74 GiB \(36 %\) .* 2560 GB$/m);
-    expect(r.stdout).toMatch(/^a100-sxm-40gb +64 × +ZeRO-3 +31\.25 GiB/m);
+    expect(r.stdout).toMatch(/^h100-sxm +32 × +ZeRO-3 +51\.74 GiB +27\.91 GiB \(35 %\) .* 2560 GB$/m);
+    expect(r.stdout).toMatch(/^a100-sxm-40gb +64 × +ZeRO-3 +32\.09 GiB/m);
   });
 
   it('--json gives each option with its scenario; a trainer config works as --for', () => {

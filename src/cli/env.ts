@@ -16,8 +16,8 @@ Usage:
 capture records: the GPUs (name, memory.total, compute capability, MIG mode and instances, PCIe link)
 and the driver and CUDA versions from nvidia-smi; the GPU interconnect (nvidia-smi topo -m); Python
 framework versions (torch and its CUDA build, transformers, peft, trl, accelerate, deepspeed,
-bitsandbytes, flash-attn) by asking python3; the free space of DIR and a quick write-throughput probe
-(64 MiB written, synced and removed). A part the machine lacks is recorded as missing, with why.
+bitsandbytes, torchao, flash-attn) by asking python3; the free space of DIR and a quick write-throughput
+probe (64 MiB written, synced and removed). A part the machine lacks is recorded as missing, with why.
 
   -o, --output FILE         write the JSON there (and print a summary); without it the JSON goes to stdout
   --dir DIR                 where checkpoints and data will live                [.]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bitsandbytesKeepsInputs, withBitsandbytes } from './bitsandbytes.js';
+import { bitsandbytesKeepsInputs, inputsKept, withBitsandbytes } from './bitsandbytes.js';
 import { parseScenario } from './scenario.js';
 
 describe('bitsandbytes versions', () => {
@@ -29,5 +29,14 @@ describe('bitsandbytes versions', () => {
     // int8 keeps its input in every version, and GPTQ is not bitsandbytes.
     const int8 = parseScenario({ model: 'x', method: 'qlora', quantization: 'int8' });
     expect(withBitsandbytes(int8, '0.42.0').change).toBeNull();
+    // A torchao base (torchtune) is not bitsandbytes either, whatever version is installed beside it.
+    const torchao = parseScenario({
+      model: 'x',
+      method: 'qlora',
+      quantization: 'nf4-dq',
+      quantizer: 'torchao',
+    });
+    expect(withBitsandbytes(torchao, '0.42.0')).toEqual({ scenario: torchao, change: null });
+    expect(inputsKept(torchao)).toBe('none');
   });
 });

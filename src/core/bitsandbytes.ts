@@ -3,7 +3,12 @@
  * its input on the autograd context (`ctx.tensors = (A, B)`); PR #1270 ("delete useless buffered
  * activation", merged 2024-07-16, released in 0.43.2) made it `(None, B)`.
  */
-import { BITSANDBYTES_QUANTIZATIONS, type QuantizedInputsKept, type Scenario } from './scenario.js';
+import {
+  BITSANDBYTES_QUANTIZATIONS,
+  type QuantizedInputsKept,
+  type Scenario,
+  usesBitsandbytes,
+} from './scenario.js';
 
 /** The bitsandbytes 4-bit quantizations (Linear4bit); int8's Linear8bitLt keeps its input in every version. */
 const FOUR_BIT: ReadonlySet<string> = new Set([...BITSANDBYTES_QUANTIZATIONS].filter((q) => q !== 'int8'));
@@ -13,7 +18,7 @@ const FOUR_BIT: ReadonlySet<string> = new Set([...BITSANDBYTES_QUANTIZATIONS].fi
  * keeps them for the step and a 4-bit layer (bitsandbytes 0.43.2 on) not at all.
  */
 export function inputsKept(scenario: Scenario): QuantizedInputsKept {
-  if (!BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization)) return 'none';
+  if (!usesBitsandbytes(scenario)) return 'none';
   return scenario.quantizedInputsKept ?? (scenario.quantization === 'int8' ? 'step' : 'none');
 }
 
@@ -38,7 +43,7 @@ export function withBitsandbytes(
   scenario: Scenario,
   version: string | null,
 ): { readonly scenario: Scenario; readonly change: 'kept' | 'dropped' | null } {
-  if (!FOUR_BIT.has(scenario.quantization) || version === null) {
+  if (!FOUR_BIT.has(scenario.quantization) || !usesBitsandbytes(scenario) || version === null) {
     return { scenario, change: null };
   }
   const keeps = bitsandbytesKeepsInputs(version);

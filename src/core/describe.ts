@@ -2,6 +2,13 @@
 import type { PeakTermName } from './estimate.js';
 import type { Scenario } from './scenario.js';
 
+/** 200000000 → "2e8", 67108864 → "67108864": element counts as DeepSpeed configs write them. */
+function compactCount(n: number): string {
+  const exp = Math.floor(Math.log10(n));
+  const mantissa = n / 10 ** exp;
+  return Number.isInteger(mantissa) && exp >= 6 ? `${mantissa}e${exp}` : String(n);
+}
+
 /** "qlora r16 (q_proj,v_proj) nf4 · bf16-true · adamw · b2×2048 · ckpt full · sdpa · standard loss · 1 GPU" */
 export function describeScenario(scenario: Scenario, modelId: string): string {
   const method = (() => {
@@ -9,6 +16,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     if (!scenario.lora) return scenario.method;
     const targets = scenario.lora.targets === 'all-linear' ? 'all-linear' : scenario.lora.targets.join(',');
     const quantDetails = [
+      scenario.quantizer === 'torchao' ? 'torchao' : '',
       scenario.quantizeHead ? 'head too' : '',
       scenario.quantizedFrom ? `from ${scenario.quantizedFrom}` : '',
       scenario.quantizedInputsKept && scenario.quantizedInputsKept !== 'none'
@@ -22,14 +30,18 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     return `${scenario.method} r${scenario.lora.rank} (${targets})${quant}`;
   })();
   const par = scenario.parallelism;
-  const fsdpOptions = [
+  const strategyOptions = [
     par.wrapEmbeddings ? 'embeddings wrapped' : '',
     par.syncEachMicroBatch ? 'sync each micro-batch' : '',
+    par.reduceBucketSize !== undefined
+      ? `reduce bucket ${par.reduceBucketSize === 'auto' ? 'auto' : compactCount(par.reduceBucketSize)}`
+      : '',
+    par.overlapComm ? 'overlap comm' : '',
   ].filter(Boolean);
   const gpus =
     par.strategy === 'single'
       ? '1 GPU'
-      : `${par.strategy} × ${par.gpus} GPU${par.gpus > 1 ? 's' : ''}${fsdpOptions.length > 0 ? ` (${fsdpOptions.join(', ')})` : ''}`;
+      : `${par.strategy} × ${par.gpus} GPU${par.gpus > 1 ? 's' : ''}${strategyOptions.length > 0 ? ` (${strategyOptions.join(', ')})` : ''}`;
   const offload = [
     scenario.offload.optimizer !== 'none' ? `optimizer→${scenario.offload.optimizer}` : '',
     scenario.offload.params !== 'none' ? `params→${scenario.offload.params}` : '',

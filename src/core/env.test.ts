@@ -160,6 +160,7 @@ describe('parseFrameworkProbe and parseEnvSnapshot', () => {
         accelerate: null,
         deepspeed: null,
         bitsandbytes: null,
+        torchao: null,
         'flash-attn': null,
       },
       torchCuda: '12.4',

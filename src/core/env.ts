@@ -45,6 +45,7 @@ export const FRAMEWORK_PACKAGES = [
   'accelerate',
   'deepspeed',
   'bitsandbytes',
+  'torchao',
   'flash-attn',
 ] as const;
 

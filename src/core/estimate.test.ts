@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { shapeFromConfig } from './architecture.js';
 import { findGpu, findModel } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
-import { estimate, requiredDeviceBytes } from './estimate.js';
+import { estimate, quantizedBytesPerParam, requiredDeviceBytes } from './estimate.js';
 import { noteText } from './estimate-notes.js';
+import { paramBreakdown } from './params.js';
 import { parseScenario } from './scenario.js';
 import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
 
@@ -700,5 +701,84 @@ describe('estimate: the terms of each phase', () => {
     expect(term('logits-and-loss')).toBe(e.breakdown.lossResidentBytes);
     expect(term('backward-transient')).toBe(e.breakdown.backwardTransientBytes);
     expect(term('saved-activations')).toBe(e.breakdown.activationsSavedBytes);
+  });
+});
+
+describe('estimate: what FSDP and ZeRO-3 cannot shard of a quantized base', () => {
+  const qlora70 = {
+    model: 'llama-2-70b',
+    method: 'qlora',
+    quantization: 'nf4-dq',
+    precision: 'bf16-true',
+    lora: { rank: 8, targets: 'all-linear' },
+    gradientCheckpointing: 'full',
+  };
+  const linear = paramBreakdown(shapeOf('llama-2-70b')).linearParams;
+  const constantsPerParam = quantizedBytesPerParam('nf4-dq') - 0.5;
+
+  it('keeps every bitsandbytes block constant on each GPU, and torchao shards them with the codes', () => {
+    const bnb = run({ ...qlora70, parallelism: { strategy: 'fsdp', gpus: 2 } });
+    const torchao = run({ ...qlora70, quantizer: 'torchao', parallelism: { strategy: 'fsdp', gpus: 2 } });
+    // The constants are 1/64 + 4/(64·256) bytes per weight: half of them stay on each of the two GPUs.
+    expect(bnb.breakdown.weightsBytes! - torchao.breakdown.weightsBytes!).toBeCloseTo(
+      (linear * constantsPerParam) / 2,
+      -1,
+    );
+    // Gathering a layer moves only its codes for bitsandbytes, codes and constants for torchao.
+    expect(torchao.breakdown.gatheredWeightsBytes! - bnb.breakdown.gatheredWeightsBytes!).toBeCloseTo(
+      2 * paramBreakdown(shapeOf('llama-2-70b')).largestLayerParams * constantsPerParam,
+      -1,
+    );
+    // On one GPU nothing is sharded, so the two agree.
+    expect(run(qlora70).breakdown.weightsBytes).toBe(
+      run({ ...qlora70, quantizer: 'torchao' }).breakdown.weightsBytes,
+    );
+  });
+
+  it('keeps the constants on the GPU when the parameters are offloaded', () => {
+    const offloaded = run({
+      ...qlora70,
+      parallelism: { strategy: 'fsdp', gpus: 2 },
+      offload: { optimizer: 'cpu', params: 'cpu' },
+    });
+    expect(offloaded.breakdown.weightsBytes).toBeCloseTo(linear * constantsPerParam, -1);
+  });
+
+  it('shards none of a GPTQ base: its weights are buffers', () => {
+    const gptq = { ...qlora70, quantization: 'int4-gptq', precision: 'fp16-true' };
+    const one = run(gptq);
+    const four = run({ ...gptq, parallelism: { strategy: 'zero3', gpus: 4 } });
+    const quantized = linear * quantizedBytesPerParam('int4-gptq');
+    // Only the 16-bit rest (embeddings, head, norms) and the adapters divide by four.
+    expect(one.breakdown.weightsBytes! - four.breakdown.weightsBytes!).toBeCloseTo(
+      ((one.breakdown.weightsBytes! - quantized) * 3) / 4,
+      -1,
+    );
+  });
+});
+
+describe("estimate: DeepSpeed's reduce bucket", () => {
+  const lora = { method: 'lora', precision: 'bf16-true', gradientCheckpointing: 'full' };
+  const bucket = (parallelism: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    run({ ...lora, ...extra, parallelism }).breakdown.commBufferBytes;
+
+  it('is reduce_bucket_size 16-bit elements however little trains: 5e8 by default, hidden² for "auto"', () => {
+    // LoRA trains 6.8M parameters here; DeepSpeed still allocates the whole bucket.
+    expect(bucket({ strategy: 'zero3', gpus: 2 })).toBe(5e8 * 2);
+    expect(bucket({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' })).toBe(4096 * 4096 * 2);
+    expect(bucket({ strategy: 'zero2', gpus: 2, reduceBucketSize: 2e8 })).toBe(2e8 * 2);
+  });
+
+  it('doubles under ZeRO-1/2 with overlap_comm, not under ZeRO-3', () => {
+    expect(bucket({ strategy: 'zero2', gpus: 2, reduceBucketSize: 2e8, overlapComm: true })).toBe(
+      2 * 2e8 * 2,
+    );
+    expect(bucket({ strategy: 'zero1', gpus: 2, overlapComm: true })).toBe(2 * 5e8 * 2);
+    expect(bucket({ strategy: 'zero3', gpus: 2, overlapComm: true })).toBe(5e8 * 2);
+  });
+
+  it('is in fp32 when the run is fp32, and absent when nothing trains through DeepSpeed', () => {
+    expect(bucket({ strategy: 'zero2', gpus: 2 }, { precision: 'fp32' })).toBe(5e8 * 4);
+    expect(bucket({ strategy: 'fsdp', gpus: 2 })).toBe(0);
   });
 });

@@ -10,7 +10,7 @@ import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
 import { type EstimateNote, noteText } from './estimate-notes.js';
 import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
-import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
+import { type Scenario, usesBitsandbytes } from './scenario.js';
 import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
 import { MIB } from './units.js';
 
@@ -103,10 +103,8 @@ export const NCCL_BUFFER_BYTES = 384 * MIB;
 export const ALLOCATOR_FRAGMENTATION = 0.12;
 /** cuBLAS/cuBLASLt workspaces and the allocator's 2 MiB/20 MiB segment rounding, inside torch reserved. */
 export const ALLOCATOR_BASE_RESERVE_BYTES = 64 * MIB;
-/** DeepSpeed ZeRO-1/2 gradient reduce bucket, elements (reduce_bucket_size default 5e8, deepspeed/runtime/zero/config.py). */
+/** DeepSpeed ZeRO's gradient reduce bucket, elements (reduce_bucket_size default 5e8, deepspeed/runtime/zero/config.py). */
 export const ZERO_REDUCE_BUCKET_ELEMENTS = 5e8;
-/** DeepSpeed ZeRO-3 prefetch bucket, elements (stage3_prefetch_bucket_size default 5e7). */
-export const ZERO3_PREFETCH_ELEMENTS = 5e7;
 /**
  * Decoder layers whose saved activations are on the GPU at once under activation offload: the one whose
  * tensors are being copied out (or back) and the one in use. Implementations sit around it: torch's
@@ -218,6 +216,29 @@ export function quantizedBytesPerParam(quantization: Scenario['quantization']): 
     case 'none':
       return Number.NaN;
   }
+}
+
+/**
+ * Bytes per quantized weight that FSDP and ZeRO-3 cannot partition, so every GPU holds them whole.
+ * bitsandbytes keeps a 4-bit layer's block constants in a QuantState that the module holds beside the
+ * parameter; sharding converts only the parameter ("the quant state got lost when the parameter got
+ * converted. This happens for example for fsdp": bitsandbytes nn/modules.py,
+ * fix_4bit_weight_quant_state_from_module). GPTQ layers keep their packed weights, scales and zeros
+ * as buffers (auto-gptq QuantLinear.register_buffer), which neither strategy shards. torchao's
+ * NF4Tensor shards its scales with its codes (torchtune's FSDP2 QLoRA).
+ */
+export function unshardedQuantBytesPerParam(scenario: Pick<Scenario, 'quantization' | 'quantizer'>): number {
+  if (scenario.quantization === 'int4-gptq') return quantizedBytesPerParam('int4-gptq');
+  if (!usesBitsandbytes(scenario)) return 0;
+  const codes = scenario.quantization === 'int8' ? 1 : 0.5;
+  return quantizedBytesPerParam(scenario.quantization) - codes;
+}
+
+/** DeepSpeed's reduce bucket in elements: the scenario's, "auto" as the Hugging Face integration sizes it (hidden_size²), else DeepSpeed's default. */
+export function reduceBucketElements(scenario: Scenario, shape: ModelShape): number {
+  const size = scenario.parallelism.reduceBucketSize;
+  if (size === 'auto') return shape.hiddenSize * shape.hiddenSize;
+  return size ?? ZERO_REDUCE_BUCKET_ELEMENTS;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -859,10 +880,19 @@ export function estimate(input: EstimateInput): Estimate {
   const gradientBytes = denseTrainable * plan.gradientBytes + (trainable - denseTrainable) * 4;
   const opt = optimizerStateBytes(scenario, plan, trainable, trainable - denseTrainable);
 
-  // Sharding and offload.
-  const whole: ModelStateBytes = { weights: weightBytes, gradients: gradientBytes, optimizer: opt.bytes };
+  // Sharding and offload. Quantized bytes that no strategy partitions stay whole, and on the GPU.
+  const unshardedQuantBytes = quantized ? linearWeights * unshardedQuantBytesPerParam(scenario) : 0;
+  const whole: ModelStateBytes = {
+    weights: weightBytes - unshardedQuantBytes,
+    gradients: gradientBytes,
+    optimizer: opt.bytes,
+  };
   const perGpu = shardModelStates(whole, strategy, gpus);
-  const placed = placeModelStates(perGpu, scenario.offload);
+  const placedShards = placeModelStates(perGpu, scenario.offload);
+  const placed = {
+    ...placedShards,
+    gpu: { ...placedShards.gpu, weights: placedShards.gpu.weights + unshardedQuantBytes },
+  };
   // The optimizer's step temporary is the size of the states it updates: this GPU's shard of them.
   const stepTempBytes =
     scenario.offload.optimizer === 'none' && whole.optimizer > 0
@@ -891,7 +921,9 @@ export function estimate(input: EstimateInput): Estimate {
   // (DeepSpeed's "4 × largest layer"; FSDP unshards one unit and prefetches the next).
   const gatheredLayerParams = params.largestLayerParams;
   const weightsAreSharded = strategy === 'zero3' || strategy === 'fsdp';
-  const layerBytesQuant = quantized ? quantizedBytesPerParam(scenario.quantization) : plan.computeBytes;
+  const layerBytesQuant = quantized
+    ? quantizedBytesPerParam(scenario.quantization) - unshardedQuantBytesPerParam(scenario)
+    : plan.computeBytes;
   const gatheredBytes =
     weightsAreSharded && (gpus > 1 || scenario.offload.params !== 'none')
       ? 2 * gatheredLayerParams * layerBytesQuant
@@ -932,14 +964,17 @@ export function estimate(input: EstimateInput): Estimate {
           ? shape.vocabSize * shape.hiddenSize * plan.computeBytes
           : 0;
 
-  // Communication buffers inside torch's allocator.
+  // Communication buffers inside torch's allocator. DeepSpeed's contiguous gradients (on by default)
+  // reduce through a flat bucket of reduce_bucket_size elements in the model's dtype, whatever the
+  // number of trained parameters: ZeRO-1/2 make one at the start of each backward, two with
+  // overlap_comm (stage_1_and_2.py, backward: "Use double buffers"); ZeRO-3 one, when it sets up its
+  // optimizer (stage3.py, _setup_for_real_optimizer: __ipg_bucket_flat_buffer).
   let bucketBytes = 0;
   if (strategy === 'ddp' && gpus > 1) bucketBytes = gradientBytes; // DDP buckets copy every gradient (gradient_as_bucket_view=False)
-  if ((strategy === 'zero1' || strategy === 'zero2') && trainable > 0) {
-    bucketBytes = Math.min(ZERO_REDUCE_BUCKET_ELEMENTS, trainable) * plan.gradientBytes;
+  if ((strategy === 'zero1' || strategy === 'zero2' || strategy === 'zero3') && trainable > 0) {
+    const buckets = strategy !== 'zero3' && scenario.parallelism.overlapComm ? 2 : 1;
+    bucketBytes = buckets * reduceBucketElements(scenario, shape) * plan.computeBytes;
   }
-  if (strategy === 'zero3' && trainable > 0)
-    bucketBytes = Math.min(ZERO3_PREFETCH_ELEMENTS, trainable) * plan.computeBytes;
 
   // Autocast keeps a 16-bit copy of every fp32 weight it multiplies, saved for backward. It caches the
   // cast only for leaves that require grad (autocast_mode.cpp, cached_cast), so a frozen head computed
@@ -1255,7 +1290,7 @@ const DTYPE_BYTES = { fp16: 2, bf16: 2, fp32: 4 } as const;
 
 /** Bytes per element of a dequantized weight at its peak: the dequantized copy, and its cast if any. */
 function dequantBytesPerElement(scenario: Scenario): number {
-  if (!BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization)) return 2;
+  if (!usesBitsandbytes(scenario)) return 2;
   const compute = scenario.precision.startsWith('bf16')
     ? 'bf16'
     : scenario.precision.startsWith('fp16')

@@ -314,6 +314,16 @@ describe('checkMigration on crafted environment pairs', () => {
       status: 'fail',
       reason: 'flash-attn not installed on b, and the scenario needs it; differs: flash-attn 2.6.3 → absent',
     });
+    // torchtune's QLoRA base is torchao's, not bitsandbytes'.
+    const torchao = check(
+      { method: 'qlora', quantization: 'nf4-dq', quantizer: 'torchao', precision: 'bf16-true' },
+      side('a', one),
+      side('b', one),
+    );
+    expect(torchao.items.find((i) => i.id === 'versions')).toMatchObject({
+      status: 'fail',
+      reason: 'torchao not installed on b, and the scenario needs it',
+    });
   });
 
   it("the target's bitsandbytes decides whether 4-bit layers keep their inputs, and an old one is named", () => {

@@ -11,7 +11,7 @@ import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { EnvGpu, EnvSnapshot } from './env.js';
 import { type Estimate, estimate, requiredDeviceBytes, usableBytes } from './estimate.js';
 import { DEFAULT_MARGIN_FRACTION } from './margin.js';
-import { BITSANDBYTES_QUANTIZATIONS, type Scenario } from './scenario.js';
+import { type Scenario, usesBitsandbytes } from './scenario.js';
 import { type StepTime, stepTime } from './time-model.js';
 import { formatBytes } from './units.js';
 
@@ -129,7 +129,8 @@ const BF16_MIN_COMPUTE_CAPABILITY = 8.0;
 function requiredPackages(s: Scenario): string[] {
   const out = ['torch', 'transformers'];
   if (s.method === 'lora' || s.method === 'qlora') out.push('peft');
-  if (BITSANDBYTES_QUANTIZATIONS.has(s.quantization)) out.push('bitsandbytes');
+  if (usesBitsandbytes(s)) out.push('bitsandbytes');
+  if (s.quantizer === 'torchao') out.push('torchao');
   if (s.optimizer.includes('8bit') || s.optimizer.startsWith('paged')) out.push('bitsandbytes');
   if (['zero1', 'zero2', 'zero3'].includes(s.parallelism.strategy) || s.offload.optimizer === 'nvme')
     out.push('deepspeed');

@@ -384,6 +384,8 @@ describe('makePlan: FSDP rungs', () => {
     );
     // Later offload rungs keep the activations offloaded.
     for (const later of p.rungs.slice(1)) expect(later.scenario.offload.activations).toBe('cpu');
-    expect(ids.slice(1)).toEqual(['offload-optimizer-cpu', 'offload-params-cpu']);
+    // Optimizer offload is no rung here: ZeRO-Offload's 1 GB reduce bucket (DeepSpeed allocates all
+    // reduce_bucket_size = 5e8 bf16 elements) outweighs the adapters' 8-bit states it would move.
+    expect(ids.slice(1)).toEqual(['offload-params-cpu']);
   });
 });

@@ -102,6 +102,47 @@ describe('parseScenario', () => {
       'quantizedInputsKept',
       /"always" is not one of none \| step \| next-forward/,
     ],
+    [
+      { model: 'x', method: 'qlora', quantization: 'int8', quantizer: 'torchao' },
+      'quantizer',
+      /torchao quantizes to NF4 \(torchtune's QLoRA\), but quantization is "int8"/,
+    ],
+    [
+      { model: 'x', method: 'qlora', quantization: 'int4-gptq', quantizer: 'bitsandbytes' },
+      'quantizer',
+      /bitsandbytes quantizes to int8, nf4, nf4-dq or fp4, but quantization is "int4-gptq"/,
+    ],
+    [
+      { model: 'x', method: 'qlora', quantization: 'nf4', quantizer: 'hqq' },
+      'quantizer',
+      /"hqq" is not one of bitsandbytes \| torchao/,
+    ],
+    [
+      {
+        model: 'x',
+        method: 'qlora',
+        quantization: 'nf4-dq',
+        quantizer: 'torchao',
+        quantizedInputsKept: 'step',
+      },
+      'quantizedInputsKept',
+      /keeps its input, but the base is quantized by torchao/,
+    ],
+    [
+      { model: 'x', parallelism: { strategy: 'fsdp', gpus: 2, reduceBucketSize: 'auto' } },
+      'parallelism.reduceBucketSize',
+      /a DeepSpeed ZeRO setting, but the strategy is "fsdp"/,
+    ],
+    [
+      { model: 'x', parallelism: { strategy: 'zero2', gpus: 2, reduceBucketSize: -5 } },
+      'parallelism.reduceBucketSize',
+      /-5 must be a whole number of elements \(at least 1\) or "auto"/,
+    ],
+    [
+      { model: 'x', parallelism: { strategy: 'ddp', gpus: 2, overlapComm: true } },
+      'parallelism.overlapComm',
+      /a DeepSpeed ZeRO setting, but the strategy is "ddp"/,
+    ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [{ model: 'x', torchCompile: 1 }, 'torchCompile', /1 must be true or false/],
     [
@@ -133,6 +174,28 @@ describe('parseScenario', () => {
   it('keeps torchCompile only when it is true', () => {
     expect(parseScenario({ model: 'x', torchCompile: true }).torchCompile).toBe(true);
     expect('torchCompile' in parseScenario({ model: 'x', torchCompile: false })).toBe(false);
+  });
+
+  it('keeps quantizer only for torchao: bitsandbytes is what a quantized base means without it', () => {
+    const nf4 = { model: 'x', method: 'qlora', quantization: 'nf4-dq' };
+    expect(parseScenario({ ...nf4, quantizer: 'torchao' }).quantizer).toBe('torchao');
+    expect('quantizer' in parseScenario({ ...nf4, quantizer: 'bitsandbytes' })).toBe(false);
+  });
+
+  it("keeps DeepSpeed's reduce bucket as given, and overlapComm only when it is true", () => {
+    const zero = (p: Record<string, unknown>) =>
+      parseScenario({ model: 'x', parallelism: { strategy: 'zero2', gpus: 2, ...p } }).parallelism;
+    expect(zero({ reduceBucketSize: 200000000, overlapComm: true })).toEqual({
+      strategy: 'zero2',
+      gpus: 2,
+      reduceBucketSize: 200000000,
+      overlapComm: true,
+    });
+    expect(zero({ reduceBucketSize: 'auto', overlapComm: false })).toEqual({
+      strategy: 'zero2',
+      gpus: 2,
+      reduceBucketSize: 'auto',
+    });
   });
 
   it('declines peft-other rows with a clear message', () => {

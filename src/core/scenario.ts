@@ -27,6 +27,10 @@ export const OFFLOADS = ['none', 'cpu', 'nvme'] as const;
 export const ACTIVATION_OFFLOADS = ['none', 'cpu'] as const;
 export const QUANTIZED_FROM = ['fp16', 'bf16', 'fp32'] as const;
 export const QUANTIZED_INPUTS_KEPT = ['none', 'step', 'next-forward'] as const;
+/** The libraries that quantize a base: bitsandbytes (Hugging Face, PEFT, Axolotl, Lightning) or torchao (torchtune's NF4Tensor). */
+export const QUANTIZERS = ['bitsandbytes', 'torchao'] as const;
+/** The quantizations torchao's NF4Tensor does: NF4 with its block scales quantized again (double quantization). */
+const TORCHAO_QUANTIZATIONS: ReadonlySet<string> = new Set(['nf4', 'nf4-dq']);
 
 export type Method = (typeof METHODS)[number];
 export type Quantization = (typeof QUANTIZATIONS)[number];
@@ -46,6 +50,7 @@ export type Strategy = (typeof STRATEGIES)[number];
 export type OffloadTarget = (typeof OFFLOADS)[number];
 export type QuantizedFrom = (typeof QUANTIZED_FROM)[number];
 export type QuantizedInputsKept = (typeof QUANTIZED_INPUTS_KEPT)[number];
+export type Quantizer = (typeof QUANTIZERS)[number];
 
 /** A model reference: a catalog id, a Hugging Face repo id, or an inline config.json object. */
 export type ModelRef = string | Readonly<Record<string, unknown>>;
@@ -86,6 +91,12 @@ export interface Scenario {
    * for 4-bit since 0.43.2. Absent: "step" for int8 (MatMul8bitLt keeps its input), else "none".
    */
   readonly quantizedInputsKept?: QuantizedInputsKept;
+  /**
+   * The library that quantized the base. Absent: bitsandbytes for int8, nf4, nf4-dq and fp4. "torchao":
+   * torchtune's NF4Tensor, a tensor subclass whose codes and block scales FSDP shards together, and whose
+   * layers keep no input. Present only when "torchao".
+   */
+  readonly quantizer?: 'torchao';
   readonly precision: Precision;
   readonly optimizer: Optimizer;
   readonly microBatchSize: number;
@@ -124,6 +135,14 @@ export interface Scenario {
      * inside no_sync(). Present only when true.
      */
     readonly syncEachMicroBatch?: true;
+    /**
+     * DeepSpeed ZeRO's gradient reduce bucket, in elements (`zero_optimization.reduce_bucket_size`): a
+     * number, or "auto", which the Hugging Face integration sizes as hidden_size². Absent: DeepSpeed's
+     * default, 5e8.
+     */
+    readonly reduceBucketSize?: number | 'auto';
+    /** DeepSpeed `overlap_comm`: ZeRO-1/2 then keep two reduce buckets. Present only when true. */
+    readonly overlapComm?: true;
   };
   readonly offload: {
     readonly optimizer: OffloadTarget;
@@ -157,6 +176,15 @@ export const SCENARIO_DEFAULTS = {
 
 const DEEPSPEED_STRATEGIES: ReadonlySet<Strategy> = new Set(['zero1', 'zero2', 'zero3']);
 
+const PARALLELISM_FIELDS: readonly string[] = [
+  'strategy',
+  'gpus',
+  'wrapEmbeddings',
+  'syncEachMicroBatch',
+  'reduceBucketSize',
+  'overlapComm',
+];
+
 const TOP_LEVEL_FIELDS = new Set([
   'model',
   'method',
@@ -166,6 +194,7 @@ const TOP_LEVEL_FIELDS = new Set([
   'quantizeHead',
   'quantizedFrom',
   'quantizedInputsKept',
+  'quantizer',
   'precision',
   'optimizer',
   'microBatchSize',
@@ -181,6 +210,11 @@ const TOP_LEVEL_FIELDS = new Set([
   'offload',
   'gpu',
 ]);
+
+/** Whether bitsandbytes quantized the scenario's base (not torchao, not GPTQ). */
+export function usesBitsandbytes(scenario: Pick<Scenario, 'quantization' | 'quantizer'>): boolean {
+  return BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization) && scenario.quantizer !== 'torchao';
+}
 
 /** The optimizers torch implements with a fused kernel (`fused=True`). */
 const TORCH_FUSED_OPTIMIZERS: ReadonlySet<string> = new Set<Optimizer>(['adamw', 'sgd', 'sgd-momentum']);
@@ -340,11 +374,8 @@ export function parseScenario(input: unknown): Scenario {
       : undefined;
   const parallelismRaw = record(raw.parallelism, 'parallelism');
   for (const key of Object.keys(parallelismRaw)) {
-    if (!['strategy', 'gpus', 'wrapEmbeddings', 'syncEachMicroBatch'].includes(key))
-      throw invalid(
-        `parallelism.${key}`,
-        'is not a field (strategy, gpus, wrapEmbeddings, syncEachMicroBatch)',
-      );
+    if (!PARALLELISM_FIELDS.includes(key))
+      throw invalid(`parallelism.${key}`, `is not a field (${PARALLELISM_FIELDS.join(', ')})`);
   }
   const strategy = oneOf(parallelismRaw.strategy, STRATEGIES, 'parallelism.strategy', 'single');
   const gpus = positiveInt(parallelismRaw.gpus, 'parallelism.gpus', 1);
@@ -363,6 +394,32 @@ export function parseScenario(input: unknown): Scenario {
       `wraps the embeddings as FSDP units of their own, but the strategy is "${strategy}"`,
       'use it with strategy fsdp or fsdp-grad-op',
     );
+  }
+  const reduceBucketSize = parallelismRaw.reduceBucketSize;
+  if (
+    reduceBucketSize !== undefined &&
+    reduceBucketSize !== null &&
+    reduceBucketSize !== 'auto' &&
+    (typeof reduceBucketSize !== 'number' || !Number.isInteger(reduceBucketSize) || reduceBucketSize < 1)
+  ) {
+    throw invalid(
+      'parallelism.reduceBucketSize',
+      `${JSON.stringify(reduceBucketSize)} must be a whole number of elements (at least 1) or "auto"`,
+      'copy zero_optimization.reduce_bucket_size from the DeepSpeed config, e.g. 500000000',
+    );
+  }
+  const overlapComm = flag(parallelismRaw.overlapComm, 'parallelism.overlapComm');
+  for (const [where, given] of [
+    ['parallelism.reduceBucketSize', reduceBucketSize !== undefined && reduceBucketSize !== null],
+    ['parallelism.overlapComm', overlapComm],
+  ] as const) {
+    if (given && !DEEPSPEED_STRATEGIES.has(strategy)) {
+      throw invalid(
+        where,
+        `is a DeepSpeed ZeRO setting, but the strategy is "${strategy}"`,
+        'use it with strategy zero1, zero2 or zero3',
+      );
+    }
   }
   if (strategy === 'single' && gpus !== 1) {
     throw invalid(
@@ -427,14 +484,33 @@ export function parseScenario(input: unknown): Scenario {
       'use strategy single, ddp or fsdp with it',
     );
   }
+  const quantizer = optionalOneOf(raw.quantizer, QUANTIZERS, 'quantizer');
+  if (quantizer === 'torchao' && !TORCHAO_QUANTIZATIONS.has(quantization)) {
+    throw invalid(
+      'quantizer',
+      `torchao quantizes to NF4 (torchtune's QLoRA), but quantization is "${quantization}"`,
+      'set quantization to nf4-dq, or drop quantizer',
+    );
+  }
+  if (quantizer === 'bitsandbytes' && !BITSANDBYTES_QUANTIZATIONS.has(quantization)) {
+    throw invalid(
+      'quantizer',
+      `bitsandbytes quantizes to int8, nf4, nf4-dq or fp4, but quantization is "${quantization}"`,
+      'set quantization to one of those, or drop quantizer',
+    );
+  }
   // Fields that only mean something for a bitsandbytes base.
-  const bnbBase = BITSANDBYTES_QUANTIZATIONS.has(quantization);
+  const bnbBase = usesBitsandbytes({ quantization, ...(quantizer === 'torchao' ? { quantizer } : {}) });
   const requireBnb = (where: string, says: string): void => {
     if (!bnbBase) {
       throw invalid(
         where,
-        `${says}, but quantization is "${quantization}"`,
-        'use it with quantization nf4, nf4-dq, fp4 or int8',
+        quantizer === 'torchao'
+          ? `${says}, but the base is quantized by torchao`
+          : `${says}, but quantization is "${quantization}"`,
+        quantizer === 'torchao'
+          ? 'drop it, or set quantizer to bitsandbytes'
+          : 'use it with quantization nf4, nf4-dq, fp4 or int8',
       );
     }
   };
@@ -459,6 +535,7 @@ export function parseScenario(input: unknown): Scenario {
     ...(quantizeHead ? { quantizeHead: true as const } : {}),
     ...(quantizedFrom === undefined ? {} : { quantizedFrom }),
     ...(inputsKept === undefined ? {} : { quantizedInputsKept: inputsKept }),
+    ...(quantizer === 'torchao' ? { quantizer } : {}),
     precision: oneOf(raw.precision, PRECISIONS, 'precision', SCENARIO_DEFAULTS.precision),
     optimizer,
     microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
@@ -480,6 +557,8 @@ export function parseScenario(input: unknown): Scenario {
       gpus,
       ...(wrapEmbeddings ? { wrapEmbeddings: true as const } : {}),
       ...(syncEach ? { syncEachMicroBatch: true as const } : {}),
+      ...(typeof reduceBucketSize === 'number' || reduceBucketSize === 'auto' ? { reduceBucketSize } : {}),
+      ...(overlapComm ? { overlapComm: true as const } : {}),
     },
     offload,
     ...(typeof gpu === 'string' ? { gpu } : {}),

@@ -80,6 +80,17 @@ const MAPPED_INSTEAD = {
   // parallelism.wrapEmbeddings), so they are mapped where expected.jsonl had no field for them.
   // enable_activation_offloading likewise (offload.activations), and compile (torchCompile), on and
   // off alike.
+  // DeepSpeed allocates its reduce bucket whole (reduce_bucket_size elements, whatever is trained), and
+  // Headroom now counts it (parallelism.reduceBucketSize, "auto" as hidden_size²).
+  'llama-factory__examples__deepspeed__ds_z3_config.json': ['zero_optimization.reduce_bucket_size'],
+  'llama-factory__examples__deepspeed__ds_z3_offload_config.json': ['zero_optimization.reduce_bucket_size'],
+  'axolotl__deepspeed_configs__zero3_bf16.json': ['zero_optimization.reduce_bucket_size'],
+  'deepspeed__tests__model__Megatron_GPT2__ds_config_func_bs8_zero2_offload.json': [
+    'zero_optimization.reduce_bucket_size',
+  ],
+  'deepspeed__examples__deepspeed_config_templates__zero_stage2_offload_config.json': [
+    'zero_optimization.reduce_bucket_size',
+  ],
   'torchtune__recipes__configs__llama3_1__8B_full.yaml': [
     'optimizer_in_bwd',
     'custom_sharded_layers',

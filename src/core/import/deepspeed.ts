@@ -16,10 +16,11 @@ const ZERO_MEMORY_KEYS: Readonly<Record<string, string>> = {
   max_live_parameters: 'how many gathered parameters ZeRO-3 keeps alive before releasing them',
   stage3_max_reuse_distance: 'gathered parameters reused within this distance are not released',
   max_reuse_distance: 'gathered parameters reused within this distance are not released',
-  reduce_bucket_size: 'gradient reduce bucket (Headroom assumes the default 5e8 elements)',
   allgather_bucket_size: 'parameter all-gather bucket of ZeRO-1/2',
-  stage3_prefetch_bucket_size: 'ZeRO-3 prefetch bucket (Headroom assumes the default 5e7 elements)',
-  prefetch_bucket_size: 'ZeRO-3 prefetch bucket (Headroom assumes the default 5e7 elements)',
+  stage3_prefetch_bucket_size:
+    'how far ahead ZeRO-3 gathers parameters (Headroom counts the layer in use and the next one)',
+  prefetch_bucket_size:
+    'how far ahead ZeRO-3 gathers parameters (Headroom counts the layer in use and the next one)',
   stage3_param_persistence_threshold: 'parameters smaller than this stay gathered on every GPU',
   param_persistence_threshold: 'parameters smaller than this stay gathered on every GPU',
 };
@@ -140,6 +141,38 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
     );
   }
 
+  // The gradient reduce bucket: DeepSpeed allocates it whole, whatever is trained; "auto" is the Hugging
+  // Face integration's hidden_size², which the estimate sizes from the model.
+  const bucket = zero.reduce_bucket_size;
+  const zeroStage = typeof stage === 'number' && stage >= 1 && stage <= 3;
+  if (bucket !== undefined && !zeroStage) {
+    b.skip(
+      'zero_optimization.reduce_bucket_size',
+      bucket,
+      'no-field',
+      'a ZeRO setting; this config runs no ZeRO stage',
+    );
+  } else if (bucket !== undefined) {
+    const elements = typeof bucket === 'string' && !isAuto(bucket) ? Number(bucket) : bucket;
+    if (isAuto(bucket) || (typeof elements === 'number' && Number.isFinite(elements) && elements >= 1)) {
+      b.map(
+        'zero_optimization.reduce_bucket_size',
+        bucket,
+        'parallelism.reduceBucketSize',
+        isAuto(bucket) ? 'auto' : Math.round(elements as number),
+      );
+    } else {
+      b.skip(
+        'zero_optimization.reduce_bucket_size',
+        bucket,
+        'unresolved',
+        'reduce_bucket_size must be a number of elements or "auto"',
+      );
+    }
+  }
+  if (truthy(zero.overlap_comm) && zeroStage) {
+    b.map('zero_optimization.overlap_comm', zero.overlap_comm, 'parallelism.overlapComm', true);
+  }
   for (const [key, why] of Object.entries(ZERO_MEMORY_KEYS)) {
     if (!has(zero, key)) continue;
     const value = zero[key];

@@ -46,8 +46,40 @@ describe('importConfig', () => {
       model: 'llama-3.1-8b',
       method: 'qlora',
       quantization: 'nf4-dq',
+      quantizer: 'torchao',
       lora: { rank: 8 },
     });
+    // Parsed, it is a torchao base: nothing bitsandbytes-only applies.
+    expect(parseScenario(r.scenario).quantizer).toBe('torchao');
+  });
+
+  it("maps DeepSpeed's reduce bucket and overlap_comm, auto included, under a ZeRO stage only", () => {
+    const zero2 = mapDeepSpeedConfig({
+      zero_optimization: { stage: 2, reduce_bucket_size: 2e8, overlap_comm: true },
+    });
+    expect(zero2.scenario.parallelism).toEqual({
+      strategy: 'zero2',
+      reduceBucketSize: 200000000,
+      overlapComm: true,
+    });
+    const auto = mapDeepSpeedConfig({ zero_optimization: { stage: 3, reduce_bucket_size: 'auto' } });
+    expect(auto.scenario.parallelism).toEqual({ strategy: 'zero3', reduceBucketSize: 'auto' });
+    // DeepSpeed reads "5e8" written as a string too; a word is reported, never guessed.
+    expect(
+      mapDeepSpeedConfig({ zero_optimization: { stage: 1, reduce_bucket_size: '5e8' } }).scenario.parallelism,
+    ).toEqual({ strategy: 'zero1', reduceBucketSize: 500000000 });
+    const odd = mapDeepSpeedConfig({ zero_optimization: { stage: 2, reduce_bucket_size: 'big' } });
+    expect(odd.unmapped.map((u) => [u.key, u.kind])).toEqual([
+      ['zero_optimization.reduce_bucket_size', 'unresolved'],
+    ]);
+    // Stage 0 runs no ZeRO: its bucket settings mean nothing there.
+    const stage0 = mapDeepSpeedConfig({
+      zero_optimization: { stage: 0, reduce_bucket_size: 5e8, overlap_comm: true },
+    });
+    expect(stage0.scenario.parallelism).toEqual({ strategy: 'ddp' });
+    expect(stage0.unmapped.map((u) => [u.key, u.kind])).toEqual([
+      ['zero_optimization.reduce_bucket_size', 'no-field'],
+    ]);
   });
 
   it.each([

@@ -93,7 +93,10 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     b.map('model._component_', component, 'model', id ?? component);
     b.map('model._component_', component, 'method', method);
     // torchtune's QLoRA builders quantize the base to NF4 with 8-bit block scales (torchao NF4Tensor).
-    if (method === 'qlora') b.map('model._component_', component, 'quantization', 'nf4-dq');
+    if (method === 'qlora') {
+      b.map('model._component_', component, 'quantization', 'nf4-dq');
+      b.map('model._component_', component, 'quantizer', 'torchao');
+    }
   }
   if (method === 'lora' || method === 'qlora') {
     const rank = wholeNumber(at(c, 'model.lora_rank'));
