@@ -198,6 +198,69 @@ describe('headroom estimate', () => {
     expect(JSON.parse(r.stdout).scenario.parallelism).toEqual({ strategy: 'zero3', gpus: 4 });
   });
 
+  it("sizes DeepSpeed's reduce bucket from --reduce-bucket-size and --overlap-comm, and drops them off ZeRO", () => {
+    const base = ['estimate', 'llama-3.2-1b', '--method', 'lora', '--strategy', 'zero2', '--gpus', '2'];
+    const json = (...flags: string[]) => JSON.parse(headroom(...base, ...flags, '--json').stdout);
+    expect(json().breakdown.commBufferBytes).toBe(5e8 * 2);
+    const qwen = json('--reduce-bucket-size', '2e8', '--overlap-comm');
+    expect(qwen.scenario.parallelism).toEqual({
+      strategy: 'zero2',
+      gpus: 2,
+      reduceBucketSize: 2e8,
+      overlapComm: true,
+    });
+    expect(qwen.breakdown.commBufferBytes).toBe(2 * 2e8 * 2);
+    // "auto" is the Hugging Face integration's hidden_size² (2,048² for Llama-3.2-1B).
+    expect(json('--reduce-bucket-size', 'auto').breakdown.commBufferBytes).toBe(2048 * 2048 * 2);
+    expect(headroom(...base, '--reduce-bucket-size', '2e8', '--overlap-comm').stdout).toContain(
+      'zero2 × 2 GPUs (reduce bucket 2e8, overlap comm)',
+    );
+    // A file's DeepSpeed settings go when a flag leaves ZeRO; asked for on the same line, they are an error.
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const file = join(dir, 'zero2.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        model: 'llama-3.2-1b',
+        method: 'lora',
+        parallelism: { strategy: 'zero2', gpus: 2, reduceBucketSize: 2e8, overlapComm: true },
+      }),
+    );
+    const moved = headroom('estimate', '--scenario', file, '--strategy', 'fsdp', '--json');
+    expect(JSON.parse(moved.stdout).scenario.parallelism).toEqual({ strategy: 'fsdp', gpus: 2 });
+    const both = headroom(...base, '--strategy', 'fsdp', '--reduce-bucket-size', '2e8');
+    expect(both.stderr).toMatch(/^error: parallelism.reduceBucketSize: is a DeepSpeed ZeRO setting/);
+    const bad = headroom(...base, '--reduce-bucket-size', 'lots');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--reduce-bucket-size lots: not a number/);
+  });
+
+  it('--quantizer torchao shards the NF4 scales under FSDP; another quantization drops it', () => {
+    const base = ['estimate', 'llama-3.2-1b', '--method', 'qlora', '--quantization', 'nf4-dq'];
+    const json = (...flags: string[]) => JSON.parse(headroom(...base, ...flags, '--json').stdout);
+    const fsdp = ['--strategy', 'fsdp', '--gpus', '4'];
+    const bnb = json(...fsdp);
+    const torchao = json(...fsdp, '--quantizer', 'torchao');
+    expect(torchao.scenario.quantizer).toBe('torchao');
+    expect(torchao.breakdown.weightsBytes).toBeLessThan(bnb.breakdown.weightsBytes);
+    expect(headroom(...base, '--quantizer', 'torchao').stdout).toContain('nf4-dq (torchao)');
+    // A file's torchao base goes with a flag that picks a quantization torchao does not do.
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const file = join(dir, 'torchtune.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        model: 'llama-3.2-1b',
+        method: 'qlora',
+        quantization: 'nf4-dq',
+        quantizer: 'torchao',
+      }),
+    );
+    const int8 = headroom('estimate', '--scenario', file, '--quantization', 'int8', '--json');
+    expect(JSON.parse(int8.stdout).scenario).toMatchObject({ quantization: 'int8' });
+    expect(JSON.parse(int8.stdout).scenario.quantizer).toBeUndefined();
+  });
+
   it("drops a file's LoRA settings when a flag switches the method to full", () => {
     const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
     const file = join(dir, 'lora.json');

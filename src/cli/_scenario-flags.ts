@@ -19,6 +19,7 @@ export const SCENARIO_OPTIONS = {
   'quantize-head': { type: 'boolean' },
   'quantized-from': { type: 'string' },
   'quantized-inputs-kept': { type: 'string' },
+  quantizer: { type: 'string' },
   precision: { type: 'string' },
   optimizer: { type: 'string' },
   'micro-batch': { type: 'string' },
@@ -36,6 +37,8 @@ export const SCENARIO_OPTIONS = {
   gpus: { type: 'string' },
   'wrap-embeddings': { type: 'boolean' },
   'sync-each-micro-batch': { type: 'boolean' },
+  'reduce-bucket-size': { type: 'string' },
+  'overlap-comm': { type: 'boolean' },
   'offload-optimizer': { type: 'string' },
   'offload-params': { type: 'string' },
   'offload-activations': { type: 'string' },
@@ -59,6 +62,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --quantized-inputs-kept K none | step | next-forward: how long a bitsandbytes layer keeps its
                             input (4-bit before bitsandbytes 0.43.2: step under HF Trainer,
                             next-forward in litgpt or a plain loop)   [none; int8: step]
+  --quantizer L             bitsandbytes | torchao: who quantized the base (torchao: torchtune's
+                            NF4, whose scales FSDP shards with the codes)  [bitsandbytes]
   --precision P             fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true  [bf16-mixed]
   --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
                             sgd-momentum | adafactor | lion                   [adamw]
@@ -81,6 +86,9 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
                             root unit FSDP keeps gathered (torchtune custom_sharded_layers)
   --sync-each-micro-batch   FSDP: reduce-scatter every micro-batch instead of accumulating
                             unsharded gradients in no_sync() (torchtune, sync_each_batch)
+  --reduce-bucket-size N    DeepSpeed reduce_bucket_size in elements, or auto (hidden_size²,
+                            as the HF integration fills it)               [5e8, DeepSpeed's]
+  --overlap-comm            DeepSpeed overlap_comm: ZeRO-1/2 keep two reduce buckets
   --offload-optimizer T  --offload-params T   none | cpu | nvme               [none]
   --offload-activations T   none | cpu: saved activations wait in pinned CPU memory
                             (HF gradient_checkpointing_kwargs offload, TRL/torchtune
@@ -96,6 +104,7 @@ const EXAMPLE: Readonly<Record<string, string>> = {
   'lora-alpha': '32',
   'lora-rank': '16',
   gpus: '8',
+  'reduce-bucket-size': '200000000 (or auto)',
 };
 
 /**
@@ -147,6 +156,7 @@ export function applyScenarioFlags(
   if (values['quantize-head'] === true) out.quantizeHead = true;
   set('quantizedFrom', values['quantized-from']);
   set('quantizedInputsKept', values['quantized-inputs-kept']);
+  set('quantizer', values.quantizer);
   set('precision', values.precision);
   set('optimizer', values.optimizer);
   set('microBatchSize', numeric(values, 'micro-batch'));
@@ -188,15 +198,27 @@ export function applyScenarioFlags(
       delete parallelism.wrapEmbeddings;
       delete parallelism.syncEachMicroBatch;
     }
+    // Likewise DeepSpeed's bucket settings under a strategy that is not ZeRO.
+    if (typeof values.strategy === 'string' && !values.strategy.startsWith('zero')) {
+      delete parallelism.reduceBucketSize;
+      delete parallelism.overlapComm;
+    }
   }
   if (values.gpus !== undefined) parallelism.gpus = numeric(values, 'gpus');
   if (values['wrap-embeddings'] === true) parallelism.wrapEmbeddings = true;
   if (values['sync-each-micro-batch'] === true) parallelism.syncEachMicroBatch = true;
+  if (values['reduce-bucket-size'] !== undefined) {
+    parallelism.reduceBucketSize =
+      values['reduce-bucket-size'] === 'auto' ? 'auto' : numeric(values, 'reduce-bucket-size');
+  }
+  if (values['overlap-comm'] === true) parallelism.overlapComm = true;
   if (
     values.strategy !== undefined ||
     values.gpus !== undefined ||
     values['wrap-embeddings'] === true ||
-    values['sync-each-micro-batch'] === true
+    values['sync-each-micro-batch'] === true ||
+    values['reduce-bucket-size'] !== undefined ||
+    values['overlap-comm'] === true
   ) {
     // --gpus 4 alone means data parallel; a single strategy with more GPUs would be a contradiction.
     if (parallelism.strategy === undefined && (parallelism.gpus as number) > 1) parallelism.strategy = 'ddp';
@@ -217,8 +239,18 @@ export function applyScenarioFlags(
   // A flag that changes the method drops the base's settings that belong to the old one.
   if (values.method === 'full' || values.method === 'freeze') {
     delete out.lora;
-    if (values.quantization === undefined) delete out.quantization;
+    if (values.quantization === undefined) {
+      delete out.quantization;
+      delete out.quantizer;
+    }
   }
+  // torchao quantizes to NF4 only: another quantization on the command line is not torchao's.
+  if (
+    values.quantizer === undefined &&
+    values.quantization !== undefined &&
+    !['nf4', 'nf4-dq'].includes(String(values.quantization))
+  )
+    delete out.quantizer;
   if (values.method !== undefined && values.method !== 'freeze') delete out.trainableLayers;
   return out;
 }
