@@ -228,6 +228,51 @@ describe('Estimate page', () => {
     expect(session.page.url()).toContain('quantizedInputsKept=next-forward');
   });
 
+  it('asks who quantized an NF4 base; torchao shards its scales under FSDP and keeps no inputs', async () => {
+    const base = { method: 'qlora', quantization: 'nf4-dq', parallelism: { strategy: 'fsdp', gpus: 4 } };
+    await session.page.goto(
+      `${session.url}/#/estimate?method=qlora&quantization=nf4-dq&strategy=fsdp&gpus=4`,
+    );
+    const bnb = expected(base);
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(bnb.peak.deviceBytes));
+    expect(await session.page.getByTestId('quantized-inputs-kept').count()).toBe(1);
+    await session.page.getByTestId('quantizer').selectOption('torchao');
+    const torchao = expected({ ...base, quantizer: 'torchao' });
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(torchao.peak.deviceBytes));
+    expect(torchao.peak.deviceBytes).toBeLessThan(bnb.peak.deviceBytes);
+    expect(await session.page.getByTestId('quantized-inputs-kept').count()).toBe(0);
+    expect(session.page.url()).toContain('quantizer=torchao');
+    // GPTQ is neither library's choice.
+    await session.page.getByTestId('quantization').selectOption('int4-gptq');
+    expect(await session.page.getByTestId('quantizer').count()).toBe(0);
+  });
+
+  it("sizes DeepSpeed's reduce bucket under ZeRO only, from the field and overlap_comm", async () => {
+    const base = { method: 'lora', parallelism: { strategy: 'zero2', gpus: 2 } };
+    await session.page.goto(`${session.url}/#/estimate?strategy=zero2&gpus=2`);
+    const dflt = expected(base);
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(dflt.peak.deviceBytes));
+    await session.page.getByTestId('reduce-bucket-size').fill('2e8');
+    await session.page.getByTestId('overlap-comm').check();
+    const qwen = expected({
+      ...base,
+      parallelism: { strategy: 'zero2', gpus: 2, reduceBucketSize: 2e8, overlapComm: true },
+    });
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(qwen.peak.deviceBytes));
+    expect(qwen.breakdown.commBufferBytes).toBe(2 * 2e8 * 2);
+    expect(session.page.url()).toContain('overlapComm=true');
+    await session.page.getByTestId('strategy').selectOption('fsdp');
+    expect(await session.page.getByTestId('reduce-bucket-size').count()).toBe(0);
+  });
+
   it('switches the labels to Simplified Chinese', async () => {
     await session.page.goto(`${session.url}/#/estimate`);
     await session.page.getByTestId('lang-zh').click();

@@ -1,5 +1,5 @@
 /** The scenario in the URL, so a link reproduces it: flat query fields, and an inline config as base64url JSON. */
-import { BITSANDBYTES_QUANTIZATIONS, fusesInTorch } from '../../src/core/scenario.js';
+import { fusesInTorch, usesBitsandbytes } from '../../src/core/scenario.js';
 
 export type FormState = Record<string, string>;
 
@@ -25,6 +25,9 @@ export const FORM_DEFAULTS: FormState = {
   wrapEmbeddings: 'false',
   syncEachMicroBatch: 'false',
   quantizedInputsKept: 'default',
+  quantizer: 'bitsandbytes',
+  reduceBucketSize: '',
+  overlapComm: 'false',
   offloadActivations: 'false',
   torchCompile: 'false',
   offloadOptimizer: 'none',
@@ -77,9 +80,32 @@ function quantizationOf(form: FormState): string {
   return form.method === 'lora' ? form.quantization! : 'none';
 }
 
+/** Whether the form's quantization is one torchao also does (torchtune's NF4), so the library is a choice. */
+export function quantizerChoice(form: FormState): boolean {
+  return ['nf4', 'nf4-dq'].includes(quantizationOf(form));
+}
+
+/** The library the form says quantized the base: "torchao" only where it can be. */
+function torchaoBase(form: FormState): boolean {
+  return quantizerChoice(form) && form.quantizer === 'torchao';
+}
+
 /** Whether the base is a bitsandbytes one, whose layers may keep their inputs (quantizedInputsKept). */
 export function bitsandbytesBase(form: FormState): boolean {
-  return (BITSANDBYTES_QUANTIZATIONS as ReadonlySet<string>).has(quantizationOf(form));
+  return usesBitsandbytes({
+    quantization: quantizationOf(form) as Parameters<typeof usesBitsandbytes>[0]['quantization'],
+    ...(torchaoBase(form) ? { quantizer: 'torchao' as const } : {}),
+  });
+}
+
+/** DeepSpeed's reduce bucket as the form gives it: a number of elements, "auto", or DeepSpeed's default. */
+function reduceBucketOf(form: FormState): number | string | undefined {
+  const raw = (form.reduceBucketSize ?? '').trim();
+  if (raw === '') return undefined;
+  if (raw === 'auto') return 'auto';
+  const n = Number(raw);
+  // A word the parser should name: passed on as written, so the error says which field.
+  return Number.isFinite(n) ? n : raw;
 }
 
 /** The scenario object (SCENARIO.md spelling) the form describes. */
@@ -98,11 +124,14 @@ export function scenarioFromForm(
           .filter(Boolean);
   const gpus = Number(form.gpus);
   const fsdp = form.strategy === 'fsdp' || form.strategy === 'fsdp-grad-op';
+  const zero = form.strategy === 'zero1' || form.strategy === 'zero2' || form.strategy === 'zero3';
+  const bucket = zero ? reduceBucketOf(form) : undefined;
   return {
     model: config ?? form.model,
     method,
     ...(lora ? { lora: { rank: Number(form.loraRank), targets } } : {}),
     quantization: quantizationOf(form),
+    ...(torchaoBase(form) ? { quantizer: 'torchao' } : {}),
     ...(bitsandbytesBase(form) && form.quantizedInputsKept !== 'default'
       ? { quantizedInputsKept: form.quantizedInputsKept }
       : {}),
@@ -122,6 +151,8 @@ export function scenarioFromForm(
       gpus: form.strategy === 'single' && gpus <= 1 ? 1 : gpus,
       ...(fsdp && form.wrapEmbeddings === 'true' ? { wrapEmbeddings: true } : {}),
       ...(fsdp && form.syncEachMicroBatch === 'true' ? { syncEachMicroBatch: true } : {}),
+      ...(bucket === undefined ? {} : { reduceBucketSize: bucket }),
+      ...(zero && form.strategy !== 'zero3' && form.overlapComm === 'true' ? { overlapComm: true } : {}),
     },
     offload: {
       // Offload only where the strategy allows it; the fields stay in the URL for when it does again.

@@ -18,6 +18,7 @@ import {
   parseScenario,
   QUANTIZATIONS,
   QUANTIZED_INPUTS_KEPT,
+  QUANTIZERS,
   type Scenario,
   STRATEGIES,
 } from '../../../src/core/scenario.js';
@@ -30,6 +31,7 @@ import {
   bitsandbytesBase,
   type FormState,
   formFromQuery,
+  quantizerChoice,
   queryFromForm,
   scenarioFromForm,
 } from '../scenario-url.js';
@@ -269,6 +271,15 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               testId="quantization"
             />
           ) : null}
+          {quantizerChoice(form) ? (
+            <Select
+              label={t('estimate.quantizer')}
+              value={form.quantizer!}
+              options={QUANTIZERS}
+              onChange={(v) => update('quantizer', v)}
+              testId="quantizer"
+            />
+          ) : null}
           {bitsandbytesBase(form) ? (
             <Select
               label={t('estimate.quantizedInputsKept')}
@@ -353,6 +364,27 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               options={OFFLOADS}
               onChange={(v) => update('offloadParams', v)}
               testId="offload-params"
+            />
+          ) : null}
+          {form.strategy === 'zero1' || form.strategy === 'zero2' || form.strategy === 'zero3' ? (
+            <label>
+              <span>{t('estimate.reduceBucketSize')}</span>
+              <input
+                type="text"
+                inputMode="numeric"
+                placeholder="5e8"
+                value={form.reduceBucketSize!}
+                onChange={(e) => update('reduceBucketSize', e.target.value)}
+                data-testid="reduce-bucket-size"
+              />
+            </label>
+          ) : null}
+          {form.strategy === 'zero1' || form.strategy === 'zero2' ? (
+            <Toggle
+              label={t('estimate.overlapComm')}
+              value={form.overlapComm!}
+              onChange={(v) => update('overlapComm', v)}
+              testId="overlap-comm"
             />
           ) : null}
           {form.strategy === 'fsdp' || form.strategy === 'fsdp-grad-op' ? (
