@@ -42,6 +42,28 @@ describe('the ladder in Chinese', () => {
     );
   });
 
+  it('words the reduce-bucket rung from the scenarios and the model, with the English figures', () => {
+    const zero = plan(
+      {
+        model: 'llama-3.1-8b',
+        method: 'lora',
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+        loss: 'chunked',
+        torchCompile: true,
+        parallelism: { strategy: 'zero3', gpus: 2 },
+      },
+      'rtx-3080',
+    );
+    const i = zero.rungs.findIndex((r) => r.change.id === 'zero-reduce-bucket');
+    const rung = zero.rungs[i]!;
+    expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
+    expect(rungSummaryZh(rung, scenariosBefore(zero)[i]!)).toBe(
+      'DeepSpeed 归约桶 reduce_bucket_size 5e8 → auto（hidden² = 16.8M）',
+    );
+    expect(riskNoteZh(rung, scenariosBefore(zero)[i]!)).toBe('无：训练相同；梯度归约次数更多、每次更小');
+  });
+
   it('words the hardware alternatives too', () => {
     const none = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
     const [first] = none.alternatives;

@@ -1,13 +1,7 @@
 /** One-line descriptions of a scenario, for headers, tables and reports. */
 import type { PeakTermName } from './estimate.js';
 import type { Scenario } from './scenario.js';
-
-/** 200000000 → "2e8", 67108864 → "67108864": element counts as DeepSpeed configs write them. */
-function compactCount(n: number): string {
-  const exp = Math.floor(Math.log10(n));
-  const mantissa = n / 10 ** exp;
-  return Number.isInteger(mantissa) && exp >= 6 ? `${mantissa}e${exp}` : String(n);
-}
+import { formatElements } from './units.js';
 
 /** "qlora r16 (q_proj,v_proj) nf4 · bf16-true · adamw · b2×2048 · ckpt full · sdpa · standard loss · 1 GPU" */
 export function describeScenario(scenario: Scenario, modelId: string): string {
@@ -34,7 +28,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     par.wrapEmbeddings ? 'embeddings wrapped' : '',
     par.syncEachMicroBatch ? 'sync each micro-batch' : '',
     par.reduceBucketSize !== undefined
-      ? `reduce bucket ${par.reduceBucketSize === 'auto' ? 'auto' : compactCount(par.reduceBucketSize)}`
+      ? `reduce bucket ${par.reduceBucketSize === 'auto' ? 'auto' : formatElements(par.reduceBucketSize)}`
       : '',
     par.overlapComm ? 'overlap comm' : '',
   ].filter(Boolean);

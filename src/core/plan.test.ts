@@ -389,3 +389,52 @@ describe('makePlan: FSDP rungs', () => {
     expect(ids.slice(1)).toEqual(['offload-params-cpu']);
   });
 });
+
+describe("makePlan: DeepSpeed's reduce bucket", () => {
+  const lora = {
+    model: 'llama-3.1-8b',
+    method: 'lora',
+    precision: 'bf16-true',
+    gradientCheckpointing: 'full',
+    loss: 'chunked',
+    torchCompile: true,
+  };
+
+  it('offers "auto" (hidden²) when the default 5e8-element bucket is what stands between a ZeRO run and the card', () => {
+    const p = plan({ ...lora, parallelism: { strategy: 'zero3', gpus: 2 } }, 'rtx-3080');
+    const rung = p.rungs.find((r) => r.change.id === 'zero-reduce-bucket')!;
+    expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
+    expect(rung.scenario.parallelism).toEqual({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' });
+    // 5e8 − 4,096² bf16 elements, on every GPU.
+    expect(rung.savedBytes).toBe((5e8 - 4096 * 4096) * 2);
+    expect(rung.risk.level).toBe('none');
+  });
+
+  it('has nothing to offer a bucket already "auto", or a run that is not ZeRO', () => {
+    const ids = (parallelism: Record<string, unknown>) =>
+      plan({ ...lora, parallelism }, 'rtx-3080').rungs.map((r) => r.change.id);
+    expect(ids({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' })).not.toContain('zero-reduce-bucket');
+    expect(ids({ strategy: 'fsdp', gpus: 2 })).not.toContain('zero-reduce-bucket');
+  });
+
+  it('keeps DeepSpeed settings when a rung moves ZeRO-2 to ZeRO-3 or offloads', () => {
+    const p = plan(
+      {
+        model: 'llama-3.1-8b',
+        method: 'full',
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+        parallelism: { strategy: 'zero2', gpus: 8, reduceBucketSize: 'auto', overlapComm: true },
+      },
+      'rtx-4090',
+    );
+    // Here they are alternatives to the winning rung; each keeps what the run said about DeepSpeed.
+    const kept = { reduceBucketSize: 'auto', overlapComm: true };
+    const moved = Object.fromEntries(p.alternatives.map((a) => [a.change.id, a.scenario.parallelism]));
+    expect(moved).toEqual({
+      zero3: { strategy: 'zero3', gpus: 8, ...kept },
+      'offload-optimizer-cpu': { strategy: 'zero2', gpus: 8, ...kept },
+      'offload-params-cpu': { strategy: 'zero3', gpus: 8, ...kept },
+    });
+  });
+});

@@ -11,12 +11,12 @@ import { type Calibration, calibratedEstimate } from './calibrate.js';
 import { type CapacityOption, planCapacity } from './capacity.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
-import { type Estimate, estimate, fitOn, requiredDeviceBytes } from './estimate.js';
+import { type Estimate, estimate, fitOn, reduceBucketElements, requiredDeviceBytes } from './estimate.js';
 import { largestFitting } from './fit.js';
 import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
 import { fusesInTorch, type Scenario, type Strategy } from './scenario.js';
 import { stepTime } from './time-model.js';
-import { formatBytes } from './units.js';
+import { formatBytes, formatElements } from './units.js';
 
 export const RUNG_IDS = [
   'bitsandbytes-upgrade',
@@ -27,6 +27,7 @@ export const RUNG_IDS = [
   'chunked-loss',
   'compile-loss',
   'fused-optimizer',
+  'zero-reduce-bucket',
   'fsdp-sync-each-micro-batch',
   'fsdp-wrap-embeddings',
   'shorter-sequence',
@@ -146,10 +147,24 @@ function sharded(s: Scenario, fullShard: boolean): Strategy {
   return fsdp ? 'fsdp-grad-op' : 'zero2';
 }
 
-/** A new strategy, keeping the FSDP options when it stays FSDP (they are invalid for ZeRO). */
+/** A new strategy, keeping the FSDP options when it stays FSDP and DeepSpeed's when it stays ZeRO. */
 function layout(s: Scenario, to: Strategy, gpus: number): Scenario['parallelism'] {
-  const { strategy: _from, gpus: _n, ...options } = s.parallelism;
-  return to.startsWith('fsdp') ? { ...options, strategy: to, gpus } : { strategy: to, gpus };
+  const { strategy: from, wrapEmbeddings, syncEachMicroBatch, reduceBucketSize, overlapComm } = s.parallelism;
+  if (to.startsWith('fsdp') && from.startsWith('fsdp'))
+    return {
+      strategy: to,
+      gpus,
+      ...(wrapEmbeddings ? { wrapEmbeddings } : {}),
+      ...(syncEachMicroBatch ? { syncEachMicroBatch } : {}),
+    };
+  if (to.startsWith('zero') && from.startsWith('zero'))
+    return {
+      strategy: to,
+      gpus,
+      ...(reduceBucketSize === undefined ? {} : { reduceBucketSize }),
+      ...(overlapComm ? { overlapComm } : {}),
+    };
+  return { strategy: to, gpus };
 }
 
 /** The ladder, cheapest first. */
@@ -256,6 +271,26 @@ const LADDER: readonly RungSpec[] = [
           }
         : null,
     risk: () => NONE,
+  },
+  {
+    // DeepSpeed allocates its whole reduce bucket whatever trains: 5e8 elements by default, 1 GB in bf16
+    // on every GPU. The Hugging Face integration's "auto" sizes it hidden_size², for more, smaller
+    // reductions.
+    id: 'zero-reduce-bucket',
+    apply: (s, ctx) => {
+      if (!s.parallelism.strategy.startsWith('zero') || s.parallelism.reduceBucketSize === 'auto')
+        return null;
+      const auto = { ...s, parallelism: { ...s.parallelism, reduceBucketSize: 'auto' as const } };
+      const from = reduceBucketElements(s, ctx.input.shape);
+      const to = reduceBucketElements(auto, ctx.input.shape);
+      return to < from
+        ? {
+            scenario: auto,
+            summary: `DeepSpeed reduce_bucket_size ${formatElements(from)} → auto (hidden² = ${formatElements(to)})`,
+          }
+        : null;
+    },
+    risk: () => ({ level: 'none', note: 'none: the same training; more, smaller gradient reductions' }),
   },
   {
     // Accumulating inside FSDP's no_sync() holds the whole model's gradients; reduce-scattering every
@@ -437,7 +472,7 @@ const LADDER: readonly RungSpec[] = [
       return {
         scenario: {
           ...s,
-          parallelism: { strategy, gpus: ctx.gpus },
+          parallelism: layout(s, strategy, ctx.gpus),
           offload: { ...s.offload, optimizer: 'cpu' },
         },
         summary: `optimizer offload to CPU (${strategy === 'zero2' ? 'ZeRO-Offload' : strategy})`,
@@ -456,7 +491,7 @@ const LADDER: readonly RungSpec[] = [
       return {
         scenario: {
           ...s,
-          parallelism: { strategy, gpus: ctx.gpus },
+          parallelism: layout(s, strategy, ctx.gpus),
           offload: {
             ...s.offload,
             optimizer: s.offload.optimizer === 'none' ? 'cpu' : s.offload.optimizer,
@@ -479,7 +514,7 @@ const LADDER: readonly RungSpec[] = [
       return {
         scenario: {
           ...s,
-          parallelism: { strategy: 'zero3', gpus: ctx.gpus },
+          parallelism: layout(s, 'zero3', ctx.gpus),
           offload: { ...s.offload, optimizer: 'nvme', params: 'nvme' },
         },
         summary: 'NVMe offload (ZeRO-Infinity)',

@@ -21,6 +21,16 @@ export function formatBytes(bytes: number, digits = 2): string {
   return `${sign}${abs} B`;
 }
 
+/**
+ * Formats an element count the way DeepSpeed configs write round ones ("5e8", "2e8"), else short
+ * ("16.8M").
+ */
+export function formatElements(count: number): string {
+  const exp = Math.floor(Math.log10(count));
+  const mantissa = count / 10 ** exp;
+  return Number.isInteger(mantissa) && exp >= 6 ? `${mantissa}e${exp}` : formatParams(count);
+}
+
 /** Formats a parameter count ("8.03B", "124.4M"). */
 export function formatParams(count: number): string {
   if (count >= 1e9) return `${(count / 1e9).toFixed(2)}B`;

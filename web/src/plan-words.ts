@@ -4,9 +4,11 @@
  * of English.
  */
 import { findGpu } from '../../src/core/catalog/index.js';
+import { reduceBucketElements } from '../../src/core/estimate.js';
+import { resolveModelRef } from '../../src/core/model-ref.js';
 import type { Plan, Rung } from '../../src/core/plan.js';
 import type { Scenario } from '../../src/core/scenario.js';
-import { formatBytes } from '../../src/core/units.js';
+import { formatBytes, formatElements } from '../../src/core/units.js';
 
 const STRATEGY_NAMES: Readonly<Record<string, string>> = {
   zero2: 'ZeRO-2',
@@ -23,6 +25,15 @@ export function scenariosBefore(plan: Plan): Scenario[] {
 /** The scenario an alternative replaces the winning rung on: the one before that rung. */
 export function alternativeBase(plan: Plan): Scenario {
   return plan.rungs.length >= 2 ? plan.rungs.at(-2)!.scenario : plan.scenario;
+}
+
+/** DeepSpeed's reduce bucket before and after the rung, in elements (the model's hidden size for "auto"). */
+function bucketWordsZh(before: Scenario, after: Scenario): string {
+  const shape = resolveModelRef(after.model)?.shape;
+  if (!shape) return 'DeepSpeed 归约桶 reduce_bucket_size → auto（hidden²）';
+  const from = formatElements(reduceBucketElements(before, shape));
+  const to = formatElements(reduceBucketElements(after, shape));
+  return `DeepSpeed 归约桶 reduce_bucket_size ${from} → auto（hidden² = ${to}）`;
 }
 
 /** A rung's change, in Chinese. */
@@ -47,6 +58,8 @@ export function rungSummaryZh(rung: Rung, before: Scenario): string {
       return after.optimizer === 'adamw'
         ? '融合 AdamW 内核（torch fused=True；HF optim adamw_torch_fused）'
         : '融合 SGD 内核（torch fused=True）';
+    case 'zero-reduce-bucket':
+      return bucketWordsZh(before, after);
     case 'fsdp-sync-each-micro-batch':
       return 'FSDP：每个 micro-batch 都 reduce-scatter 梯度（Accelerate sync_each_batch=True）';
     case 'fsdp-wrap-embeddings':
@@ -94,6 +107,8 @@ export function riskNoteZh(rung: Rung, before: Scenario): string {
       return '无：有效批量相同，步数更多、每步更小';
     case 'compile-loss':
       return '首几步要等待编译（数分钟）；形状随批次变化的输入会重新编译，除非填充到少数固定长度';
+    case 'zero-reduce-bucket':
+      return '无：训练相同；梯度归约次数更多、每次更小';
     case 'fsdp-sync-each-micro-batch':
       return '无：训练相同；每个 micro-batch 多一次 reduce-scatter';
     case 'fsdp-wrap-embeddings':

@@ -133,7 +133,11 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
           'offload-optimizer',
           { from: 'none', to: 'cpu' },
           `${strategy === s.parallelism.strategy ? '' : `--strategy ${strategy} `}--offload-optimizer cpu`,
-          { parallelism: { strategy, gpus }, offload: { ...s.offload, optimizer: 'cpu' } },
+          {
+            // The run's own strategy keeps its settings (FSDP's options, DeepSpeed's buckets).
+            parallelism: strategy === s.parallelism.strategy ? s.parallelism : { strategy, gpus },
+            offload: { ...s.offload, optimizer: 'cpu' },
+          },
         );
       }
       break;
