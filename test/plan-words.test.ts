@@ -4,6 +4,7 @@ import { findGpu } from '../src/core/catalog/index.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { makePlan } from '../src/core/plan.js';
 import { parseScenario } from '../src/core/scenario.js';
+import { LORA_8B_ZERO3_DEFAULT_BUCKET } from '../src/core/test-helpers/scenarios.js';
 import { formatBytes } from '../src/core/units.js';
 import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../web/src/plan-words.js';
 
@@ -43,18 +44,7 @@ describe('the ladder in Chinese', () => {
   });
 
   it('words the reduce-bucket rung from the scenarios and the model, with the English figures', () => {
-    const zero = plan(
-      {
-        model: 'llama-3.1-8b',
-        method: 'lora',
-        precision: 'bf16-true',
-        gradientCheckpointing: 'full',
-        loss: 'chunked',
-        torchCompile: true,
-        parallelism: { strategy: 'zero3', gpus: 2 },
-      },
-      'rtx-3080',
-    );
+    const zero = plan(LORA_8B_ZERO3_DEFAULT_BUCKET, 'rtx-3080');
     const i = zero.rungs.findIndex((r) => r.change.id === 'zero-reduce-bucket');
     const rung = zero.rungs[i]!;
     expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');

@@ -6,6 +6,7 @@ import { memoryTarget } from './margin.js';
 import { resolveModelRef } from './model-ref.js';
 import { makePlan, SEQ_LEN_STEP } from './plan.js';
 import { parseScenario } from './scenario.js';
+import { LORA_8B_ZERO3_DEFAULT_BUCKET } from './test-helpers/scenarios.js';
 
 const shapeOf = (id: string) => resolveModelRef(id)!.shape;
 const plan = (
@@ -391,17 +392,10 @@ describe('makePlan: FSDP rungs', () => {
 });
 
 describe("makePlan: DeepSpeed's reduce bucket", () => {
-  const lora = {
-    model: 'llama-3.1-8b',
-    method: 'lora',
-    precision: 'bf16-true',
-    gradientCheckpointing: 'full',
-    loss: 'chunked',
-    torchCompile: true,
-  };
+  const lora = LORA_8B_ZERO3_DEFAULT_BUCKET;
 
   it('offers "auto" (hidden²) when the default 5e8-element bucket is what stands between a ZeRO run and the card', () => {
-    const p = plan({ ...lora, parallelism: { strategy: 'zero3', gpus: 2 } }, 'rtx-3080');
+    const p = plan(lora, 'rtx-3080');
     const rung = p.rungs.find((r) => r.change.id === 'zero-reduce-bucket')!;
     expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
     expect(rung.scenario.parallelism).toEqual({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' });

@@ -13,3 +13,18 @@ export const TORCHTUNE_8B_FULL_PAGED = {
   gradientCheckpointing: 'full',
   loss: 'chunked',
 } as const;
+
+/**
+ * Llama 3.1 8B LoRA with everything cheap already on (pure bf16, checkpointing, a compiled chunked
+ * loss), over ZeRO-3 on two GPUs with DeepSpeed's default reduce bucket: on a 10 GB card the 1 GB
+ * bucket is what the ladder still has to take away.
+ */
+export const LORA_8B_ZERO3_DEFAULT_BUCKET = {
+  model: 'llama-3.1-8b',
+  method: 'lora',
+  precision: 'bf16-true',
+  gradientCheckpointing: 'full',
+  loss: 'chunked',
+  torchCompile: true,
+  parallelism: { strategy: 'zero3', gpus: 2 },
+} as const;
