@@ -74,6 +74,14 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
       const stage = wholeNumber(d.zero_stage);
       if (stage !== undefined && ZERO_STAGES[stage])
         b.map('deepspeed_config.zero_stage', stage, 'parallelism.strategy', ZERO_STAGES[stage]);
+      // accelerate builds the DeepSpeed config itself and writes no bucket sizes, not even "auto"
+      // (accelerate utils/dataclasses.py, DeepSpeedPlugin), so DeepSpeed's own defaults apply.
+      if (stage !== undefined && stage >= 1 && stage <= 3)
+        b.assume(
+          'parallelism.reduceBucketSize',
+          5e8,
+          "accelerate writes no DeepSpeed file, so DeepSpeed's default reduce bucket applies: 5e8 elements, 1 GB on every GPU in bf16",
+        );
       for (const [k, field] of [
         ['offload_optimizer_device', 'offload.optimizer'],
         ['offload_param_device', 'offload.params'],

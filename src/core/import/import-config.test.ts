@@ -53,6 +53,19 @@ describe('importConfig', () => {
     expect(parseScenario(r.scenario).quantizer).toBe('torchao');
   });
 
+  it("says an accelerate DeepSpeed config without a file runs DeepSpeed's default reduce bucket", () => {
+    // PEFT's examples/sft/configs/deepspeed_config_z3_qlora.yaml, the guide's 70B QLoRA run.
+    const r = importConfig({
+      config: {
+        distributed_type: 'DEEPSPEED',
+        num_processes: 2,
+        deepspeed_config: { zero_stage: 3, offload_optimizer_device: 'none', offload_param_device: 'none' },
+      },
+    });
+    expect(r.scenario.parallelism).toEqual({ gpus: 2, strategy: 'zero3', reduceBucketSize: 5e8 });
+    expect(r.assumed.map((a) => a.field)).toContain('parallelism.reduceBucketSize');
+  });
+
   it("maps DeepSpeed's reduce bucket and overlap_comm, auto included, under a ZeRO stage only", () => {
     const zero2 = mapDeepSpeedConfig({
       zero_optimization: { stage: 2, reduce_bucket_size: 2e8, overlap_comm: true },
@@ -308,7 +321,7 @@ describe('importConfig', () => {
       },
     });
     expect(r.scenario).toEqual({
-      parallelism: { gpus: 16, strategy: 'zero2' },
+      parallelism: { gpus: 16, strategy: 'zero2', reduceBucketSize: 5e8 },
       offload: { optimizer: 'cpu', params: 'none' },
       precision: 'bf16-mixed',
     });
