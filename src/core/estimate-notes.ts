@@ -14,7 +14,8 @@ export type EstimateNote =
   | { readonly code: 'past-context'; readonly seqLen: number; readonly context: number }
   | { readonly code: 'eager-attention' }
   | { readonly code: 'compile-standard-loss' }
-  | { readonly code: 'compile-no-checkpointing' };
+  | { readonly code: 'compile-no-checkpointing' }
+  | { readonly code: 'zero-default-bucket'; readonly bytes: number; readonly autoBytes: number };
 
 export type EstimateNoteCode = EstimateNote['code'];
 
@@ -39,5 +40,7 @@ export function noteText(note: EstimateNote): string {
       return "torch.compile's cross-entropy makes the logits' gradient in one kernel, but with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled model (Hugging Face's does); a chunked loss drops them";
     case 'compile-no-checkpointing':
       return 'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high';
+    case 'zero-default-bucket':
+      return `DeepSpeed's default reduce bucket (5e8 elements) takes ${formatBytes(note.bytes)} on every GPU; "auto" (hidden², what the Hugging Face integration fills in) would take ${formatBytes(note.autoBytes)}: say which your config uses with --reduce-bucket-size`;
   }
 }

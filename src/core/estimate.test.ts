@@ -777,6 +777,20 @@ describe("estimate: DeepSpeed's reduce bucket", () => {
     expect(bucket({ strategy: 'zero3', gpus: 2, overlapComm: true })).toBe(5e8 * 2);
   });
 
+  it('says what the default costs against "auto" when the scenario names no bucket', () => {
+    const dflt = run({ ...lora, parallelism: { strategy: 'zero3', gpus: 2 } });
+    expect(dflt.noteItems).toContainEqual({
+      code: 'zero-default-bucket',
+      bytes: 5e8 * 2,
+      autoBytes: 4096 * 4096 * 2,
+    });
+    expect(dflt.notes).toContain(
+      'DeepSpeed\'s default reduce bucket (5e8 elements) takes 954 MiB on every GPU; "auto" (hidden², what the Hugging Face integration fills in) would take 32.0 MiB: say which your config uses with --reduce-bucket-size',
+    );
+    const named = run({ ...lora, parallelism: { strategy: 'zero3', gpus: 2, reduceBucketSize: 5e8 } });
+    expect(named.noteItems.map((n) => n.code)).not.toContain('zero-default-bucket');
+  });
+
   it('is in fp32 when the run is fp32, and absent when nothing trains through DeepSpeed', () => {
     expect(bucket({ strategy: 'zero2', gpus: 2 }, { precision: 'fp32' })).toBe(5e8 * 4);
     expect(bucket({ strategy: 'fsdp', gpus: 2 })).toBe(0);

@@ -1190,6 +1190,16 @@ export function estimate(input: EstimateInput): Estimate {
   if (scenario.torchCompile && scenario.loss === 'standard') notes.push({ code: 'compile-standard-loss' });
   if (scenario.torchCompile && scenario.gradientCheckpointing === 'none')
     notes.push({ code: 'compile-no-checkpointing' });
+  // The bucket is the config's business: say what the default costs when the scenario does not name one.
+  if (bucketBytes > 0 && strategy.startsWith('zero') && scenario.parallelism.reduceBucketSize === undefined) {
+    const autoBytes = bucketBytes * ((shape.hiddenSize * shape.hiddenSize) / ZERO_REDUCE_BUCKET_ELEMENTS);
+    if (autoBytes < bucketBytes)
+      notes.push({
+        code: 'zero-default-bucket',
+        bytes: Math.round(bucketBytes),
+        autoBytes: Math.round(autoBytes),
+      });
+  }
 
   const result: Estimate = {
     perGpu: true,

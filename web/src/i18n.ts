@@ -287,6 +287,8 @@ function noteTextZh(note: EstimateNote): string {
       return `序列长度 ${note.seqLen} 超过模型 ${note.context} token 的上下文窗口：显存按给定长度计算，但训练这么长需要 RoPE 缩放（config.json 中的 rope_scaling），且超出窗口的质量没有保证`;
     case 'eager-attention':
       return 'eager 注意力为每个头保留 s×s 的分数：sdpa 或 flash 可以去掉这一项';
+    case 'zero-default-bucket':
+      return `DeepSpeed 默认的归约桶（5e8 个元素）在每块 GPU 上占 ${formatBytes(note.bytes)}；"auto"（hidden²，Hugging Face 集成填入的值）只占 ${formatBytes(note.autoBytes)}：用 --reduce-bucket-size 说明你的配置用哪个`;
     case 'compile-standard-loss':
       return 'torch.compile 的交叉熵在一个内核中直接求出 logits 的梯度，但使用标准损失时估算仍包含 fp32 logits；若上转型在编译后的模型内部进行（Hugging Face 即如此），估算偏高；分块损失可去掉这一项';
     case 'compile-no-checkpointing':
