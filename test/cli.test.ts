@@ -235,6 +235,18 @@ describe('headroom estimate', () => {
     expect(bad.stderr).toMatch(/--reduce-bucket-size lots: not a number/);
   });
 
+  it("--lora-adapter-dtype model keeps the adapters in the model's dtype", () => {
+    const base = ['estimate', 'llama-3.2-1b', '--method', 'lora', '--precision', 'bf16-true', '--json'];
+    const fp32 = JSON.parse(headroom(...base).stdout);
+    const model = JSON.parse(headroom(...base, '--lora-adapter-dtype', 'model').stdout);
+    expect(model.scenario.lora.adapterDtype).toBe('model');
+    expect(fp32.breakdown.weightsBytes - model.breakdown.weightsBytes).toBe(fp32.params.trainable * 2);
+    const line = headroom(...base.filter((f) => f !== '--json'), '--lora-adapter-dtype', 'model').stdout;
+    expect(line).toContain('lora r16 (q_proj,v_proj; model-dtype adapters)');
+    const bad = headroom(...base, '--lora-adapter-dtype', 'bf16');
+    expect(bad.stderr).toMatch(/^error: lora.adapterDtype: "bf16" is not one of fp32 \| model/);
+  });
+
   it('--quantizer torchao shards the NF4 scales under FSDP; another quantization drops it', () => {
     const base = ['estimate', 'llama-3.2-1b', '--method', 'qlora', '--quantization', 'nf4-dq'];
     const json = (...flags: string[]) => JSON.parse(headroom(...base, ...flags, '--json').stdout);

@@ -13,6 +13,7 @@ export const SCENARIO_OPTIONS = {
   'lora-alpha': { type: 'string' },
   'lora-dropout': { type: 'string' },
   'lora-targets': { type: 'string' },
+  'lora-adapter-dtype': { type: 'string' },
   'modules-to-save': { type: 'string' },
   'trainable-layers': { type: 'string' },
   quantization: { type: 'string' },
@@ -53,6 +54,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --method M                full | lora | qlora | freeze                      [full]
   --lora-rank N  --lora-alpha N  --lora-dropout P                             [16, -, 0]
   --lora-targets LIST       q_proj,v_proj | all-linear | ...                  [q_proj,v_proj]
+  --lora-adapter-dtype D    fp32 | model: the adapters' dtype (PEFT keeps them fp32; torchtune and
+                            litgpt's bf16-true keep the model's)                   [fp32]
   --modules-to-save LIST    embed_tokens,lm_head
   --trainable-layers N      top blocks trained with --method freeze           [2]
   --quantization Q          none | int8 | nf4 | nf4-dq | fp4 | int4-gptq      [none]
@@ -185,6 +188,7 @@ export function applyScenarioFlags(
   if (values['lora-alpha'] !== undefined) lora.alpha = numeric(values, 'lora-alpha');
   if (values['lora-dropout'] !== undefined) lora.dropout = numeric(values, 'lora-dropout');
   if (values['lora-targets'] !== undefined) lora.targets = list(values['lora-targets']);
+  if (values['lora-adapter-dtype'] !== undefined) lora.adapterDtype = values['lora-adapter-dtype'];
   if (values['modules-to-save'] !== undefined) lora.modulesToSave = list(values['modules-to-save']);
   if (JSON.stringify(lora) !== loraBefore) out.lora = lora;
   const parallelism: Record<string, unknown> = {

@@ -21,7 +21,8 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
       scenario.quantization === 'none'
         ? ''
         : ` ${scenario.quantization}${quantDetails.length > 0 ? ` (${quantDetails.join(', ')})` : ''}`;
-    return `${scenario.method} r${scenario.lora.rank} (${targets})${quant}`;
+    const adapters = scenario.lora.adapterDtype === 'model' ? '; model-dtype adapters' : '';
+    return `${scenario.method} r${scenario.lora.rank} (${targets}${adapters})${quant}`;
   })();
   const par = scenario.parallelism;
   const strategyOptions = [

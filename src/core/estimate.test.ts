@@ -757,6 +757,23 @@ describe('estimate: what FSDP and ZeRO-3 cannot shard of a quantized base', () =
   });
 });
 
+describe("estimate: the LoRA adapters' dtype", () => {
+  const lora = { method: 'lora', lora: { rank: 64, targets: 'all-linear' }, gradientCheckpointing: 'full' };
+
+  it('keeps adapters, their gradients and their AdamW states in the model\'s 16 bits with "model", in fp32 by default', () => {
+    const peft = run({ ...lora, precision: 'bf16-true' });
+    const torchtune = run({ ...lora, precision: 'bf16-true', lora: { ...lora.lora, adapterDtype: 'model' } });
+    const n = peft.params.trainable;
+    expect(peft.breakdown.weightsBytes! - torchtune.breakdown.weightsBytes!).toBe(n * 2);
+    expect(peft.breakdown.gradientsBytes! - torchtune.breakdown.gradientsBytes!).toBe(n * 2);
+    expect(peft.breakdown.optimizerBytes! - torchtune.breakdown.optimizerBytes!).toBe(n * 2 * 2);
+    // Under a -mixed precision the model's own dtype is fp32: nothing changes.
+    const mixed = (extra: Record<string, unknown>) =>
+      run({ ...lora, precision: 'bf16-mixed', lora: { ...lora.lora, ...extra } }).peak.deviceBytes;
+    expect(mixed({ adapterDtype: 'model' })).toBe(mixed({}));
+  });
+});
+
 describe("estimate: DeepSpeed's reduce bucket", () => {
   const lora = { method: 'lora', precision: 'bf16-true', gradientCheckpointing: 'full' };
   const bucket = (parallelism: Record<string, unknown>, extra: Record<string, unknown> = {}) =>

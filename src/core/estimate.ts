@@ -441,16 +441,28 @@ function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakd
 // ---------------------------------------------------------------------------------------------
 // Optimizer states.
 
+/** Bytes per adapter parameter, its gradient and each optimizer state: fp32 (PEFT) or the model's dtype. */
+function adapterBytesPerParam(
+  scenario: Pick<Scenario, 'lora'>,
+  plan: PrecisionPlan,
+): { readonly weight: number; readonly gradient: number; readonly state: number } {
+  return scenario.lora?.adapterDtype === 'model'
+    ? { weight: plan.trainableBytes, gradient: plan.gradientBytes, state: plan.stateBytes }
+    : { weight: 4, gradient: 4, state: 4 };
+}
+
 function optimizerStateBytes(
   scenario: Pick<Scenario, 'optimizer' | 'fusedOptimizer'>,
   plan: PrecisionPlan,
   trainableParams: number,
   adapterParams: number,
+  adapterStateBytes: number,
 ): { bytes: number; paged: boolean; foreachTemp: number } {
   const n = trainableParams;
-  // Adapters are kept in fp32 by PEFT (autocast_adapter_dtype), so their states are fp32 as well.
+  // Adapters are kept in fp32 by PEFT (autocast_adapter_dtype), so their states are fp32 as well,
+  // unless they take the model's dtype (lora.adapterDtype "model").
   const dense = n - adapterParams;
-  const states = (count: number) => count * (dense * plan.stateBytes + adapterParams * 4);
+  const states = (count: number) => count * (dense * plan.stateBytes + adapterParams * adapterStateBytes);
   const master = n * plan.masterBytes;
   // torch's fused kernels (fused=True) update each tensor in place: no state-sized temporary.
   const temp = (count: number) => (scenario.fusedOptimizer ? 0 : states(count));
@@ -492,7 +504,7 @@ export function fullTrainingModelStates(
   return {
     weights: params * plan.weightBytes,
     gradients: params * plan.gradientBytes,
-    optimizer: optimizerStateBytes(scenario, plan, params, 0).bytes,
+    optimizer: optimizerStateBytes(scenario, plan, params, 0, 4).bytes,
   };
 }
 
@@ -868,17 +880,21 @@ export function estimate(input: EstimateInput): Estimate {
   const baseWeightBytes = quantized
     ? linearWeights * quantizedBytesPerParam(scenario.quantization) + otherParams * plan.weightBytes
     : totalParams * plan.weightBytes;
-  // LoRA adapters and modules_to_save copies: PEFT keeps them in fp32.
+  // LoRA adapters and modules_to_save copies: PEFT keeps them in fp32; lora.adapterDtype "model" keeps
+  // them in the model's own dtype (torchtune, Lightning's -true precisions), with their gradients and
+  // optimizer states.
+  const adapterBytes = adapterBytesPerParam(scenario, plan);
   const weightBytes =
     scenario.method === 'full' || scenario.method === 'freeze'
       ? totalParams * plan.weightBytes
-      : baseWeightBytes + training.extraWeightParams * 4;
+      : baseWeightBytes + training.extraWeightParams * adapterBytes.weight;
 
   // Gradients and optimizer states for the trainable parameters.
   const trainable = training.trainableParams;
   const denseTrainable = training.denseTrainableParams;
-  const gradientBytes = denseTrainable * plan.gradientBytes + (trainable - denseTrainable) * 4;
-  const opt = optimizerStateBytes(scenario, plan, trainable, trainable - denseTrainable);
+  const gradientBytes =
+    denseTrainable * plan.gradientBytes + (trainable - denseTrainable) * adapterBytes.gradient;
+  const opt = optimizerStateBytes(scenario, plan, trainable, trainable - denseTrainable, adapterBytes.state);
 
   // Sharding and offload. Quantized bytes that no strategy partitions stay whole, and on the GPU.
   const unshardedQuantBytes = quantized ? linearWeights * unshardedQuantBytesPerParam(scenario) : 0;
@@ -1034,8 +1050,9 @@ export function estimate(input: EstimateInput): Estimate {
     headTrains && rootHeadGradBytes === 0 && gradsDuringForward === 0
       ? Math.max(
           0,
-          (scenario.method === 'full' ? headWeightParams * plan.gradientBytes : headParams * 4) -
-            gatheredGradBytes,
+          (scenario.method === 'full'
+            ? headWeightParams * plan.gradientBytes
+            : headParams * adapterBytes.gradient) - gatheredGradBytes,
         )
       : 0;
   const logitsGradBytes =

@@ -103,6 +103,11 @@ describe('parseScenario', () => {
       /"always" is not one of none \| step \| next-forward/,
     ],
     [
+      { model: 'x', method: 'lora', lora: { adapterDtype: 'bf16' } },
+      'lora.adapterDtype',
+      /"bf16" is not one of fp32 \| model/,
+    ],
+    [
       { model: 'x', method: 'qlora', quantization: 'int8', quantizer: 'torchao' },
       'quantizer',
       /torchao quantizes to NF4 \(torchtune's QLoRA\), but quantization is "int8"/,
@@ -174,6 +179,13 @@ describe('parseScenario', () => {
   it('keeps torchCompile only when it is true', () => {
     expect(parseScenario({ model: 'x', torchCompile: true }).torchCompile).toBe(true);
     expect('torchCompile' in parseScenario({ model: 'x', torchCompile: false })).toBe(false);
+  });
+
+  it("keeps lora.adapterDtype only for 'model': fp32 is PEFT's default", () => {
+    const lora = (adapterDtype: string) =>
+      parseScenario({ model: 'x', method: 'lora', lora: { adapterDtype } }).lora!;
+    expect(lora('model').adapterDtype).toBe('model');
+    expect('adapterDtype' in lora('fp32')).toBe(false);
   });
 
   it('keeps quantizer only for torchao: bitsandbytes is what a quantized base means without it', () => {

@@ -29,6 +29,8 @@ export const QUANTIZED_FROM = ['fp16', 'bf16', 'fp32'] as const;
 export const QUANTIZED_INPUTS_KEPT = ['none', 'step', 'next-forward'] as const;
 /** The libraries that quantize a base: bitsandbytes (Hugging Face, PEFT, Axolotl, Lightning) or torchao (torchtune's NF4Tensor). */
 export const QUANTIZERS = ['bitsandbytes', 'torchao'] as const;
+/** What dtype LoRA adapters are kept in: fp32 (PEFT's default) or the model's own. */
+export const ADAPTER_DTYPES = ['fp32', 'model'] as const;
 /** The quantizations torchao's NF4Tensor does: NF4 with its block scales quantized again (double quantization). */
 const TORCHAO_QUANTIZATIONS: ReadonlySet<string> = new Set(['nf4', 'nf4-dq']);
 
@@ -62,6 +64,13 @@ export interface LoraConfig {
   /** Module names (Llama-style or the architecture's own), or "all-linear". */
   readonly targets: readonly string[] | 'all-linear';
   readonly modulesToSave: readonly string[];
+  /**
+   * The adapters' dtype. Absent: fp32, as PEFT keeps them (autocast_adapter_dtype, on by default).
+   * "model": the model's own dtype, 16 bits under a -true precision: torchtune builds them under its
+   * training dtype, Lightning's bf16-true (litgpt) converts every parameter, and PEFT does with
+   * autocast_adapter_dtype=False. Present only when "model".
+   */
+  readonly adapterDtype?: 'model';
 }
 
 /** A complete scenario: every field present, defaults applied. */
@@ -271,8 +280,11 @@ function record(value: unknown, where: string): Readonly<Record<string, unknown>
 function parseLora(value: unknown): LoraConfig {
   const raw = record(value, 'lora');
   for (const key of Object.keys(raw)) {
-    if (!['rank', 'alpha', 'dropout', 'targets', 'modulesToSave'].includes(key)) {
-      throw invalid(`lora.${key}`, 'is not a LoRA field (rank, alpha, dropout, targets, modulesToSave)');
+    if (!['rank', 'alpha', 'dropout', 'targets', 'modulesToSave', 'adapterDtype'].includes(key)) {
+      throw invalid(
+        `lora.${key}`,
+        'is not a LoRA field (rank, alpha, dropout, targets, modulesToSave, adapterDtype)',
+      );
     }
   }
   const rank = positiveInt(raw.rank, 'lora.rank', SCENARIO_DEFAULTS.lora.rank);
@@ -303,12 +315,14 @@ function parseLora(value: unknown): LoraConfig {
   if (alpha !== undefined && (typeof alpha !== 'number' || alpha <= 0)) {
     throw invalid('lora.alpha', `${JSON.stringify(alpha)} must be a positive number`);
   }
+  const adapterDtype = optionalOneOf(raw.adapterDtype, ADAPTER_DTYPES, 'lora.adapterDtype');
   return {
     rank,
     dropout,
     targets,
     modulesToSave: modulesToSave as string[],
     ...(alpha === undefined ? {} : { alpha }),
+    ...(adapterDtype === 'model' ? { adapterDtype } : {}),
   };
 }
 

@@ -251,6 +251,22 @@ describe('Estimate page', () => {
     expect(await session.page.getByTestId('quantizer').count()).toBe(0);
   });
 
+  it("keeps LoRA adapters in the model's dtype when asked, as torchtune and litgpt do", async () => {
+    await session.page.goto(`${session.url}/#/estimate?loraRank=64&loraTargets=all-linear`);
+    const lora = { rank: 64, targets: 'all-linear' };
+    const peft = expected({ lora });
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(peft.peak.deviceBytes));
+    await session.page.getByTestId('lora-adapter-dtype').selectOption('model');
+    const torchtune = expected({ lora: { ...lora, adapterDtype: 'model' } });
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(torchtune.peak.deviceBytes));
+    expect(torchtune.peak.deviceBytes).toBeLessThan(peft.peak.deviceBytes);
+    expect(session.page.url()).toContain('loraAdapterDtype=model');
+  });
+
   it("sizes DeepSpeed's reduce bucket under ZeRO only, from the field and overlap_comm", async () => {
     const base = { method: 'lora', parallelism: { strategy: 'zero2', gpus: 2 } };
     await session.page.goto(`${session.url}/#/estimate?strategy=zero2&gpus=2`);

@@ -20,6 +20,7 @@ export const FORM_DEFAULTS: FormState = {
   gpu: 'rtx-4090',
   loraRank: '16',
   loraTargets: 'q_proj,v_proj',
+  loraAdapterDtype: 'fp32',
   optimizerInBackward: 'false',
   fusedOptimizer: 'false',
   wrapEmbeddings: 'false',
@@ -129,7 +130,15 @@ export function scenarioFromForm(
   return {
     model: config ?? form.model,
     method,
-    ...(lora ? { lora: { rank: Number(form.loraRank), targets } } : {}),
+    ...(lora
+      ? {
+          lora: {
+            rank: Number(form.loraRank),
+            targets,
+            ...(form.loraAdapterDtype === 'model' ? { adapterDtype: 'model' } : {}),
+          },
+        }
+      : {}),
     quantization: quantizationOf(form),
     ...(torchaoBase(form) ? { quantizer: 'torchao' } : {}),
     ...(bitsandbytesBase(form) && form.quantizedInputsKept !== 'default'

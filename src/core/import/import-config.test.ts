@@ -47,7 +47,7 @@ describe('importConfig', () => {
       method: 'qlora',
       quantization: 'nf4-dq',
       quantizer: 'torchao',
-      lora: { rank: 8 },
+      lora: { rank: 8, adapterDtype: 'model' },
     });
     // Parsed, it is a torchao base: nothing bitsandbytes-only applies.
     expect(parseScenario(r.scenario).quantizer).toBe('torchao');

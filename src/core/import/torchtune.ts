@@ -101,6 +101,8 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
   if (method === 'lora' || method === 'qlora') {
     const rank = wholeNumber(at(c, 'model.lora_rank'));
     if (rank !== undefined && rank > 0) b.map('model.lora_rank', rank, 'lora.rank', rank);
+    // torchtune builds the adapters under its training dtype (the recipes validate they are in it).
+    b.map('model._component_', component, 'lora.adapterDtype', 'model');
     const alpha = finiteNumber(at(c, 'model.lora_alpha'));
     if (alpha !== undefined) b.map('model.lora_alpha', alpha, 'lora.alpha', alpha);
     const dropout = finiteNumber(at(c, 'model.lora_dropout'));

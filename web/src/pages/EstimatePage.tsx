@@ -7,6 +7,7 @@ import { isUserError } from '../../../src/core/errors.js';
 import { type Estimate, estimate } from '../../../src/core/estimate.js';
 import { resolveModelRef } from '../../../src/core/model-ref.js';
 import {
+  ADAPTER_DTYPES,
   ATTENTIONS,
   CHECKPOINTING,
   fusesInTorch,
@@ -452,6 +453,13 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                   data-testid="lora-targets"
                 />
               </label>
+              <Select
+                label={t('estimate.loraAdapterDtype')}
+                value={form.loraAdapterDtype!}
+                options={ADAPTER_DTYPES}
+                onChange={(v) => update('loraAdapterDtype', v)}
+                testId="lora-adapter-dtype"
+              />
             </>
           ) : null}
         </div>
