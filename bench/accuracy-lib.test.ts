@@ -25,8 +25,20 @@ describe('bench:accuracy corrections', () => {
     expect(why.get('r014')).toMatch(/single-GPU runs.*; .*eager.*; .*own tensor/);
     // Measured values and untouched rows stay as published.
     expect(r014.measured).toEqual(row('r014').measured);
-    expect(rows.find((r) => r.id === 'r017')).toBe(row('r017'));
+    expect(rows.find((r) => r.id === 'r105')).toBe(row('r105'));
     expect(why.size).toBe(new Set(CORRECTIONS.flatMap((c) => c.ids)).size);
+  });
+
+  it('merges fields into a scenario object, keeping the rest of it', () => {
+    const { rows } = applyCorrections(ROWS, CORRECTIONS);
+    // r126: torchtune's r64 LoRA tutorial row keeps its rank and targets, and gains bf16 adapters.
+    expect(rows.find((r) => r.id === 'r126')!.scenario.lora).toEqual({
+      ...(row('r126').scenario.lora as Record<string, unknown>),
+      adapterDtype: 'model',
+    });
+    expect(() =>
+      applyCorrections(ROWS, [{ ids: ['r105'], merge: { lora: { rank: 4 } }, why: 'x', evidence: 'y' }]),
+    ).toThrow(/r105: scenario.lora is not an object/);
   });
 
   it('refuses a correction naming a row that is not in the data', () => {

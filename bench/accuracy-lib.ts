@@ -30,6 +30,8 @@ export interface Correction {
   readonly ids: readonly string[];
   /** Top-level scenario fields to replace. */
   readonly set?: Readonly<Record<string, unknown>>;
+  /** Fields of scenario objects to set, keeping the rest of each object (e.g. { "lora": { "adapterDtype": "model" } }). */
+  readonly merge?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /**
    * Config fields to override on the row's catalog model: the model is then passed as the inline
    * config.json SCENARIO.md allows (e.g. { "tie_word_embeddings": false } for a framework that keeps
@@ -78,6 +80,12 @@ export function applyCorrections(
     const scenario: Record<string, unknown> = { ...row.scenario };
     for (const c of cs) {
       Object.assign(scenario, c.set);
+      for (const [field, fields] of Object.entries(c.merge ?? {})) {
+        const current = scenario[field];
+        if (typeof current !== 'object' || current === null)
+          throw new Error(`correction for ${row.id}: scenario.${field} is not an object to merge into`);
+        scenario[field] = { ...(current as Record<string, unknown>), ...fields };
+      }
       if (c.modelConfig) {
         const entry = findModel(String(row.scenario.model));
         if (!entry)
