@@ -842,6 +842,13 @@ const PHASE_TERM_NAMES: Readonly<Record<PhaseShape, readonly PeakTermName[]>> = 
   'optimizer-in-backward': PERSISTENT_TERMS,
 };
 
+/** Adds a composition's values, left to right. */
+function sum(values: readonly number[]): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
+
 /** A composition's values as named terms, whole bytes each; terms of 0 bytes are left out. */
 function namedTerms(shape: PhaseShape, values: readonly number[]): TermBytes[] {
   const names = PHASE_TERM_NAMES[shape];
@@ -1027,21 +1034,20 @@ export function estimate(input: EstimateInput): Estimate {
     !scenario.parallelism.syncEachMicroBatch &&
     !inBackward;
   const gradsDuringForward = accumulating ? (unshardedAccumulation ? Math.max(G, gradientBytes) : G) : 0;
-  const persistent = W + O + bucketBytes + gatheredBytes;
-
-  // Loading quantizes one 16-bit weight at a time: that weight and its cast.
-  const loadPeak = W + (quantized ? largestQuantized * 4 : 0);
-  // What the end of forward holds; the previous step's kept inputs come on top until the loop replaces
-  // its outputs, which happens before this backward starts.
-  const forwardEnd =
-    persistent +
-    rootBytes +
-    gradsDuringForward +
-    act.savedBytes +
-    act.lossResidentBytes +
-    castBytes +
-    dequantBytes;
-  const forwardPeak = forwardEnd + act.previousStepBytes;
+  // Each phase's high point as the terms it holds, in the order PHASE_TERM_NAMES names them; the phase's
+  // figure is their sum. Loading quantizes one 16-bit weight at a time: that weight and its cast. The end
+  // of forward holds what backward needs; the previous step's kept inputs come on top until the loop
+  // replaces its outputs, which happens before this backward starts.
+  const persistentValues = [W, O, bucketBytes, gatheredBytes];
+  const forwardEndValues = [
+    ...persistentValues,
+    rootBytes,
+    gradsDuringForward,
+    act.savedBytes,
+    act.lossResidentBytes,
+    castBytes,
+    dequantBytes,
+  ];
   // Backward's first weight gradient is the output head's, made while the logits' gradient (one chunk's,
   // with a chunked or fused loss) is alive. FSDP's root gradient already counts it; accumulated
   // gradients already hold it; a sharded unit's gathered gradient is the head's at that moment.
@@ -1064,64 +1070,47 @@ export function estimate(input: EstimateInput): Estimate {
     act.backwardTransientBytes,
     headGradBytes > 0 ? logitsGradBytes + headGradBytes : 0,
   );
-  const backwardStart = forwardEnd + backwardTransient + gatheredGradBytes + rootHeadGradBytes;
-  const backwardEnd =
-    persistent +
-    rootBytes +
-    Math.max(G, gradsDuringForward) +
-    gatheredGradBytes +
-    2 * rootGradBytes +
-    dequantBytes +
-    (inBackward ? stepTemp : 0);
-  const backwardPeak = Math.max(backwardStart, backwardEnd);
-  // In backward, the step is already done: no separate optimizer phase holds the gradients.
-  const optimizerPeak = inBackward ? persistent : W + G + O + bucketBytes + stepTemp;
-  const phases: Record<Phase, number> = {
-    load: loadPeak,
-    forward: forwardPeak,
-    backward: backwardPeak,
-    'optimizer-step': optimizerPeak,
-  };
-  // The same sums term by term, only when asked: the names of each composition are PHASE_TERM_NAMES,
-  // in the order of these values (tests hold each list's sum to its phase above).
-  let phaseTerms: Record<Phase, readonly TermBytes[]> | null = null;
-  if (keepTerms) {
-    const persistentValues = [W, O, bucketBytes, gatheredBytes];
-    const forwardEndValues = [
+  const compositions: Readonly<Record<PhaseShape, readonly number[]>> = {
+    load: [W, quantized ? largestQuantized * 4 : 0],
+    forward: [...forwardEndValues, act.previousStepBytes],
+    'backward-start': [...forwardEndValues, backwardTransient, gatheredGradBytes, rootHeadGradBytes],
+    'backward-end': [
       ...persistentValues,
       rootBytes,
-      gradsDuringForward,
-      act.savedBytes,
-      act.lossResidentBytes,
-      castBytes,
+      Math.max(G, gradsDuringForward),
+      gatheredGradBytes,
+      2 * rootGradBytes,
       dequantBytes,
-    ];
-    const backwardShape: PhaseShape = backwardStart >= backwardEnd ? 'backward-start' : 'backward-end';
-    phaseTerms = {
-      load: namedTerms('load', [W, quantized ? largestQuantized * 4 : 0]),
-      forward: namedTerms('forward', [...forwardEndValues, act.previousStepBytes]),
-      backward:
-        backwardShape === 'backward-start'
-          ? namedTerms(backwardShape, [
-              ...forwardEndValues,
-              backwardTransient,
-              gatheredGradBytes,
-              rootHeadGradBytes,
-            ])
-          : namedTerms(backwardShape, [
-              ...persistentValues,
-              rootBytes,
-              Math.max(G, gradsDuringForward),
-              gatheredGradBytes,
-              2 * rootGradBytes,
-              dequantBytes,
-              inBackward ? stepTemp : 0,
-            ]),
-      'optimizer-step': inBackward
-        ? namedTerms('optimizer-in-backward', persistentValues)
-        : namedTerms('optimizer-step', [W, G, O, bucketBytes, stepTemp]),
-    };
-  }
+      inBackward ? stepTemp : 0,
+    ],
+    'optimizer-step': [W, G, O, bucketBytes, stepTemp],
+    // In backward, the step is already done: no separate optimizer phase holds the gradients.
+    'optimizer-in-backward': persistentValues,
+  };
+  const persistent = sum(persistentValues);
+  const backwardStart = sum(compositions['backward-start']);
+  const backwardEnd = sum(compositions['backward-end']);
+  const shapes: Record<Phase, PhaseShape> = {
+    load: 'load',
+    forward: 'forward',
+    backward: backwardStart >= backwardEnd ? 'backward-start' : 'backward-end',
+    'optimizer-step': inBackward ? 'optimizer-in-backward' : 'optimizer-step',
+  };
+  const phases: Record<Phase, number> = {
+    load: sum(compositions.load),
+    forward: sum(compositions.forward),
+    backward: Math.max(backwardStart, backwardEnd),
+    'optimizer-step': sum(compositions[shapes['optimizer-step']]),
+  };
+  // The same sums term by term, only when asked (kept off the hot path of searches).
+  const phaseTerms: Record<Phase, readonly TermBytes[]> | null = keepTerms
+    ? {
+        load: namedTerms('load', compositions.load),
+        forward: namedTerms('forward', compositions.forward),
+        backward: namedTerms(shapes.backward, compositions[shapes.backward]),
+        'optimizer-step': namedTerms(shapes['optimizer-step'], compositions[shapes['optimizer-step']]),
+      }
+    : null;
   let peakPhase: Phase = 'load';
   for (const phase of PHASES) if (phases[phase] > phases[peakPhase]) peakPhase = phase;
   const allocated = phases[peakPhase];
