@@ -3,7 +3,7 @@
  * Flags override the fields of a --scenario file.
  */
 import { HeadroomUserError } from '../core/errors.js';
-import { fusesInTorch } from '../core/scenario.js';
+import { fusesInTorch, torchaoQuantizes } from '../core/scenario.js';
 
 /** parseArgs option table for the scenario flags. */
 export const SCENARIO_OPTIONS = {
@@ -252,7 +252,7 @@ export function applyScenarioFlags(
   if (
     values.quantizer === undefined &&
     values.quantization !== undefined &&
-    !['nf4', 'nf4-dq'].includes(String(values.quantization))
+    !torchaoQuantizes(String(values.quantization))
   )
     delete out.quantizer;
   if (values.method !== undefined && values.method !== 'freeze') delete out.trainableLayers;

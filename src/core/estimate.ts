@@ -234,10 +234,15 @@ export function unshardedQuantBytesPerParam(scenario: Pick<Scenario, 'quantizati
   return quantizedBytesPerParam(scenario.quantization) - codes;
 }
 
-/** DeepSpeed's reduce bucket in elements: the scenario's, "auto" as the Hugging Face integration sizes it (hidden_size²), else DeepSpeed's default. */
+/** DeepSpeed's reduce bucket in elements for "auto", as the Hugging Face integration sizes it: hidden_size². */
+export function autoReduceBucketElements(shape: ModelShape): number {
+  return shape.hiddenSize * shape.hiddenSize;
+}
+
+/** DeepSpeed's reduce bucket in elements: the scenario's, "auto", else DeepSpeed's default. */
 export function reduceBucketElements(scenario: Scenario, shape: ModelShape): number {
   const size = scenario.parallelism.reduceBucketSize;
-  if (size === 'auto') return shape.hiddenSize * shape.hiddenSize;
+  if (size === 'auto') return autoReduceBucketElements(shape);
   return size ?? ZERO_REDUCE_BUCKET_ELEMENTS;
 }
 
@@ -1198,7 +1203,7 @@ export function estimate(input: EstimateInput): Estimate {
     notes.push({ code: 'compile-no-checkpointing' });
   // The bucket is the config's business: say what the default costs when the scenario does not name one.
   if (bucketBytes > 0 && strategy.startsWith('zero') && scenario.parallelism.reduceBucketSize === undefined) {
-    const autoBytes = bucketBytes * ((shape.hiddenSize * shape.hiddenSize) / ZERO_REDUCE_BUCKET_ELEMENTS);
+    const autoBytes = bucketBytes * (autoReduceBucketElements(shape) / ZERO_REDUCE_BUCKET_ELEMENTS);
     if (autoBytes < bucketBytes)
       notes.push({
         code: 'zero-default-bucket',

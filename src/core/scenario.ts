@@ -220,6 +220,11 @@ const TOP_LEVEL_FIELDS = new Set([
   'gpu',
 ]);
 
+/** Whether torchao can have quantized a base to this: its NF4Tensor, with double-quantized scales. */
+export function torchaoQuantizes(quantization: string): boolean {
+  return TORCHAO_QUANTIZATIONS.has(quantization);
+}
+
 /** Whether bitsandbytes quantized the scenario's base (not torchao, not GPTQ). */
 export function usesBitsandbytes(scenario: Pick<Scenario, 'quantization' | 'quantizer'>): boolean {
   return BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization) && scenario.quantizer !== 'torchao';
@@ -499,7 +504,7 @@ export function parseScenario(input: unknown): Scenario {
     );
   }
   const quantizer = optionalOneOf(raw.quantizer, QUANTIZERS, 'quantizer');
-  if (quantizer === 'torchao' && !TORCHAO_QUANTIZATIONS.has(quantization)) {
+  if (quantizer === 'torchao' && !torchaoQuantizes(quantization)) {
     throw invalid(
       'quantizer',
       `torchao quantizes to NF4 (torchtune's QLoRA), but quantization is "${quantization}"`,

@@ -1,5 +1,10 @@
 /** The scenario in the URL, so a link reproduces it: flat query fields, and an inline config as base64url JSON. */
-import { fusesInTorch, usesBitsandbytes } from '../../src/core/scenario.js';
+import {
+  fusesInTorch,
+  type Quantization,
+  torchaoQuantizes,
+  usesBitsandbytes,
+} from '../../src/core/scenario.js';
 
 export type FormState = Record<string, string>;
 
@@ -76,14 +81,15 @@ export function queryFromForm(form: FormState, config: Record<string, unknown> |
 }
 
 /** The quantization the form runs with: QLoRA without a choice is nf4. */
-function quantizationOf(form: FormState): string {
-  if (form.method === 'qlora') return form.quantization === 'none' ? 'nf4' : form.quantization!;
-  return form.method === 'lora' ? form.quantization! : 'none';
+function quantizationOf(form: FormState): Quantization {
+  if (form.method === 'qlora')
+    return form.quantization === 'none' ? 'nf4' : (form.quantization as Quantization);
+  return form.method === 'lora' ? (form.quantization as Quantization) : 'none';
 }
 
 /** Whether the form's quantization is one torchao also does (torchtune's NF4), so the library is a choice. */
 export function quantizerChoice(form: FormState): boolean {
-  return ['nf4', 'nf4-dq'].includes(quantizationOf(form));
+  return torchaoQuantizes(quantizationOf(form));
 }
 
 /** The library the form says quantized the base: "torchao" only where it can be. */
@@ -94,7 +100,7 @@ function torchaoBase(form: FormState): boolean {
 /** Whether the base is a bitsandbytes one, whose layers may keep their inputs (quantizedInputsKept). */
 export function bitsandbytesBase(form: FormState): boolean {
   return usesBitsandbytes({
-    quantization: quantizationOf(form) as Parameters<typeof usesBitsandbytes>[0]['quantization'],
+    quantization: quantizationOf(form),
     ...(torchaoBase(form) ? { quantizer: 'torchao' as const } : {}),
   });
 }
