@@ -152,14 +152,17 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
       'no-field',
       'a ZeRO setting; this config runs no ZeRO stage',
     );
+  } else if (isAuto(bucket)) {
+    b.map('zero_optimization.reduce_bucket_size', bucket, 'parallelism.reduceBucketSize', 'auto');
   } else if (bucket !== undefined) {
-    const elements = typeof bucket === 'string' && !isAuto(bucket) ? Number(bucket) : bucket;
-    if (isAuto(bucket) || (typeof elements === 'number' && Number.isFinite(elements) && elements >= 1)) {
+    // DeepSpeed reads "5e8" written as a string too.
+    const elements = typeof bucket === 'number' || typeof bucket === 'string' ? Number(bucket) : Number.NaN;
+    if (Number.isFinite(elements) && elements >= 1) {
       b.map(
         'zero_optimization.reduce_bucket_size',
         bucket,
         'parallelism.reduceBucketSize',
-        isAuto(bucket) ? 'auto' : Math.round(elements as number),
+        Math.round(elements),
       );
     } else {
       b.skip(
