@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, sharedFile } from '../test/shared.js';
-import { type AccuracyRow, applyCorrections, type Correction, runAccuracy, stats } from './accuracy-lib.js';
+import {
+  type AccuracyRow,
+  applyCorrections,
+  type Correction,
+  renderAccuracyReport,
+  runAccuracy,
+  stats,
+} from './accuracy-lib.js';
 
 const ROWS: AccuracyRow[] = readFileSync(sharedFile('validation', 'measurements.jsonl'), 'utf8')
   .trim()
@@ -39,6 +46,15 @@ describe('bench:accuracy corrections', () => {
     expect(() =>
       applyCorrections(ROWS, [{ ids: ['r105'], merge: { lora: { rank: 4 } }, why: 'x', evidence: 'y' }]),
     ).toThrow(/r105: scenario.lora is not an object/);
+    // The report names each merged field.
+    const merge: Correction = {
+      ids: ['r126'],
+      merge: { lora: { adapterDtype: 'model' } },
+      why: 'w',
+      evidence: 'e',
+    };
+    const report = renderAccuracyReport(runAccuracy([row('r126')], [merge]), ['rows.jsonl']);
+    expect(report.markdown).toContain('- r126: lora.adapterDtype = "model". Why: w. Source: e.');
   });
 
   it('refuses a correction naming a row that is not in the data', () => {

@@ -373,6 +373,9 @@ export function renderAccuracyReport(
       (c) =>
         `- ${c.ids.join(', ')}: ${[
           ...Object.entries(c.set ?? {}).map(([k, v]) => `${k} = ${JSON.stringify(v)}`),
+          ...Object.entries(c.merge ?? {}).flatMap(([field, fields]) =>
+            Object.entries(fields).map(([k, v]) => `${field}.${k} = ${JSON.stringify(v)}`),
+          ),
           ...Object.entries(c.modelConfig ?? {}).map(([k, v]) => `model config ${k} = ${JSON.stringify(v)}`),
         ].join('; ')}. Why: ${c.why}. Source: ${c.evidence}.`,
     ),
