@@ -131,7 +131,7 @@ export function scenarioFromForm(
           .filter(Boolean);
   const gpus = Number(form.gpus);
   const fsdp = form.strategy === 'fsdp' || form.strategy === 'fsdp-grad-op';
-  const zero = form.strategy === 'zero1' || form.strategy === 'zero2' || form.strategy === 'zero3';
+  const zero = form.strategy!.startsWith('zero');
   const bucket = zero ? reduceBucketOf(form) : undefined;
   return {
     model: config ?? form.model,

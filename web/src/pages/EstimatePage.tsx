@@ -115,6 +115,32 @@ function NumberField({
   );
 }
 
+function TextField({
+  label,
+  value,
+  onChange,
+  testId,
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  testId: string;
+  placeholder?: string;
+}) {
+  return (
+    <label>
+      <span>{label}</span>
+      <input
+        value={value}
+        placeholder={placeholder}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid={testId}
+      />
+    </label>
+  );
+}
+
 function Toggle({
   label,
   value,
@@ -367,18 +393,14 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               testId="offload-params"
             />
           ) : null}
-          {form.strategy === 'zero1' || form.strategy === 'zero2' || form.strategy === 'zero3' ? (
-            <label>
-              <span>{t('estimate.reduceBucketSize')}</span>
-              <input
-                type="text"
-                inputMode="numeric"
-                placeholder="5e8"
-                value={form.reduceBucketSize!}
-                onChange={(e) => update('reduceBucketSize', e.target.value)}
-                data-testid="reduce-bucket-size"
-              />
-            </label>
+          {form.strategy!.startsWith('zero') ? (
+            <TextField
+              label={t('estimate.reduceBucketSize')}
+              value={form.reduceBucketSize!}
+              placeholder="5e8"
+              onChange={(v) => update('reduceBucketSize', v)}
+              testId="reduce-bucket-size"
+            />
           ) : null}
           {form.strategy === 'zero1' || form.strategy === 'zero2' ? (
             <Toggle
@@ -445,14 +467,12 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                 onChange={(v) => update('loraRank', v)}
                 testId="lora-rank"
               />
-              <label>
-                <span>{t('estimate.loraTargets')}</span>
-                <input
-                  value={form.loraTargets}
-                  onChange={(e) => update('loraTargets', e.target.value)}
-                  data-testid="lora-targets"
-                />
-              </label>
+              <TextField
+                label={t('estimate.loraTargets')}
+                value={form.loraTargets!}
+                onChange={(v) => update('loraTargets', v)}
+                testId="lora-targets"
+              />
               <Select
                 label={t('estimate.loraAdapterDtype')}
                 value={form.loraAdapterDtype!}
