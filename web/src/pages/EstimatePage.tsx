@@ -88,50 +88,27 @@ function Select({
   );
 }
 
-function NumberField({
-  label,
-  value,
-  onChange,
-  testId,
-  min = 1,
-}: {
+interface FieldProps {
   label: string;
   value: string;
   onChange: (v: string) => void;
   testId: string;
-  min?: number;
-}) {
-  return (
-    <label>
-      <span>{label}</span>
-      <input
-        type="number"
-        min={min}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        data-testid={testId}
-      />
-    </label>
-  );
 }
 
+/** A free-text input; `number` makes it a numeric one with a lower bound. */
 function TextField({
   label,
   value,
   onChange,
   testId,
   placeholder,
-}: {
-  label: string;
-  value: string;
-  onChange: (v: string) => void;
-  testId: string;
-  placeholder?: string;
-}) {
+  number,
+}: FieldProps & { placeholder?: string; number?: { min: number } }) {
   return (
     <label>
       <span>{label}</span>
       <input
+        {...(number ? { type: 'number', min: number.min } : {})}
         value={value}
         placeholder={placeholder}
         onChange={(e) => onChange(e.target.value)}
@@ -139,6 +116,10 @@ function TextField({
       />
     </label>
   );
+}
+
+function NumberField({ min = 1, ...props }: FieldProps & { min?: number }) {
+  return <TextField {...props} number={{ min }} />;
 }
 
 function Toggle({
