@@ -67,6 +67,9 @@ CALIBRATION_RANGE = (0.5, 2.0)
 # or workspace allocation, bitsandbytes' paged memory).
 OOM_MARKERS = ("out of memory", "CUBLAS_STATUS_ALLOC_FAILED")
 STDERR_TAIL_CHARS = 4000
+# A run whose first this-many started scenarios all fail (error or timeout, no row) stops: the
+# workload itself is broken there, and the device time is better spent on fixing it.
+GIVE_UP_AFTER_FAILURES = 3
 # The fork probe only creates a CUDA context (about a second).
 PROBE_TIMEOUT_S = 60
 
@@ -479,6 +482,7 @@ def run(options: argparse.Namespace) -> Summary:
         flush=True,
     )
     measured_actual = measured_estimate = 0.0
+    succeeded = failed = 0
 
     def calibration() -> float:
         """Actual/estimated wall time of the scenarios measured so far, within CALIBRATION_RANGE."""
@@ -514,6 +518,7 @@ def run(options: argparse.Namespace) -> Summary:
             status, result = run_child(case, context, options, workdir, timeout_s)
             wall_s = time.monotonic() - case_started
             if status in ("ok", "oom"):
+                succeeded += 1
                 rows = rows_for(case, result, wall_s)
                 for row in rows:
                     rows_file.write(json.dumps(row) + "\n")
@@ -528,6 +533,7 @@ def run(options: argparse.Namespace) -> Summary:
                     else f"OOM in {result.get('oomPhase')}"
                 )
             else:
+                failed += 1
                 record_error(case, status, result["reason"], result["outputTail"])
                 outcome = f"{status.upper()}: {result['reason'].strip().splitlines()[-1][:200]}"
             if status == "ok":
@@ -541,6 +547,12 @@ def run(options: argparse.Namespace) -> Summary:
                 file=log,
                 flush=True,
             )
+            if options.give_up_after and not succeeded and failed >= options.give_up_after:
+                reason = f"not started: the first {failed} scenarios all failed, so the workload is broken here"
+                for rest in cases[index + 1 :]:
+                    record_error(rest, "given-up", reason)
+                print(f"measure: giving up: {reason}; see {errors_path}", file=log, flush=True)
+                break
     shutil.rmtree(workdir, ignore_errors=True)
     counts = ", ".join(f"{count} {status}" for status, count in summary.counts.items())
     print(f"measure: done in {_clock(time.monotonic() - started)}: {counts}; {summary.rows} rows", file=log, flush=True)
@@ -558,6 +570,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout-seconds", type=float,
                         help=f"per scenario (default: {TIMEOUT_FACTOR:g}x its estimate, "
                         f"at least {TIMEOUT_FLOOR_S:g} s)")
+    parser.add_argument("--give-up-after", type=int, default=GIVE_UP_AFTER_FAILURES,
+                        help="stop when this many scenarios have failed before any gave a row (0: never)")
     parser.add_argument("--first", type=int, help="run only the first N scenarios")
     parser.add_argument("--start-method", choices=sorted(grid.PROCESS_OVERHEAD_S), default="fork",
                         help="how each fresh child process starts")

@@ -250,6 +250,18 @@ class MeasureTest(unittest.TestCase):
         self.assertEqual(errors[1]["scenario"], grid.with_defaults({**raising, "gpu": grid.GPU_ID}))
         self.assertIn("ERROR", stderr)
 
+    def test_a_run_whose_first_scenarios_all_fail_gives_up(self) -> None:
+        partials = [{**SMALL, "seqLen": seq} for seq in (1024, 2048, 4096, 512)]
+        faults = {f"qwen2.5-0.5b:{seq}": "raise" for seq in (1024, 2048)}
+        rows, errors, summary, stderr = self.measure(partials, "--give-up-after", "2", faults=faults)
+        self.assertEqual(rows, [])
+        self.assertEqual(summary.counts, {"error": 2, "given-up": 2})
+        self.assertEqual(
+            [(e["id"], e["status"]) for e in errors],
+            [("h200-001", "error"), ("h200-002", "error"), ("h200-003", "given-up"), ("h200-004", "given-up")],
+        )
+        self.assertIn("giving up: not started: the first 2 scenarios all failed", stderr)
+
     def test_a_hanging_child_times_out_and_the_harness_continues(self) -> None:
         hang = {**SMALL, "seqLen": 1024}
         faults = {"qwen2.5-0.5b:1024": "hang"}
