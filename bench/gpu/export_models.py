@@ -1,4 +1,5 @@
-"""Writes bench/gpu/catalog-models.json: the Hugging Face config fields of the grid's models.
+"""Writes bench/gpu/catalog-models.json: the Hugging Face config fields of the grid's models
+and of the models check-scenarios.jsonl adds.
 
 The GPU machine receives the repository and nothing beside it (not ../shared), so the model
 configurations the harness builds must travel inside the repo. This script copies them from the
@@ -22,7 +23,9 @@ REPO_ROOT = HERE.parent.parent
 OUTPUT = HERE / "catalog-models.json"
 
 sys.path.insert(0, str(HERE))
-from grid import GRID_MODELS  # noqa: E402  (the grid owns the model list)
+from grid import CHECK_MODELS, GRID_MODELS  # noqa: E402  (the grid owns the model lists)
+
+MODELS = GRID_MODELS + CHECK_MODELS
 
 # Catalog fields copied verbatim into the Hugging Face config (a null value is left out, so the
 # config class default applies: e.g. head_dim = hidden_size / num_attention_heads).
@@ -69,7 +72,7 @@ def export(catalog_path: Path) -> dict:
     """The document written to catalog-models.json, built from the catalog at `catalog_path`."""
     raw = catalog_path.read_bytes()
     entries = {entry["id"]: entry for entry in json.loads(raw)}
-    missing = [model for model in GRID_MODELS if model not in entries]
+    missing = [model for model in MODELS if model not in entries]
     if missing:
         raise SystemExit(f"models not in {catalog_path}: {', '.join(missing)}")
     return {
@@ -85,7 +88,7 @@ def export(catalog_path: Path) -> dict:
                 "params": entries[model]["params"]["total"],
                 "config": hf_config(entries[model]),
             }
-            for model in GRID_MODELS
+            for model in MODELS
         },
     }
 

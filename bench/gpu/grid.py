@@ -126,6 +126,8 @@ def validate(scenario: dict) -> list[str]:
             problems.append("lora.targets must be module names or 'all-linear'")
         if not 0 <= lora.get("dropout", 0) < 1:
             problems.append("lora.dropout must be in [0, 1)")
+        if lora.get("adapterDtype", "fp32") not in ("fp32", "model"):
+            problems.append("lora.adapterDtype must be fp32 or model")
     if method == "qlora" and scenario.get("quantization") == "none":
         problems.append("method qlora needs a quantized base (quantization other than none)")
     if method == "freeze" and not _is_positive_int(scenario.get("trainableLayers")):
@@ -141,7 +143,8 @@ def describe(scenario: dict) -> str:
         lora = scenario["lora"]
         targets = lora["targets"]
         targets = "all" if targets == "all-linear" else "+".join(t.removesuffix("_proj") for t in targets)
-        method += f"(r{lora['rank']},{targets}" + (f",do{lora['dropout']}" if lora.get("dropout") else "") + ")"
+        method += f"(r{lora['rank']},{targets}" + (f",do{lora['dropout']}" if lora.get("dropout") else "") + (
+            ",model-dtype" if lora.get("adapterDtype") == "model" else "") + ")"
     if method == "freeze":
         method += f"(top{scenario['trainableLayers']})"
     if scenario["quantization"] != "none":
@@ -180,6 +183,11 @@ GRID_MODELS = (
     "llama-3.2-3b",
     "gemma-2-2b",
 )
+
+# Models beyond the grid that check-scenarios.jsonl measures: architectures the grid lacks (Mistral's
+# 32k vocabulary, Phi-3's fused qkv/gate_up projections and full multi-head attention, Qwen3's q/k
+# norms, Gemma-3's five norms), so the estimator is checked on shapes it was not tuned on.
+CHECK_MODELS = ("mistral-7b-v0.3", "phi-3-mini", "qwen3-1.7b", "gemma-3-1b")
 
 LORA_QV = {"rank": 16, "alpha": 32, "dropout": 0.0, "targets": ["q_proj", "v_proj"]}
 LORA_ALL = {"rank": 16, "alpha": 32, "dropout": 0.0, "targets": "all-linear"}

@@ -146,8 +146,8 @@ class GridTest(unittest.TestCase):
         self.assertIn("optimizer and parameter offload", measure.blocker(
             grid.with_defaults({**SMALL, "offload": {"optimizer": "cpu"}}), model))
 
-    def test_catalog_holds_exactly_the_grid_models(self) -> None:
-        self.assertEqual(set(CATALOG), set(grid.GRID_MODELS))
+    def test_catalog_holds_exactly_the_grid_and_check_models(self) -> None:
+        self.assertEqual(set(CATALOG), set(grid.GRID_MODELS) | set(grid.CHECK_MODELS))
         self.assertEqual({s["model"] for s in self.scenarios}, set(grid.GRID_MODELS))
         for model in CATALOG.values():
             self.assertAlmostEqual(grid.approximate_params(model["config"]) / model["params"], 1, delta=0.01)

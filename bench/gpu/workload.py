@@ -11,12 +11,13 @@ Choices that decide what the numbers mean (each also written into the rows' note
   path without a mask tensor; labels are the inputs (Hugging Face shifts them inside the loss).
 - bf16-mixed / fp16-mixed: fp32 weights under torch.autocast (fp16 adds a GradScaler); -true: the
   weights are created in 16 bits and trained without a master copy; fp32: no autocast.
-- LoRA keeps peft's defaults: adapters in fp32 on a 16-bit base (autocast_adapter_dtype=True).
 - freeze trains only the top `trainableLayers` decoder blocks (not the final norm or lm_head).
 - Optimizers use torch.optim's defaults (AdamW: the foreach implementation on CUDA), or fused=True
   for AdamW and SGD when the scenario says fusedOptimizer.
-- The chunked loss runs lm_head and cross-entropy over LOSS_CHUNK_TOKENS positions at a time, each
-  chunk recomputed in backward (torch.utils.checkpoint), so the full logits never exist.
+- The chunked loss is torchtune's CEWithChunkedOutputLoss: LOSS_CHUNKS 16-bit logit chunks made in
+  forward, each upcast to fp32 on its own for the cross-entropy; the chunks are dropped before backward.
+- LoRA adapters are fp32 (peft's autocast_adapter_dtype=True) unless the scenario's
+  lora.adapterDtype is "model" (torchtune's and litgpt's bf16 adapters): then they keep the base's dtype.
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ import peft
 import torch
 import torch.nn.functional as F
 import transformers
-from torch.utils.checkpoint import checkpoint
 
 from grid import STEPS
 
-# litgpt's finetune scripts compute lm_head and the loss 128 positions at a time (lm_head_chunk_size;
-# shared/validation/README.md, "litgpt computes the lm_head and the loss in chunks").
-LOSS_CHUNK_TOKENS = 128
+# torchtune's chunked cross-entropy splits the logits into 8 chunks (CEWithChunkedOutputLoss
+# num_output_chunks = 8, the same number Headroom's estimator assumes for loss "chunked").
+LOSS_CHUNKS = 8
 # The label value cross-entropy ignores (PyTorch's and Hugging Face's default).
 IGNORE_INDEX = -100
 # Learning rate and SGD momentum change no memory; any finite values do.
@@ -155,7 +155,8 @@ def apply_method(model: torch.nn.Module, scenario: dict, recorder) -> torch.nn.M
         task_type="CAUSAL_LM",
         **({"lora_alpha": lora["alpha"]} if "alpha" in lora else {}),
     )
-    return peft.get_peft_model(model, config)
+    # peft upcasts adapters on a 16-bit base to fp32 unless told not to (autocast_adapter_dtype).
+    return peft.get_peft_model(model, config, autocast_adapter_dtype=lora.get("adapterDtype", "fp32") != "model")
 
 
 def make_optimizer(name: str, params: list[torch.nn.Parameter], fused: bool = False) -> torch.optim.Optimizer:
@@ -180,31 +181,24 @@ def make_optimizer(name: str, params: list[torch.nn.Parameter], fused: bool = Fa
     return bnb_optimizers[name](params, lr=LEARNING_RATE)
 
 
-def _chunk_loss_sum(
-    hidden: torch.Tensor, targets: torch.Tensor, head: torch.nn.Module, softcap: float | None
-) -> torch.Tensor:
-    """Summed cross-entropy of one chunk of positions (its logits exist only inside this call)."""
-    logits = head(hidden)
-    if softcap:  # Gemma-2's final logit soft-capping, as its forward applies it
-        logits = torch.tanh(logits / softcap) * softcap
-    return F.cross_entropy(
-        logits.float().flatten(0, 1), targets.flatten(), ignore_index=IGNORE_INDEX, reduction="sum"
-    )
-
-
 def chunked_loss(model: torch.nn.Module, input_ids: torch.Tensor) -> torch.Tensor:
-    """Next-token cross-entropy from the final hidden states, LOSS_CHUNK_TOKENS positions at a time."""
+    """Next-token cross-entropy as torchtune's CEWithChunkedOutputLoss computes it: the decoder's
+    final hidden states go through the head in LOSS_CHUNKS chunks along the sequence (16-bit logit
+    chunks, all made in forward), and each chunk is upcast to fp32 on its own for the cross-entropy.
+    Only the loss leaves this function, so the logit chunks are freed before backward, as torchtune's
+    recipes `del logits` before `loss.backward()`."""
     causal_lm = model.get_base_model() if isinstance(model, peft.PeftModel) else model
     hidden = causal_lm.get_decoder()(input_ids=input_ids).last_hidden_state
     head = causal_lm.get_output_embeddings()
     softcap = getattr(causal_lm.config, "final_logit_softcapping", None)
     targets = F.pad(input_ids[:, 1:], (0, 1), value=IGNORE_INDEX)
-    total = hidden.new_zeros((), dtype=torch.float32)
-    for start in range(0, input_ids.shape[1], LOSS_CHUNK_TOKENS):
-        window = slice(start, start + LOSS_CHUNK_TOKENS)
-        total = total + checkpoint(
-            _chunk_loss_sum, hidden[:, window], targets[:, window], head, softcap, use_reentrant=False
-        )
+    logits = [head(chunk) for chunk in hidden.chunk(LOSS_CHUNKS, dim=1)]
+    if softcap:  # Gemma-2's final logit soft-capping, as its forward applies it
+        logits = [torch.tanh(chunk / softcap) * softcap for chunk in logits]
+    total = sum(
+        F.cross_entropy(chunk.float().flatten(0, 1), labels.flatten(), ignore_index=IGNORE_INDEX, reduction="sum")
+        for chunk, labels in zip(logits, targets.chunk(LOSS_CHUNKS, dim=1))
+    )
     return total / (targets != IGNORE_INDEX).sum()
 
 
@@ -241,7 +235,8 @@ def run(scenario: dict, model_config: dict, recorder) -> None:
     )
     recorder.notes.append("no attention mask (all tokens real); random token ids over the full vocabulary")
     if scenario["loss"] == "chunked":
-        recorder.notes.append(f"chunked loss: {LOSS_CHUNK_TOKENS}-position chunks recomputed in backward")
+        recorder.notes.append(f"chunked loss: torchtune's CEWithChunkedOutputLoss, {LOSS_CHUNKS} chunks, "
+                              "logit chunks dropped before backward")
 
     precision = scenario["precision"]
 
