@@ -3,16 +3,20 @@
  * with the level the row measured (allocated, reserved or device). Prints per-source and overall
  * figures and writes bench/results/accuracy.md. Run: npm run bench:accuracy
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AccuracyRow, type Correction, renderAccuracyReport, runAccuracy } from './accuracy-lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
+// The shared validation set, then Headroom's own H200 rows (bench/gpu writes h200-*measurements.jsonl).
 const sources = [
   process.env.HEADROOM_MEASUREMENTS ?? join(root, '..', 'shared', 'validation', 'measurements.jsonl'),
-  join(root, 'bench', 'data', 'h200-measurements.jsonl'),
+  ...readdirSync(join(root, 'bench', 'data'))
+    .filter((name) => /^h200.*measurements\.jsonl$/.test(name))
+    .sort()
+    .map((name) => join(root, 'bench', 'data', name)),
 ].filter((path) => existsSync(path));
 if (sources.length === 0) {
   console.error(
