@@ -144,8 +144,8 @@ describe('estimate, then calibrate with a short trial run', () => {
       device: rel(est.deviceBytes, trial.peakDeviceBytes),
     });
     expect(cal.calibration.activationFactor).toBeCloseTo(K, 6);
-    // The stand-in's allocator rounds to 20 MiB segments: f within 1 %.
-    expect(Math.abs(cal.calibration.allocatorFactor - F) / F).toBeLessThan(0.01);
+    // The stand-in's allocator rounds to 20 MiB segments, about 1.8 % of this trial's cache: f within 2 %.
+    expect(Math.abs(cal.calibration.allocatorFactor - F) / F).toBeLessThan(0.02);
     expect(cal.calibration.nonTorchBytes).toBe(500 * 2 ** 20); // the stand-in's CUDA context
     expect(cal.steps).toEqual({ used: 7, first: 2, last: 8, warmup: 1 });
     expect(cal.notes).toEqual([]);
@@ -176,12 +176,12 @@ describe('estimate, then calibrate with a short trial run', () => {
 
   it('fit --calibrated: the limits from the measured baseline, beside the estimator’s own', () => {
     const fit = json(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g');
-    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 5, seqLen: 2615 });
-    expect([fit.microBatch.value, fit.seqLen.value]).toEqual([3, 1904]);
+    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 5, seqLen: 2664 });
+    expect([fit.microBatch.value, fit.seqLen.value]).toEqual([3, 1936]);
     expect(fit.microBatch.estimate.peak.deviceBytes).toBeLessThanOrEqual(fit.target.budgetBytes);
     expect(fit.microBatch.next.deviceBytes).toBeGreaterThan(fit.target.budgetBytes);
     const text = headroom(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g').stdout;
-    expect(text).toContain('  the estimate alone → calibrated: micro-batch 5 → 3, sequence 2615 → 1904\n');
+    expect(text).toContain('  the estimate alone → calibrated: micro-batch 5 → 3, sequence 2664 → 1936\n');
     expect(text).toMatch(
       /calibrated on run 1 "trial" \(activations 1\.30×, allocator 1\.5\d×, 500 MiB outside torch\)/,
     );
@@ -196,12 +196,12 @@ describe('estimate, then calibrate with a short trial run', () => {
       '',
     ]);
     expect(out.slice(6, 9).map((l) => l.trim().split(/ {2,}/))).toEqual([
-      ['allocated', '8.39 GiB', '10.21 GiB', '−17.8 %'],
-      ['reserved', '9.18 GiB', '11.74 GiB', '−21.8 %'],
-      ['nvidia-smi', '9.67 GiB', '12.23 GiB', '−20.9 %'],
+      ['allocated', '8.28 GiB', '10.07 GiB', '−17.8 %'],
+      ['reserved', '9.06 GiB', '11.58 GiB', '−21.8 %'],
+      ['nvidia-smi', '9.55 GiB', '12.07 GiB', '−20.9 %'],
     ]);
     expect(out).toContain(
-      "  activations    1.30 × the estimate's (7.89 GiB at the peak where 6.07 GiB were estimated)",
+      "  activations    1.30 × the estimate's (7.75 GiB at the peak where 5.96 GiB were estimated)",
     );
   });
 

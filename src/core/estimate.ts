@@ -97,6 +97,17 @@ export interface EstimateInput {
 export const GPUS_PER_NODE = 8;
 /** CUDA context + kernel images with lazy loading, outside torch (PyTorch notes/cuda.rst; MEMORY-MODEL.md: 300–500 MiB). */
 export const CUDA_CONTEXT_BYTES = 500 * MIB;
+/**
+ * The same on a Hopper GPU, measured: nvidia-smi's per-process figure minus torch's reserved was
+ * 742–758 MiB in every one of 63 runs on an H200 (torch 2.11, CUDA 13.0, driver 580; bench/gpu rows),
+ * whatever the model, precision or attention kernel. More SMs and Hopper's larger kernel images.
+ */
+export const HOPPER_CUDA_CONTEXT_BYTES = 758 * MIB;
+
+/** What the CUDA context holds outside torch on this GPU (the general figure when the GPU is unknown). */
+export function cudaContextBytes(gpu: Pick<GpuSpec, 'architecture'> | null | undefined): number {
+  return gpu?.architecture === 'Hopper' ? HOPPER_CUDA_CONTEXT_BYTES : CUDA_CONTEXT_BYTES;
+}
 /** NCCL communicator buffers per process when more than one GPU is used (NCCL_BUFFSIZE 4 MiB × channels × peers). */
 export const NCCL_BUFFER_BYTES = 384 * MIB;
 /** Share of the churning (transient) bytes that the caching allocator holds as unusable reserve. */
@@ -528,6 +539,29 @@ interface LayerContext {
    * and MatMul4Bit before 0.43.2 (`ctx.tensors = (A, B)`; bitsandbytes PR #1270 made it `(None, B)`).
    */
   readonly quantizedSavesInputs: boolean;
+  /**
+   * Bytes per element of the copy of its input each LoRA adapter keeps for lora_A's weight gradient,
+   * or null when the adapters read the layer's input tensor itself (see adapterInputCopyBytes).
+   */
+  readonly adapterInputCopy: number | null;
+}
+
+/**
+ * Whether each LoRA adapter keeps its own copy of its input, and in how many bytes per element.
+ * PEFT casts a layer's input to lora_A's dtype before the adapter (peft/tuners/lora/layer.py
+ * Linear.forward: `x = self._cast_input_dtype(x, lora_A.weight.dtype)`), and keeps adapters in fp32 on
+ * a 16-bit base (autocast_adapter_dtype=True): without autocast every adapted module saves its own
+ * fp32 copy. Under autocast every lora_A call casts its input to 16 bits again (autocast caches the
+ * casts of weights only, autocast_mode.cpp cached_cast), so each adapter saves its own 16-bit copy.
+ * Adapters in the compute dtype (lora.adapterDtype "model", or fp32 training) read the input itself,
+ * shared by every adapter on it. Measured on the H200 (bench/gpu, rows h200-015/028/043 against
+ * h200c-007/008): fp32 adapters on a bf16 base hold 4 bytes per adapted input element, not a shared 2.
+ */
+function adapterInputCopyBytes(scenario: Scenario, plan: PrecisionPlan): number | null {
+  if (!scenario.lora) return null;
+  if (plan.autocastCopies) return plan.computeBytes;
+  if (plan.computeBytes === 4 || scenario.lora.adapterDtype === 'model') return null;
+  return 4;
 }
 
 function isAdapted(ctx: LayerContext, role: LinearRole): boolean {
@@ -535,16 +569,21 @@ function isAdapted(ctx: LayerContext, role: LinearRole): boolean {
   return false;
 }
 
-/** Bytes a LoRA adapter saves per token beyond its shared input: dropout output and mask, and the rank-r A output. */
+/**
+ * Bytes a LoRA adapter saves per token beyond a shared input: its own copy of the input (cast, or
+ * dropped out, with a 1-byte mask) and the rank-r A output, in the adapter's compute dtype.
+ */
 function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): number {
   const lora = ctx.scenario.lora;
   if (!lora) return 0;
+  const copy = ctx.adapterInputCopy;
   let bytes = 0;
   for (const a of ctx.adapted.values()) {
     if (!a.roles.some((r) => roles.includes(r))) continue;
-    // PEFT applies nn.Dropout before lora_A: a dropped-out copy (compute dtype) and a 1-byte mask.
-    if (lora.dropout > 0) bytes += (ctx.e + 1) * a.inFeatures;
-    bytes += ctx.e * lora.rank;
+    // PEFT applies nn.Dropout before lora_A, to the cast input: a dropped-out copy and a 1-byte mask.
+    if (lora.dropout > 0) bytes += ((copy ?? ctx.e) + 1) * a.inFeatures;
+    else if (copy !== null) bytes += copy * a.inFeatures;
+    bytes += (copy ?? ctx.e) * lora.rank;
   }
   return bytes;
 }
@@ -556,7 +595,10 @@ function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): num
  * with dropout > 0 it reads the dropped-out copy instead, and adapterSavedBytes counts that copy.
  */
 function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
-  const adapterReadsInput = (ctx.scenario.lora?.dropout ?? 0) === 0 && roles.some((r) => isAdapted(ctx, r));
+  const adapterReadsInput =
+    (ctx.scenario.lora?.dropout ?? 0) === 0 &&
+    ctx.adapterInputCopy === null &&
+    roles.some((r) => isAdapted(ctx, r));
   return ctx.layerTrained || ctx.quantizedSavesInputs || adapterReadsInput;
 }
 
@@ -604,6 +646,13 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     // Eager softmax in fp32 keeps its output, and the 16-bit probabilities feed the PV matmul (HF
     // eager_attention_forward: softmax(dtype=float32).to(query.dtype)).
     bytes += (4 + e) * a * s;
+  } else if (scenario.attention === 'sdpa' && e === 4 && shape.numKvHeads < a && !selective) {
+    // fp32 with grouped KV heads: Hugging Face hands SDPA the grouped K/V with enable_gqa=True
+    // (integrations/sdpa_attention.py use_gqa_in_sdpa), and PyTorch's fused kernels take neither fp32
+    // and GQA together (flash and cuDNN need 16 bits; memory-efficient has no GQA), so SDPA runs its
+    // math path, which saves the fp32 softmax output. Seen on the H200 (bench/gpu/probe_attention.py:
+    // softmax_warp_forward and fp32 GEMMs instead of cuDNN's flash kernel; rows h200-011, h200c-013).
+    bytes += 4 * a * s;
   }
   bytes += adapterSavedBytes(ctx, ['o_proj']);
 
@@ -687,6 +736,7 @@ function activationPlan(
     layerTrained: true,
     adapted: training.adapted,
     quantizedSavesInputs: kept !== 'none',
+    adapterInputCopy: adapterInputCopyBytes(scenario, plan),
   };
   const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
   const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);
@@ -733,7 +783,11 @@ function activationPlan(
       // Lightning-AI/lightning-thunder#1654; "torch.compile is able to optimize away this memory
       // allocation": allenai/open-instruct#584). What it saves for backward is its fp32 input when the
       // upcast runs outside it (torchtune), as large as the log-softmax output it replaces.
-      lossResident = (e + 4) * V * tokens;
+      // The 16-bit logits themselves are dropped before backward when the caller keeps only the loss
+      // (the Hugging Face Trainer's compute_loss returns the loss alone; torchtune's recipes
+      // `del logits`): measured on the H200, backward's peak is 2 bytes per logit above forward's, as
+      // 4 + 8 over (2 + 4 + 4) predicts (rows h200-012, h200-034).
+      lossResident = 4 * V * tokens;
       lossBackward = (scenario.torchCompile ? 4 : 8) * V * tokens;
       break;
     case 'chunked':
@@ -1010,10 +1064,19 @@ export function estimate(input: EstimateInput): Estimate {
   const headParams = shape.vocabSize * shape.hiddenSize;
   const frozenHead = scenario.method !== 'full' && !training.lmHeadTrained;
   const headCopies = scenario.loss === 'chunked' && frozenHead ? LOSS_CHUNKS : 1;
+  // A frozen weight's copy is not cached, so under full checkpointing it lives only while its layer
+  // runs (forward, or the recomputation in backward): one layer's copies at a time. Trained weights stay
+  // in the cache until autocast exits. Measured on the H200: Llama-3.1-8B LoRA on an fp32 base with
+  // checkpointing and a chunked loss peaks 12 GiB below all copies kept (row h200c-011).
+  const perLayerLinear = params.linearParams / shape.numLayers;
+  const layerCastParams =
+    scenario.gradientCheckpointing === 'full'
+      ? Math.min(shape.numLayers, training.fullyTrainedLayers + 1) * perLayerLinear
+      : params.linearParams;
   const castParams = plan.autocastCopies
     ? weightsAreSharded && gpus > 1
       ? 0
-      : params.linearParams + headParams * headCopies
+      : layerCastParams + headParams * headCopies
     : 0;
   const castBytes = quantized ? 0 : castParams * 2;
   // QLoRA dequantizes one weight at a time. bitsandbytes returns it in the dtype it was quantized
@@ -1127,7 +1190,8 @@ export function estimate(input: EstimateInput): Estimate {
     allocated - persistent - (peakPhase === 'optimizer-step' ? G : gradsDuringForward),
   );
   const reserved = allocated + ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * churn;
-  const nonTorch = CUDA_CONTEXT_BYTES + (gpus > 1 ? NCCL_BUFFER_BYTES : 0) + pagedOptimizerBytes;
+  const contextBytes = cudaContextBytes(input.gpu);
+  const nonTorch = contextBytes + (gpus > 1 ? NCCL_BUFFER_BYTES : 0) + pagedOptimizerBytes;
   const device = reserved + nonTorch;
 
   // Gradients present at each phase's high point: backward peaks either at its start (before any
@@ -1165,7 +1229,7 @@ export function estimate(input: EstimateInput): Estimate {
     gradients: atPeak.gradients,
     optimizer: atPeak.optimizer + pagedOptimizerBytes,
     activations: activationsAtPeak,
-    runtime: bucketBytes + (reserved - allocated) + CUDA_CONTEXT_BYTES + (gpus > 1 ? NCCL_BUFFER_BYTES : 0),
+    runtime: bucketBytes + (reserved - allocated) + contextBytes + (gpus > 1 ? NCCL_BUFFER_BYTES : 0),
   };
 
   // Host memory per node: each of the node's GPUs (at most GPUS_PER_NODE) brings its own share.
@@ -1254,7 +1318,7 @@ export function estimate(input: EstimateInput): Estimate {
       fsdpRootGradientBytes: Math.round(rootGradBytes),
       commBufferBytes: Math.round(bucketBytes),
       optimizerTempBytes: Math.round(stepTemp),
-      cudaContextBytes: Math.round(CUDA_CONTEXT_BYTES),
+      cudaContextBytes: Math.round(contextBytes),
       ncclBytes: Math.round(gpus > 1 ? NCCL_BUFFER_BYTES : 0),
     },
     notes: notes.map(noteText),
