@@ -132,15 +132,15 @@ describe('headroom plan', () => {
       'rtx-4090',
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ {3}as given +█+┃█+ +177\.66 GiB +1\.00× +✗$/m);
+    expect(r.stdout).toMatch(/^ {3}as given +█+┃█+ +182\.14 GiB +1\.00× +✗$/m);
     expect(r.stdout).toMatch(
-      /^1 {2}micro-batch 4 → 1, accumulation 1 → 4 .* 153\.79 GiB +−23\.86 GiB +1\.00× +none +✗$/m,
+      /^1 {2}micro-batch 4 → 1, accumulation 1 → 4 .* 154\.91 GiB +−27\.22 GiB +1\.00× +none +✗$/m,
     );
     expect(r.stdout).toMatch(
       /^3 {2}fused AdamW kernel \(torch fused=True; HF optim adamw_torch_fused\) .* 146\.51 GiB +−7\.20 GiB +1\.02× +none +✗$/m,
     );
     expect(r.stdout).toMatch(
-      /^6 {2}torch\.compile with the chunked loss .* 137\.50 GiB +−1\.10 GiB +1\.31× +low +✗$/m,
+      /^6 {2}torch\.compile with the chunked loss .* 137\.54 GiB +−1\.10 GiB +1\.31× +low +✗$/m,
     );
     expect(r.stdout).toMatch(
       /^9 {2}LoRA r16 on all linear layers .* 17\.70 GiB +−29\.39 GiB +1\.01× +medium +✓$/m,

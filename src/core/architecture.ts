@@ -66,6 +66,13 @@ export interface ModelShape {
    * its output for backward: one more copy of the logits. Absent means no cap.
    */
   readonly finalLogitSoftcap?: boolean;
+  /**
+   * The attention scores are soft-capped the same way (Gemma-2: attn_logit_softcapping). Eager attention
+   * keeps the tanh output for backward: one more 16-bit copy of the scores. Absent means no cap.
+   */
+  readonly attnLogitSoftcap?: boolean;
+  /** q, k and v come from one fused projection (Phi-3 qkv_proj, GPT-NeoX/Falcon query_key_value, GPT-2 c_attn). */
+  readonly fusedQkv?: boolean;
   /** Learned absolute position embeddings (GPT-2), rows. 0 for RoPE/ALiBi. */
   readonly learnedPositions: number;
   /**
@@ -110,6 +117,8 @@ interface ArchitectureSpec {
   readonly defaultTiedEmbeddings: boolean;
   /** The config class's final_logit_softcapping default is a number (Gemma2Config: 30.0). */
   readonly defaultFinalLogitSoftcap?: boolean;
+  /** The config class's attn_logit_softcapping default is a number (Gemma2Config: 50.0). */
+  readonly defaultAttnLogitSoftcap?: boolean;
   readonly moduleNames: Readonly<Record<LinearRole, readonly string[]>>;
   /** Key/value heads when the config has no kv-head field: a function of the config (MQA flags etc.). */
   readonly kvHeadsFallback?: (config: Config) => number | undefined;
@@ -122,10 +131,15 @@ function contextOf(config: Config): { contextLength?: number } {
 }
 
 /** A number caps the logits, null switches the cap off, and a missing key takes the class default. */
-function softcapOf(config: Config, spec: ArchitectureSpec): boolean {
-  const cap = config.final_logit_softcapping;
-  if (cap === undefined) return spec.defaultFinalLogitSoftcap === true;
+function softcapOf(config: Config, key: string, classDefault: boolean | undefined): boolean {
+  const cap = config[key];
+  if (cap === undefined) return classDefault === true;
   return typeof cap === 'number' && cap > 0;
+}
+
+/** q, k and v share a module name: one fused projection makes all three. */
+function fusedQkv(names: Readonly<Record<LinearRole, readonly string[]>>): boolean {
+  return names.q_proj.some((name) => names.k_proj.includes(name) && names.v_proj.includes(name));
 }
 
 const STANDARD_KEYS = {
@@ -252,8 +266,14 @@ export const ARCHITECTURES = {
   qwen3: llamaLike({ qkNorm: true }),
   qwen3_moe: llamaLike({ qkNorm: true }),
   gemma: llamaLike({ defaultTiedEmbeddings: true }),
-  // Gemma2Config defaults final_logit_softcapping to 30.0 (transformers configuration_gemma2.py).
-  gemma2: llamaLike({ normsPerLayer: 4, defaultTiedEmbeddings: true, defaultFinalLogitSoftcap: true }),
+  // Gemma2Config defaults final_logit_softcapping to 30.0 and attn_logit_softcapping to 50.0
+  // (transformers configuration_gemma2.py).
+  gemma2: llamaLike({
+    normsPerLayer: 4,
+    defaultTiedEmbeddings: true,
+    defaultFinalLogitSoftcap: true,
+    defaultAttnLogitSoftcap: true,
+  }),
   gemma3_text: llamaLike({ normsPerLayer: 4, qkNorm: true, defaultTiedEmbeddings: true }),
   gemma3: llamaLike({ normsPerLayer: 4, qkNorm: true, defaultTiedEmbeddings: true }),
   phi3: llamaLike({ moduleNames: PHI3_NAMES }),
@@ -419,7 +439,13 @@ export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape
       typeof config.tie_word_embeddings === 'boolean'
         ? config.tie_word_embeddings
         : spec.defaultTiedEmbeddings,
-    ...(softcapOf(config, spec) ? { finalLogitSoftcap: true } : {}),
+    ...(softcapOf(config, 'final_logit_softcapping', spec.defaultFinalLogitSoftcap)
+      ? { finalLogitSoftcap: true }
+      : {}),
+    ...(softcapOf(config, 'attn_logit_softcapping', spec.defaultAttnLogitSoftcap)
+      ? { attnLogitSoftcap: true }
+      : {}),
+    ...(fusedQkv(spec.moduleNames) ? { fusedQkv: true } : {}),
     learnedPositions: readNumber(config, spec.learnedPositionKeys) ?? 0,
     ...contextOf(config),
     embeddingNorm: spec.embeddingNorm,

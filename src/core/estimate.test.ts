@@ -878,6 +878,65 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     expect(full('full')).toBe(full('none'));
   });
 
+  it("Gemma-2's soft-capped scores keep their tanh output under eager attention only", () => {
+    const perLayer = (model: string, attention: string, seqLen: number) =>
+      run({ model, method: 'full', precision: 'bf16-true', attention, seqLen }).breakdown
+        .activationsPerLayerPerTokenBytes!;
+    // Per token and layer, eager keeps (4 + 2) bytes per score; Gemma-2 adds 2 for the tanh output.
+    const slope = (model: string) => perLayer(model, 'eager', 2048) - perLayer(model, 'eager', 1024);
+    expect(slope('gemma-2-2b')).toBe((4 + 2 + 2) * 8 * 1024);
+    expect(slope('gemma-2b')).toBe((4 + 2) * 8 * 1024);
+    expect(perLayer('gemma-2-2b', 'sdpa', 2048)).toBe(perLayer('gemma-2-2b', 'sdpa', 1024));
+  });
+
+  it("a fused qkv projection's output stays alive through v's view, unless eager copies grouped v", () => {
+    const perLayer = (shape: ReturnType<typeof shapeOf>, attention = 'sdpa') =>
+      estimate({
+        scenario: parseScenario({ model: 'phi-3-mini', method: 'full', precision: 'bf16-true', attention }),
+        shape,
+        gpu: null,
+      }).breakdown.activationsPerLayerPerTokenBytes!;
+    const phi3 = shapeOf('phi-3-mini');
+    // The same dimensions laid out as Llama's separate q/k/v projections.
+    const separate = shapeFromConfig({ ...findModel('phi-3-mini')!, model_type: 'llama' });
+    expect(phi3.fusedQkv).toBe(true);
+    expect(separate.fusedQkv).toBeUndefined();
+    // Phi-3-mini: 32 heads of 96 over 32 KV heads: the q and k parts of the output, 2 bytes each.
+    expect(perLayer(phi3) - perLayer(separate)).toBe(2 * (3072 + 3072));
+    expect(perLayer(phi3, 'eager') - perLayer(separate, 'eager')).toBe(2 * (3072 + 3072));
+    const falcon = shapeOf('falcon-7b');
+    const falconRun = (attention: string) =>
+      estimate({ scenario: parseScenario({ model: 'falcon-7b', attention }), shape: falcon, gpu: null })
+        .breakdown.activationsPerLayerPerTokenBytes!;
+    const falconSeparate = shapeFromConfig({ ...findModel('falcon-7b')!, model_type: 'llama' });
+    const separateRun = (attention: string) =>
+      estimate({
+        scenario: parseScenario({ model: 'falcon-7b', attention }),
+        shape: falconSeparate,
+        gpu: null,
+      }).breakdown.activationsPerLayerPerTokenBytes!;
+    expect(falcon.fusedQkv).toBe(true);
+    // Falcon-7B: 71 heads of 64 over one KV head; SDPA keeps the q and k parts, eager does not.
+    expect(falconRun('sdpa') - separateRun('sdpa') - (falconRun('eager') - separateRun('eager'))).toBe(
+      2 * (71 * 64 + 64),
+    );
+  });
+
+  it('under autocast a trained RMSNorm keeps its normalized input in fp32, the residual stream’s dtype', () => {
+    const perLayer = (precision: string) =>
+      run({ model: 'llama-3.2-1b', method: 'full', precision }).breakdown.activationsPerLayerPerTokenBytes!;
+    const lora = (precision: string) =>
+      run({
+        model: 'llama-3.2-1b',
+        method: 'lora',
+        precision,
+        lora: { rank: 16, targets: ['q_proj'], adapterDtype: 'model' },
+      }).breakdown.activationsPerLayerPerTokenBytes!;
+    // Two norms per layer, 2 more bytes each per hidden element; frozen norms keep nothing extra.
+    expect(perLayer('bf16-mixed') - perLayer('bf16-true')).toBe(2 * 2 * 2048);
+    expect(lora('bf16-mixed')).toBe(lora('bf16-true') + 2 * 2048 - 2 * 2048);
+  });
+
   it("a Hopper GPU's CUDA context is the 758 MiB measured on the H200; others keep 500 MiB", () => {
     const context = (gpu: string) => run({ method: 'lora' }, gpu).breakdown.cudaContextBytes;
     expect(context('h200-sxm')).toBe(758 * 2 ** 20);

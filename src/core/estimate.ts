@@ -540,6 +540,13 @@ interface LayerContext {
    */
   readonly quantizedSavesInputs: boolean;
   /**
+   * Bytes per element of the residual stream. Under autocast with fp32 weights it stays fp32: the
+   * fp32 embedding output, and HF's RMSNorm returns `weight * x.to(input_dtype)` in the input's fp32,
+   * so a trained norm saves its normalized input in 4 bytes (measured: h200-005/006, 4 % under
+   * without it).
+   */
+  readonly residualBytes: number;
+  /**
    * Bytes per element of the copy of its input each LoRA adapter keeps for lora_A's weight gradient,
    * or null when the adapters read the layer's input tensor itself (see adapterInputCopyBytes).
    */
@@ -609,7 +616,7 @@ function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
   // RMSNorm written in Python (HF LlamaRMSNorm, litgpt RMSNorm) ends with `weight * normalized`: when
   // the weight trains, that multiply also keeps the 16-bit normalized tensor for the weight's gradient.
   // LayerNorm's fused kernel rebuilds it from the saved input, mean and rstd.
-  if (ctx.shape.norm === 'rms') return 4 * h + (ctx.layerTrained ? ctx.e * h : 0);
+  if (ctx.shape.norm === 'rms') return 4 * h + (ctx.layerTrained ? ctx.residualBytes * h : 0);
   return ctx.e * h;
 }
 
@@ -642,10 +649,20 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   if (shape.qkNorm && !selective) bytes += 4 * (qDim + shape.numKvHeads * shape.headDim);
   // SDPA / flash: q, k, v, output and an fp32 log-sum-exp per head (FlashAttention-2 backward inputs).
   bytes += e * (qDim + kDim + vDim + oIn) + 4 * a;
+  // A fused q/k/v projection: v reaches SDPA as a slice of the qkv output (HF modeling_phi3.py splits
+  // qkv by slicing), so saving v keeps the whole output alive, its q and k parts beside the rotated
+  // copies. Eager attention over grouped heads copies v in repeat_kv, which lets the output go.
+  // Measured on the H200: Phi-3-mini LoRA on qkv_proj and o_proj was 6 % under without it (h200c-017).
+  if (shape.fusedQkv && !selective && !(scenario.attention === 'eager' && shape.numKvHeads < a)) {
+    bytes += e * (qDim + shape.numKvHeads * shape.headDim);
+  }
   if (scenario.attention === 'eager' && !selective) {
     // Eager softmax in fp32 keeps its output, and the 16-bit probabilities feed the PV matmul (HF
     // eager_attention_forward: softmax(dtype=float32).to(query.dtype)).
     bytes += (4 + e) * a * s;
+    // Soft-capped scores (Gemma-2's eager_attention_forward: tanh(scores / cap) · cap) keep the tanh
+    // output too. Measured on the H200: Gemma-2-2B eager was 7 % under without it (row h200-024).
+    if (shape.attnLogitSoftcap) bytes += e * a * s;
   } else if (scenario.attention === 'sdpa' && e === 4 && shape.numKvHeads < a && !selective) {
     // fp32 with grouped KV heads: Hugging Face hands SDPA the grouped K/V with enable_gqa=True
     // (integrations/sdpa_attention.py use_gqa_in_sdpa), and PyTorch's fused kernels take neither fp32
@@ -737,6 +754,7 @@ function activationPlan(
     adapted: training.adapted,
     quantizedSavesInputs: kept !== 'none',
     adapterInputCopy: adapterInputCopyBytes(scenario, plan),
+    residualBytes: plan.autocastCopies ? 4 : e,
   };
   const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
   const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);
