@@ -8,6 +8,7 @@ import {
   type Correction,
   renderAccuracyReport,
   runAccuracy,
+  scorePreregistered,
   stats,
 } from './accuracy-lib.js';
 
@@ -149,5 +150,36 @@ describe('bench:accuracy statistics', () => {
     expect(s.p90AbsError).toBeCloseTo(0.1 + (0.3 - 0.1) * 0.7, 10);
     expect(s.underBeyond5).toBe(0.25);
     expect([s.oomRows, s.oomPredicted]).toEqual([1, 1]);
+  });
+});
+
+describe("bench:accuracy with Headroom's own H200 rows", () => {
+  const h200 = (name: string): AccuracyRow[] =>
+    readFileSync(join(REPO_ROOT, 'bench', 'data', name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  const holdout = h200('h200-holdout-measurements.jsonl');
+
+  it('keeps them out of the target set, which stays the shared rows alone', () => {
+    const shared = renderAccuracyReport(runAccuracy(ROWS, CORRECTIONS), ['s']).markdown;
+    const both = renderAccuracyReport(runAccuracy([...ROWS, ...holdout], CORRECTIONS), ['s']).markdown;
+    const overall = (md: string) => md.slice(md.indexOf('## Overall'), md.indexOf("## Headroom's H200"));
+    expect(overall(both)).toBe(overall(shared));
+    expect(both).toMatch(
+      /\| held-out run \(bench\/gpu\/holdout-scenarios\.jsonl\), by the estimator of today \| 54 \|/,
+    );
+  });
+
+  it('scores the held-out rows against the predictions committed before they were measured', () => {
+    const run = runAccuracy(holdout, []);
+    const first = run.published.find((r) => r.id === 'h200h-001a')!;
+    const predicted = { allocatedBytes: 2 * first.measuredBytes!, reservedBytes: 1, deviceBytes: 1 };
+    const scored = scorePreregistered(run.published, [{ id: 'h200h-001', predicted }]);
+    // Only the rows with a prediction, each with the prediction's figure for its level.
+    expect(scored.map((r) => r.id)).toEqual(['h200h-001a', 'h200h-001r', 'h200h-001d']);
+    expect(scored[0]!.predictedBytes).toBe(2 * first.measuredBytes!);
+    expect(scored[0]!.error).toBe(1);
+    expect(scored[1]!.predictedBytes).toBe(1);
   });
 });

@@ -279,14 +279,41 @@ const errorCell = (r: RowResult): string =>
         : 'MISSED OOM'
     : pct(r.error);
 
-/** The dataset name of the rows bench/gpu/measure.py writes, and the id prefix of its check run. */
+/** The dataset name of the rows bench/gpu/measure.py writes, and the id prefixes of its later runs. */
 export const HARNESS_DATASET = 'headroom H200 harness';
 const CHECK_RUN_PREFIX = 'h200c-';
+const HOLDOUT_RUN_PREFIX = 'h200h-';
+
+/** Peaks the estimator predicted for a scenario before it was measured (bench/gpu/results/holdout-predictions.jsonl). */
+export interface Preregistered {
+  readonly id: string;
+  readonly predicted: {
+    readonly allocatedBytes: number;
+    readonly reservedBytes: number;
+    readonly deviceBytes: number;
+  };
+}
+
+/** The harness rows scored against the predictions made before they were measured (ids without the metric letter). */
+export function scorePreregistered(
+  rows: readonly RowResult[],
+  predictions: readonly Preregistered[],
+): RowResult[] {
+  const byId = new Map(predictions.map((p) => [p.id, p.predicted]));
+  return rows.flatMap((r) => {
+    const predicted = byId.get(r.id.slice(0, -1));
+    const level = `${r.metric}Bytes` as keyof Preregistered['predicted'];
+    if (!predicted || r.measuredBytes === null || !(level in predicted)) return [];
+    const bytes = predicted[level];
+    return [{ ...r, predictedBytes: bytes, error: (bytes - r.measuredBytes) / r.measuredBytes }];
+  });
+}
 
 /** Renders the per-source and overall figures for the terminal and as markdown. */
 export function renderAccuracyReport(
   run: AccuracyRun,
   sources: readonly string[],
+  preregistered: readonly Preregistered[] = [],
 ): { terminal: string; markdown: string } {
   const { why } = run;
   // The issue's targets are on the shared validation set; Headroom's own H200 rows are reported apart.
@@ -331,11 +358,32 @@ export function renderAccuracyReport(
     ...(['allocated', 'reserved', 'device'] as const).map((metric) =>
       line(`${metric} rows`, stats(harness.filter((r) => r.metric === metric))),
     ),
-    line('grid run (bench/gpu/grid.py)', stats(harness.filter((r) => !r.id.startsWith(CHECK_RUN_PREFIX)))),
+    line(
+      'grid run (bench/gpu/grid.py)',
+      stats(
+        harness.filter((r) => !r.id.startsWith(CHECK_RUN_PREFIX) && !r.id.startsWith(HOLDOUT_RUN_PREFIX)),
+      ),
+    ),
     line(
       'check run (bench/gpu/check-scenarios.jsonl: four architectures and setups the grid lacks)',
       stats(harness.filter((r) => r.id.startsWith(CHECK_RUN_PREFIX))),
     ),
+    line(
+      'held-out run (bench/gpu/holdout-scenarios.jsonl), by the estimator of today',
+      stats(harness.filter((r) => r.id.startsWith(HOLDOUT_RUN_PREFIX))),
+    ),
+    ...(preregistered.length > 0
+      ? [
+          line(
+            'held-out run, as predicted before it was measured (bench/gpu/results/holdout-predictions.jsonl)',
+            stats(scorePreregistered(harness, preregistered)),
+          ),
+          line(
+            '… the same, allocated rows only',
+            stats(scorePreregistered(harness, preregistered).filter((r) => r.metric === 'allocated')),
+          ),
+        ]
+      : []),
   ].join('\n');
   const perSource = [
     header.replace('| rows |', '| source (target rows, as published) |'),

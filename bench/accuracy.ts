@@ -6,7 +6,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AccuracyRow, type Correction, renderAccuracyReport, runAccuracy } from './accuracy-lib.js';
+import {
+  type AccuracyRow,
+  type Correction,
+  type Preregistered,
+  renderAccuracyReport,
+  runAccuracy,
+} from './accuracy-lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -42,9 +48,18 @@ const corrections = (
     corrections: Correction[];
   }
 ).corrections;
+// What the estimator said about the held-out scenarios before they were measured (committed first).
+const predictionsPath = join(root, 'bench', 'gpu', 'results', 'holdout-predictions.jsonl');
+const preregistered: Preregistered[] = existsSync(predictionsPath)
+  ? readFileSync(predictionsPath, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Preregistered)
+  : [];
 const report = renderAccuracyReport(
   runAccuracy(rows, corrections),
   sources.map((p) => p.replace(`${root}/`, '').replace(`${join(root, '..')}/`, '../')),
+  preregistered,
 );
 console.log(report.terminal);
 const out = join(root, 'bench', 'results', 'accuracy.md');

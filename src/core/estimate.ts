@@ -328,10 +328,16 @@ function computeTargets(
   >();
   const names =
     lora.targets === 'all-linear'
-      ? // PEFT "all-linear": every linear layer except the output head (peft/tuners/tuners_utils.py).
-        LINEAR_ROLES.filter(
-          (role) => shape.moduleNames[role].length > 0 && linears.some((m) => m.role === role),
-        )
+      ? // PEFT "all-linear": every linear module except the output head (peft/tuners/tuners_utils.py),
+        // under the model's own names (the last of each role's names): a fused qkv_proj or gate_up_proj
+        // is one module with one adapter, as PEFT finds it.
+        [
+          ...new Set(
+            LINEAR_ROLES.filter(
+              (role) => shape.moduleNames[role].length > 0 && linears.some((m) => m.role === role),
+            ).map((role) => shape.moduleNames[role].at(-1)!),
+          ),
+        ]
       : lora.targets.filter((name) => !HEAD_NAMES.has(name));
   for (const name of names) {
     const roles = LINEAR_ROLES.filter((role) => shape.moduleNames[role].includes(name) || role === name);
