@@ -242,7 +242,7 @@ def default_grid() -> list[GridEntry]:
         _entry("4x the tokens as a batch: same tokens as s=8192, so any s^2 residue shows", microBatchSize=4),
         _entry("full checkpointing: activations fall to the layer inputs plus one layer",
                gradientCheckpointing="full"),
-        _entry("chunked loss: the logits spike (bf16 logits, fp32 upcast, its gradient) removed", loss="chunked"),
+        _entry("chunked loss (torchtune): the logits in 8 chunks, each upcast and its gradient made on its own", loss="chunked"),
         _entry("eager attention stores the b*a*s^2 scores and softmax", attention="eager"),
         _entry("short sequence: the fixed part (weights, states, runtime) dominates", seqLen=512),
         _entry("fp32 compute: activations in 4 B instead of 2 B, no autocast weight copies", precision="fp32"),
