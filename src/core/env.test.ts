@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { REPO_ROOT, sharedFile } from '../../test/shared.js';
 import {
   matchCatalogGpu,
   parseDriverVersions,
@@ -194,5 +195,34 @@ describe('parseFrameworkProbe and parseEnvSnapshot', () => {
     expect(() =>
       parseEnvSnapshot(JSON.stringify({ ...good, gpus: { status: 'ok', value: {} } }), 'a.json'),
     ).toThrow('"gpus.value" must be a list');
+  });
+});
+
+describe('env capture on the real H200 the GPU harness ran on (bench/gpu/results/nvidia-smi.txt)', () => {
+  const text = readFileSync(join(REPO_ROOT, 'bench', 'gpu', 'results', 'nvidia-smi.txt'), 'utf8');
+  // The file holds the plain table, then the query env capture runs, each after a "# command" line.
+  const section = (command: string) => text.split(/^# /m).find((s) => s.startsWith(command))!;
+
+  it("reads the card from env capture's own query, and its catalog entry", () => {
+    const query = section('nvidia-smi --query-gpu=').split('\n').slice(1).join('\n');
+    expect(parseEnvGpus(query)).toEqual([
+      {
+        index: 0,
+        name: 'NVIDIA H200',
+        memoryTotalBytes: 143_771 * 2 ** 20,
+        computeCapability: '9.0',
+        migMode: 'disabled',
+        migDevicesMemoryBytes: [],
+        pcie: { gen: 5, lanes: 16 },
+        catalogId: 'h200-sxm',
+      },
+    ]);
+  });
+
+  it('reads the driver and CUDA versions from the plain table', () => {
+    expect(parseDriverVersions(section('nvidia-smi\n'))).toEqual({
+      driverVersion: '580.159.04',
+      cudaVersion: '13.0',
+    });
   });
 });

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test/shared.js';
+import { parseComputeApps, parseGpuQuery } from '../core/nvidia-smi.js';
 import {
   type AppsSnapshot,
   type GpuSnapshot,
   NvidiaSmiSampler,
   queryNvidiaSmi,
+  SAMPLER_APP_FIELDS,
   SAMPLER_GPU_FIELDS,
   type SamplerProblem,
 } from './sampler.js';
@@ -167,5 +169,40 @@ describe('NvidiaSmiSampler (two long-lived -lms loops)', () => {
   it('no nvidia-smi: one problem, no snapshots, no crash', async () => {
     const { gpus, apps, problems } = await collect({ PATH: '/nonexistent' }, 50, 300);
     expect([gpus.length, apps.length, problems.map((p) => p.code)]).toEqual([0, 0, ['not-found']]);
+  });
+});
+
+describe("the sampler's two queries on a real H200 (bench/gpu/results, sampled while the harness ran)", () => {
+  const results = join(REPO_ROOT, 'bench', 'gpu', 'results');
+  const read = (name: string) => readFileSync(join(results, name), 'utf8');
+
+  it('--query-gpu rows: every one parsed, and used + free + reserved is the total', () => {
+    const { gpus, problems } = parseGpuQuery(read('smi-gpu-loop.csv'), SAMPLER_GPU_FIELDS);
+    expect(problems).toEqual([]);
+    expect(gpus).toHaveLength(138);
+    for (const g of gpus) {
+      expect([g.name, g.memoryTotalMiB, g.memoryReservedMiB]).toEqual(['NVIDIA H200', 143_771, 616]);
+      // nvidia-smi rounds each of the three figures to a MiB.
+      expect(
+        Math.abs(g.memoryUsedMiB! + g.memoryFreeMiB! + g.memoryReservedMiB! - g.memoryTotalMiB!),
+      ).toBeLessThanOrEqual(2);
+    }
+    // The designed out-of-memory scenarios filled the card.
+    expect(Math.max(...gpus.map((g) => g.memoryUsedMiB!))).toBe(142_391);
+  });
+
+  it('--query-compute-apps rows: one process per scenario that ran, each with its memory', () => {
+    const { processes, problems } = parseComputeApps(read('smi-apps-loop.csv'), SAMPLER_APP_FIELDS);
+    expect(problems).toEqual([]);
+    // A process caught while it exits has its name as "[No data]": no name, its pid and memory kept.
+    expect(new Set(processes.map((p) => p.name))).toEqual(new Set(['python3', null]));
+    expect(processes.filter((p) => p.name === null).length).toBe(12);
+    expect(processes.every((p) => Number.isInteger(p.pid) && Number.isInteger(p.usedMiB))).toBe(true);
+    // The grid run's children: 48 measured and 3 out of memory (measure.log), each a fresh process.
+    const ran = read('measure.log')
+      .split('\n')
+      .filter((l) => / -> (ok|OOM) /.test(l)).length;
+    expect(ran).toBe(51);
+    expect(new Set(processes.map((p) => p.pid)).size).toBe(ran);
   });
 });
