@@ -282,9 +282,10 @@ const errorCell = (r: RowResult): string =>
 /** The dataset name of the rows bench/gpu/measure.py writes, and the id prefixes of its later runs. */
 export const HARNESS_DATASET = 'headroom H200 harness';
 const CHECK_RUN_PREFIX = 'h200c-';
-const HOLDOUT_RUN_PREFIX = 'h200h-';
+/** Held-out runs: `h200h-` (holdout-scenarios.jsonl), `h200g-` (holdout2-scenarios.jsonl). */
+const isHeldOut = (id: string): boolean => id.startsWith('h200h-') || id.startsWith('h200g-');
 
-/** Peaks the estimator predicted for a scenario before it was measured (bench/gpu/results/holdout-predictions.jsonl). */
+/** Peaks the estimator predicted for a scenario before it was measured (bench/gpu/results/holdout*-predictions.jsonl). */
 export interface Preregistered {
   readonly id: string;
   readonly predicted: {
@@ -360,22 +361,20 @@ export function renderAccuracyReport(
     ),
     line(
       'grid run (bench/gpu/grid.py)',
-      stats(
-        harness.filter((r) => !r.id.startsWith(CHECK_RUN_PREFIX) && !r.id.startsWith(HOLDOUT_RUN_PREFIX)),
-      ),
+      stats(harness.filter((r) => !r.id.startsWith(CHECK_RUN_PREFIX) && !isHeldOut(r.id))),
     ),
     line(
       'check run (bench/gpu/check-scenarios.jsonl: four architectures and setups the grid lacks)',
       stats(harness.filter((r) => r.id.startsWith(CHECK_RUN_PREFIX))),
     ),
     line(
-      'held-out run (bench/gpu/holdout-scenarios.jsonl), by the estimator of today',
-      stats(harness.filter((r) => r.id.startsWith(HOLDOUT_RUN_PREFIX))),
+      'held-out runs (bench/gpu/holdout*-scenarios.jsonl), by the estimator of today',
+      stats(harness.filter((r) => isHeldOut(r.id))),
     ),
     ...(preregistered.length > 0
       ? [
           line(
-            'held-out run, as predicted before it was measured (bench/gpu/results/holdout-predictions.jsonl)',
+            'held-out runs, as predicted before they were measured (bench/gpu/results/holdout*-predictions.jsonl)',
             stats(scorePreregistered(harness, preregistered)),
           ),
           line(

@@ -49,13 +49,16 @@ const corrections = (
   }
 ).corrections;
 // What the estimator said about the held-out scenarios before they were measured (committed first).
-const predictionsPath = join(root, 'bench', 'gpu', 'results', 'holdout-predictions.jsonl');
-const preregistered: Preregistered[] = existsSync(predictionsPath)
-  ? readFileSync(predictionsPath, 'utf8')
+const results = join(root, 'bench', 'gpu', 'results');
+const preregistered: Preregistered[] = (existsSync(results) ? readdirSync(results) : [])
+  .filter((name) => /^holdout.*-predictions\.jsonl$/.test(name))
+  .sort()
+  .flatMap((name) =>
+    readFileSync(join(results, name), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as Preregistered)
-  : [];
+      .map((line) => JSON.parse(line) as Preregistered),
+  );
 const report = renderAccuracyReport(
   runAccuracy(rows, corrections),
   sources.map((p) => p.replace(`${root}/`, '').replace(`${join(root, '..')}/`, '../')),

@@ -99,7 +99,7 @@ export const GPUS_PER_NODE = 8;
 export const CUDA_CONTEXT_BYTES = 500 * MIB;
 /**
  * The same on a Hopper GPU, measured: nvidia-smi's per-process figure minus torch's reserved was
- * 742–758 MiB in every one of 63 runs on an H200 (torch 2.11, CUDA 13.0, driver 580; bench/gpu rows),
+ * 742–758 MiB in every one of 115 runs on an H200 (torch 2.11, CUDA 13.0, driver 580; bench/gpu rows),
  * whatever the model, precision or attention kernel. More SMs and Hopper's larger kernel images.
  */
 export const HOPPER_CUDA_CONTEXT_BYTES = 758 * MIB;
