@@ -13,6 +13,7 @@ export type EstimateNote =
   | { readonly code: 'past-learned-positions'; readonly seqLen: number; readonly positions: number }
   | { readonly code: 'past-context'; readonly seqLen: number; readonly context: number }
   | { readonly code: 'eager-attention' }
+  | { readonly code: 'fp32-math-attention'; readonly bytes: number }
   | { readonly code: 'compile-standard-loss' }
   | { readonly code: 'compile-no-checkpointing' }
   | { readonly code: 'zero-default-bucket'; readonly bytes: number; readonly autoBytes: number };
@@ -36,6 +37,8 @@ export function noteText(note: EstimateNote): string {
       return `sequence ${note.seqLen} is past the model's ${note.context}-token context window: the memory is for the length as given, but training that long needs RoPE scaling (rope_scaling in config.json) and quality past the window is not assured`;
     case 'eager-attention':
       return 'eager attention keeps s×s scores per head: sdpa or flash would remove that term';
+    case 'fp32-math-attention':
+      return `fp32 attention over grouped KV heads runs SDPA's math path (no fused kernel takes fp32 with GQA), which keeps each head's s×s softmax: ${formatBytes(note.bytes)} here; bf16 or fp16 compute runs the fused kernels without it`;
     case 'compile-standard-loss':
       return "torch.compile's cross-entropy makes the logits' gradient in one kernel, but with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled model (Hugging Face's does); a chunked loss drops them";
     case 'compile-no-checkpointing':

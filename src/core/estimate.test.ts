@@ -850,6 +850,15 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     expect(perLayer({ precision: 'bf16-true', seqLen: 2048 })).toBe(
       perLayer({ precision: 'bf16-true', seqLen: 1024 }),
     );
+    // The estimate says so, with the bytes: 4 × 32 heads × 2,048² × 16 layers.
+    const fp32 = run({ model: 'llama-3.2-1b', method: 'full', precision: 'fp32', seqLen: 2048 });
+    expect(fp32.noteItems).toEqual([{ code: 'fp32-math-attention', bytes: 4 * 32 * 2048 * 2048 * 16 }]);
+    expect(fp32.notes[0]).toMatch(
+      /^fp32 attention over grouped KV heads runs SDPA's math path .*: 8\.00 GiB here;/,
+    );
+    expect(
+      run({ model: 'llama-3.2-1b', method: 'full', precision: 'bf16-true', seqLen: 2048 }).noteItems,
+    ).toEqual([]);
     // A model with as many KV heads as query heads keeps the memory-efficient kernel.
     const phi = (seqLen: number) =>
       run({ model: 'phi-3-mini', method: 'full', precision: 'fp32', seqLen }).breakdown

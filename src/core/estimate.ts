@@ -615,6 +615,26 @@ function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
   return ctx.layerTrained || ctx.quantizedSavesInputs || adapterReadsInput;
 }
 
+/**
+ * What fp32 SDPA's math path saves beyond the fused kernels, whole model (see layerActivationBytesPerToken):
+ * the fp32 softmax of every layer that keeps activations, or one layer's under full checkpointing.
+ */
+function fp32MathAttentionBytes(
+  scenario: Scenario,
+  shape: ModelShape,
+  plan: PrecisionPlan,
+  training: TrainingPlan,
+): number {
+  const mathPath =
+    scenario.attention === 'sdpa' &&
+    plan.computeBytes === 4 &&
+    shape.numKvHeads < shape.numHeads &&
+    scenario.gradientCheckpointing === 'none';
+  if (!mathPath) return 0;
+  const perLayer = 4 * shape.numHeads * scenario.seqLen * scenario.microBatchSize * scenario.seqLen;
+  return perLayer * training.layersWithGrad;
+}
+
 /** Bytes a norm saves per token: RMSNorm upcasts to fp32 and keeps that input (HF LlamaRMSNorm). */
 function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
   const h = ctx.shape.hiddenSize;
@@ -1286,6 +1306,8 @@ export function estimate(input: EstimateInput): Estimate {
   else if (context !== undefined && scenario.seqLen > context)
     notes.push({ code: 'past-context', seqLen: scenario.seqLen, context });
   if (scenario.attention === 'eager' && scenario.seqLen >= 4096) notes.push({ code: 'eager-attention' });
+  const mathAttentionBytes = fp32MathAttentionBytes(scenario, shape, plan, training);
+  if (mathAttentionBytes >= 2 ** 30) notes.push({ code: 'fp32-math-attention', bytes: mathAttentionBytes });
   if (scenario.torchCompile && scenario.loss === 'standard') notes.push({ code: 'compile-standard-loss' });
   if (scenario.torchCompile && scenario.gradientCheckpointing === 'none')
     notes.push({ code: 'compile-no-checkpointing' });

@@ -289,6 +289,8 @@ function noteTextZh(note: EstimateNote): string {
       return `序列长度 ${note.seqLen} 超过模型 ${note.context} token 的上下文窗口：显存按给定长度计算，但训练这么长需要 RoPE 缩放（config.json 中的 rope_scaling），且超出窗口的质量没有保证`;
     case 'eager-attention':
       return 'eager 注意力为每个头保留 s×s 的分数：sdpa 或 flash 可以去掉这一项';
+    case 'fp32-math-attention':
+      return `fp32 注意力在分组 KV 头（GQA）上走 SDPA 的 math 路径（没有融合内核同时支持 fp32 和 GQA），会为每个头保存 s×s 的 softmax：此处 ${formatBytes(note.bytes)}；用 bf16 或 fp16 计算会走融合内核，没有这一项`;
     case 'zero-default-bucket':
       return `DeepSpeed 默认的归约桶（5e8 个元素）在每块 GPU 上占 ${formatBytes(note.bytes)}；"auto"（hidden²，Hugging Face 集成填入的值）只占 ${formatBytes(note.autoBytes)}：用 --reduce-bucket-size 说明你的配置用哪个`;
     case 'compile-standard-loss':
