@@ -616,23 +616,20 @@ function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
 }
 
 /**
- * What fp32 SDPA's math path saves beyond the fused kernels, whole model (see layerActivationBytesPerToken):
- * the fp32 softmax of every layer that keeps activations, or one layer's under full checkpointing.
+ * fp32 with grouped KV heads: Hugging Face hands SDPA the grouped K/V with enable_gqa=True
+ * (integrations/sdpa_attention.py use_gqa_in_sdpa), and PyTorch's fused kernels take neither fp32 and
+ * GQA together (flash and cuDNN need 16 bits; memory-efficient has no GQA), so SDPA runs its math path,
+ * which saves the fp32 softmax output: 4·a·s bytes per token and layer. Seen on the H200
+ * (bench/gpu/probe_attention.py: softmax_warp_forward and fp32 GEMMs instead of cuDNN's flash kernel;
+ * rows h200-011, h200c-013). Selective checkpointing recomputes it.
  */
-function fp32MathAttentionBytes(
-  scenario: Scenario,
-  shape: ModelShape,
-  plan: PrecisionPlan,
-  training: TrainingPlan,
-): number {
+function sdpaMathPathBytesPerToken(scenario: Scenario, shape: ModelShape, computeBytes: number): number {
   const mathPath =
     scenario.attention === 'sdpa' &&
-    plan.computeBytes === 4 &&
+    computeBytes === 4 &&
     shape.numKvHeads < shape.numHeads &&
-    scenario.gradientCheckpointing === 'none';
-  if (!mathPath) return 0;
-  const perLayer = 4 * shape.numHeads * scenario.seqLen * scenario.microBatchSize * scenario.seqLen;
-  return perLayer * training.layersWithGrad;
+    scenario.gradientCheckpointing !== 'selective';
+  return mathPath ? 4 * shape.numHeads * scenario.seqLen : 0;
 }
 
 /** Bytes a norm saves per token: RMSNorm upcasts to fp32 and keeps that input (HF LlamaRMSNorm). */
@@ -689,14 +686,8 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     // Soft-capped scores (Gemma-2's eager_attention_forward: tanh(scores / cap) · cap) keep the tanh
     // output too. Measured on the H200: Gemma-2-2B eager was 7 % under without it (row h200-024).
     if (shape.attnLogitSoftcap) bytes += e * a * s;
-  } else if (scenario.attention === 'sdpa' && e === 4 && shape.numKvHeads < a && !selective) {
-    // fp32 with grouped KV heads: Hugging Face hands SDPA the grouped K/V with enable_gqa=True
-    // (integrations/sdpa_attention.py use_gqa_in_sdpa), and PyTorch's fused kernels take neither fp32
-    // and GQA together (flash and cuDNN need 16 bits; memory-efficient has no GQA), so SDPA runs its
-    // math path, which saves the fp32 softmax output. Seen on the H200 (bench/gpu/probe_attention.py:
-    // softmax_warp_forward and fp32 GEMMs instead of cuDNN's flash kernel; rows h200-011, h200c-013).
-    bytes += 4 * a * s;
   }
+  bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
   bytes += adapterSavedBytes(ctx, ['o_proj']);
 
   // MLP block.
@@ -1306,7 +1297,14 @@ export function estimate(input: EstimateInput): Estimate {
   else if (context !== undefined && scenario.seqLen > context)
     notes.push({ code: 'past-context', seqLen: scenario.seqLen, context });
   if (scenario.attention === 'eager' && scenario.seqLen >= 4096) notes.push({ code: 'eager-attention' });
-  const mathAttentionBytes = fp32MathAttentionBytes(scenario, shape, plan, training);
+  // Without checkpointing every layer keeps the math path's softmax; with full checkpointing, one layer.
+  const mathAttentionBytes =
+    scenario.gradientCheckpointing === 'none'
+      ? sdpaMathPathBytesPerToken(scenario, shape, plan.computeBytes) *
+        scenario.microBatchSize *
+        scenario.seqLen *
+        training.layersWithGrad
+      : 0;
   if (mathAttentionBytes >= 2 ** 30) notes.push({ code: 'fp32-math-attention', bytes: mathAttentionBytes });
   if (scenario.torchCompile && scenario.loss === 'standard') notes.push({ code: 'compile-standard-loss' });
   if (scenario.torchCompile && scenario.gradientCheckpointing === 'none')
