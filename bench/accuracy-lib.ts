@@ -281,6 +281,8 @@ const errorCell = (r: RowResult): string =>
 
 /** The dataset name of the rows bench/gpu/measure.py writes, and the id prefixes of its later runs. */
 export const HARNESS_DATASET = 'headroom H200 harness';
+/** The files in bench/data that hold the harness's rows. */
+export const HARNESS_ROWS_FILE = /^h200.*measurements\.jsonl$/;
 const CHECK_RUN_PREFIX = 'h200c-';
 /** Held-out runs: `h200h-` (holdout-scenarios.jsonl), `h200g-` (holdout2-scenarios.jsonl). */
 const isHeldOut = (id: string): boolean => id.startsWith('h200h-') || id.startsWith('h200g-');

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import {
   type AccuracyRow,
   type Correction,
+  HARNESS_ROWS_FILE,
   type Preregistered,
   renderAccuracyReport,
   runAccuracy,
@@ -20,7 +21,7 @@ const root = join(here, '..');
 const sources = [
   process.env.HEADROOM_MEASUREMENTS ?? join(root, '..', 'shared', 'validation', 'measurements.jsonl'),
   ...readdirSync(join(root, 'bench', 'data'))
-    .filter((name) => /^h200.*measurements\.jsonl$/.test(name))
+    .filter((name) => HARNESS_ROWS_FILE.test(name))
     .sort()
     .map((name) => join(root, 'bench', 'data', name)),
 ].filter((path) => existsSync(path));

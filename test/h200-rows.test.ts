@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HARNESS_ROWS_FILE } from '../bench/accuracy-lib.js';
 import { estimate } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
@@ -20,7 +21,7 @@ interface HarnessRow {
 
 const DATA = join(REPO_ROOT, 'bench', 'data');
 const rows: HarnessRow[] = readdirSync(DATA)
-  .filter((name) => /^h200.*measurements\.jsonl$/.test(name))
+  .filter((name) => HARNESS_ROWS_FILE.test(name))
   .flatMap((name) =>
     readFileSync(join(DATA, name), 'utf8')
       .split('\n')

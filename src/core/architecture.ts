@@ -84,7 +84,11 @@ export interface ModelShape {
   readonly embeddingNorm: boolean;
   readonly moe: MoeShape | null;
   readonly mla: MlaShape | null;
-  /** This architecture's own module names for each role (for LoRA targets), e.g. c_attn for q/k/v in GPT-2. */
+  /**
+   * The module names each role answers to as a LoRA target, e.g. c_attn for q/k/v in GPT-2: a Llama-style
+   * alias first where one is accepted, the name the model's own code uses last (PEFT's all-linear finds
+   * that one; a name shared by several roles is one fused module).
+   */
   readonly moduleNames: Readonly<Record<LinearRole, readonly string[]>>;
   /** Config dtype as published ("bfloat16", "float16", "float32"), or null. */
   readonly torchDtype: string | null;
