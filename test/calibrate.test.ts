@@ -144,8 +144,12 @@ describe('estimate, then calibrate with a short trial run', () => {
       device: rel(est.deviceBytes, trial.peakDeviceBytes),
     });
     expect(cal.calibration.activationFactor).toBeCloseTo(K, 6);
-    // The stand-in's allocator rounds to 20 MiB segments, about 1.8 % of this trial's cache: f within 2 %.
-    expect(Math.abs(cal.calibration.allocatorFactor - F) / F).toBeLessThan(0.02);
+    // The stand-in's allocator rounds its cache and its allocated total up to whole 20 MiB segments, so
+    // the cache it measures is F times the model's plus at most two segments.
+    const modelledCache = standInPlan(2).cacheBytes / F;
+    const extra = (cal.calibration.allocatorFactor - F) * modelledCache;
+    expect(extra).toBeGreaterThanOrEqual(-1);
+    expect(extra).toBeLessThan(2 * 20 * 2 ** 20);
     expect(cal.calibration.nonTorchBytes).toBe(500 * 2 ** 20); // the stand-in's CUDA context
     expect(cal.steps).toEqual({ used: 7, first: 2, last: 8, warmup: 1 });
     expect(cal.notes).toEqual([]);
@@ -176,12 +180,12 @@ describe('estimate, then calibrate with a short trial run', () => {
 
   it('fit --calibrated: the limits from the measured baseline, beside the estimator’s own', () => {
     const fit = json(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g');
-    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 5, seqLen: 2664 });
-    expect([fit.microBatch.value, fit.seqLen.value]).toEqual([3, 1936]);
+    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 5, seqLen: 2662 });
+    expect([fit.microBatch.value, fit.seqLen.value]).toEqual([3, 1934]);
     expect(fit.microBatch.estimate.peak.deviceBytes).toBeLessThanOrEqual(fit.target.budgetBytes);
     expect(fit.microBatch.next.deviceBytes).toBeGreaterThan(fit.target.budgetBytes);
     const text = headroom(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g').stdout;
-    expect(text).toContain('  the estimate alone → calibrated: micro-batch 5 → 3, sequence 2664 → 1936\n');
+    expect(text).toContain('  the estimate alone → calibrated: micro-batch 5 → 3, sequence 2662 → 1934\n');
     expect(text).toMatch(
       /calibrated on run 1 "trial" \(activations 1\.30×, allocator 1\.5\d×, 500 MiB outside torch\)/,
     );
@@ -196,9 +200,9 @@ describe('estimate, then calibrate with a short trial run', () => {
       '',
     ]);
     expect(out.slice(6, 9).map((l) => l.trim().split(/ {2,}/))).toEqual([
-      ['allocated', '8.28 GiB', '10.07 GiB', '−17.8 %'],
-      ['reserved', '9.06 GiB', '11.58 GiB', '−21.8 %'],
-      ['nvidia-smi', '9.55 GiB', '12.07 GiB', '−20.9 %'],
+      ['allocated', '8.30 GiB', '10.08 GiB', '−17.7 %'],
+      ['reserved', '9.07 GiB', '11.60 GiB', '−21.8 %'],
+      ['nvidia-smi', '9.56 GiB', '12.09 GiB', '−20.9 %'],
     ]);
     expect(out).toContain(
       "  activations    1.30 × the estimate's (7.75 GiB at the peak where 5.96 GiB were estimated)",

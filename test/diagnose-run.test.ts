@@ -227,7 +227,7 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     // The run's stored scenario (llama-3.2-1b, LoRA, micro-batch 4) is estimated against the 12 GiB card.
     expect(evidence(d.findings[0]!)).toEqual([
       'phase: mid-run (from the recorded steps: the run had completed many training steps before it failed: the setup fit, then something changed)',
-      'estimate for this setup (nvidia-smi level): 20.54 GiB / 12.00 GiB, 8.54 GiB short',
+      'estimate for this setup (nvidia-smi level): 20.55 GiB / 12.00 GiB, 8.55 GiB short',
     ]);
     expect(evidence(d.findings[1]!)).toEqual([
       'allocated: 6.00 GiB at step 4 → 10.75 GiB at step 23',

@@ -63,6 +63,7 @@ export const PEAK_TERM_LABELS: Readonly<Record<PeakTermName, string>> = {
   'optimizer-states': 'optimizer states',
   'communication-buckets': 'DDP/ZeRO communication buckets',
   'gathered-weights': 'gathered layers (ZeRO-3/FSDP)',
+  'cublas-workspaces': 'cuBLAS workspaces (forward and backward threads)',
   'fsdp-root-unit': 'FSDP root unit (embeddings, head)',
   'accumulated-gradients': 'gradients kept between micro-batches',
   gradients: 'gradients',

@@ -717,6 +717,7 @@ describe('estimate: the terms of each phase', () => {
     expect(e.peakTerms!.map((t) => t.term)).toEqual([
       'weights',
       'optimizer-states',
+      'cublas-workspaces',
       'saved-activations',
       'logits-and-loss',
       'backward-transient',
@@ -952,5 +953,33 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     expect(context('h100-sxm')).toBe(758 * 2 ** 20);
     expect(context('a100-sxm-80gb')).toBe(500 * 2 ** 20);
     expect(run({ method: 'lora' }).breakdown.cudaContextBytes).toBe(500 * 2 ** 20);
+  });
+
+  it('keeps two cuBLAS workspaces allocated after the first matmul: 32 MiB each on Hopper and Blackwell', () => {
+    const workspaces = (gpu?: string) => run({ method: 'full' }, gpu).breakdown.cublasWorkspaceBytes;
+    expect(workspaces('h200-sxm')).toBe(64 * 2 ** 20);
+    expect(workspaces('b200')).toBe(64 * 2 ** 20);
+    // 4096 KiB × 2 + 16 KiB × 8 per handle, the 8,519,680 bytes pytorch/pytorch#95668 saw on an A10G.
+    expect(workspaces('a10g')).toBe(2 * 8_519_680);
+    expect(workspaces()).toBe(2 * 8_519_680);
+
+    const scenario = parseScenario({ model: 'llama-3.1-8b', method: 'full' });
+    const e = estimate({ scenario, shape: shapeOf('llama-3.1-8b'), gpu: findGpu('h200-sxm')!, terms: true });
+    const termBytes = (phase: 'load' | 'forward' | 'backward' | 'optimizer-step', name: string) =>
+      e.phaseTerms![phase].find((t) => t.term === name)?.bytes;
+    // Not at load: no matmul has run. In every phase after it, the same bytes.
+    expect(termBytes('load', 'cublas-workspaces')).toBeUndefined();
+    for (const phase of ['forward', 'backward', 'optimizer-step'] as const) {
+      expect([phase, termBytes(phase, 'cublas-workspaces')]).toEqual([phase, 64 * 2 ** 20]);
+    }
+    // They are runtime buffers, not activations: runtime is them, the reserve and the CUDA context.
+    const { peak, components, breakdown } = e;
+    expect(e.peakPhase).toBe('optimizer-step');
+    expect(components.runtime).toBe(
+      64 * 2 ** 20 + (peak.reservedBytes - peak.allocatedBytes) + breakdown.cudaContextBytes!,
+    );
+    expect(components.weights + components.gradients + components.optimizer + components.activations).toBe(
+      peak.allocatedBytes - 64 * 2 ** 20,
+    );
   });
 });

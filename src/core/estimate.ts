@@ -108,11 +108,37 @@ export const HOPPER_CUDA_CONTEXT_BYTES = 758 * MIB;
 export function cudaContextBytes(gpu: Pick<GpuSpec, 'architecture'> | null | undefined): number {
   return gpu?.architecture === 'Hopper' ? HOPPER_CUDA_CONTEXT_BYTES : CUDA_CONTEXT_BYTES;
 }
+/**
+ * One cuBLAS handle's workspace. torch allocates it through its caching allocator, so it counts in
+ * max_memory_allocated: pytorch/pytorch#95668 finds 8,519,680 bytes still allocated after a single
+ * nn.Linear on an A10G. The default is CUBLAS_WORKSPACE_CONFIG ":4096:2:16:8" (4096 KiB × 2 + 16 KiB × 8),
+ * and 32 MiB on Hopper and Blackwell (aten/src/ATen/cuda/CublasHandlePool.cpp,
+ * parseChosenWorkspaceSize).
+ */
+export const CUBLAS_WORKSPACE_BYTES = 4096 * 1024 * 2 + 16 * 1024 * 8;
+export const CUBLAS_WORKSPACE_BYTES_HOPPER = 32 * MIB;
+/**
+ * A training step holds two cuBLAS handles, each with its own workspace: the handles are per thread,
+ * and backward runs on autograd's device thread, not the Python thread that runs forward and the
+ * optimizer. Measured on the H200: full fine-tunes that peak at the optimizer step, where every other
+ * term is exact, allocated 64–67 MiB more than the terms without it (rows h200-016, h200-023,
+ * h200c-014, h200c-016, h200g-004).
+ */
+export const CUBLAS_HANDLES_PER_STEP = 2;
+
+/** The cuBLAS workspaces a training step keeps allocated on this GPU (the general size when it is unknown). */
+export function cublasWorkspaceBytes(gpu: Pick<GpuSpec, 'architecture'> | null | undefined): number {
+  const large = gpu?.architecture === 'Hopper' || gpu?.architecture === 'Blackwell';
+  return CUBLAS_HANDLES_PER_STEP * (large ? CUBLAS_WORKSPACE_BYTES_HOPPER : CUBLAS_WORKSPACE_BYTES);
+}
 /** NCCL communicator buffers per process when more than one GPU is used (NCCL_BUFFSIZE 4 MiB × channels × peers). */
 export const NCCL_BUFFER_BYTES = 384 * MIB;
 /** Share of the churning (transient) bytes that the caching allocator holds as unusable reserve. */
 export const ALLOCATOR_FRAGMENTATION = 0.12;
-/** cuBLAS/cuBLASLt workspaces and the allocator's 2 MiB/20 MiB segment rounding, inside torch reserved. */
+/**
+ * The allocator's own slack inside torch reserved: blocks rounded up to 2 MiB, 2 MiB and 20 MiB segments
+ * only partly used. The least reserve beyond allocated measured on the H200 was 184 MiB (row h200c-002).
+ */
 export const ALLOCATOR_BASE_RESERVE_BYTES = 64 * MIB;
 /** DeepSpeed ZeRO's gradient reduce bucket, elements (reduce_bucket_size default 5e8, deepspeed/runtime/zero/config.py). */
 export const ZERO_REDUCE_BUCKET_ELEMENTS = 5e8;
@@ -871,6 +897,7 @@ export const PEAK_TERMS = [
   'optimizer-states',
   'communication-buckets',
   'gathered-weights',
+  'cublas-workspaces',
   'fsdp-root-unit',
   'accumulated-gradients',
   'gradients',
@@ -902,6 +929,7 @@ const PERSISTENT_TERMS = [
   'optimizer-states',
   'communication-buckets',
   'gathered-weights',
+  'cublas-workspaces',
 ] as const;
 const FORWARD_END_TERMS = [
   ...PERSISTENT_TERMS,
@@ -931,6 +959,7 @@ const PHASE_TERM_NAMES: Readonly<Record<PhaseShape, readonly PeakTermName[]>> = 
     'gradients',
     'optimizer-states',
     'communication-buckets',
+    'cublas-workspaces',
     'optimizer-step-temporary',
   ],
   'optimizer-in-backward': PERSISTENT_TERMS,
@@ -1141,7 +1170,9 @@ export function estimate(input: EstimateInput): Estimate {
   // figure is their sum. Loading quantizes one 16-bit weight at a time: that weight and its cast. The end
   // of forward holds what backward needs; the previous step's kept inputs come on top until the loop
   // replaces its outputs, which happens before this backward starts.
-  const persistentValues = [W, O, bucketBytes, gatheredBytes];
+  // The cuBLAS workspaces come with the first matmul and stay: not at load, in every phase after it.
+  const workspaceBytes = cublasWorkspaceBytes(input.gpu);
+  const persistentValues = [W, O, bucketBytes, gatheredBytes, workspaceBytes];
   const forwardEndValues = [
     ...persistentValues,
     rootBytes,
@@ -1186,7 +1217,7 @@ export function estimate(input: EstimateInput): Estimate {
       dequantBytes,
       inBackward ? stepTemp : 0,
     ],
-    'optimizer-step': [W, G, O, bucketBytes, stepTemp],
+    'optimizer-step': [W, G, O, bucketBytes, workspaceBytes, stepTemp],
     // In backward, the step is already done: no separate optimizer phase holds the gradients.
     'optimizer-in-backward': persistentValues,
   };
@@ -1255,16 +1286,23 @@ export function estimate(input: EstimateInput): Estimate {
             ? stepTemp
             : 0),
   };
+  // The cuBLAS workspaces are runtime buffers that torch happens to allocate.
+  const workspacesAtPeak = peakPhase === 'load' ? 0 : workspaceBytes;
   const activationsAtPeak = Math.max(
     0,
-    allocated - atPeak.weights - atPeak.gradients - atPeak.optimizer - bucketBytes,
+    allocated - atPeak.weights - atPeak.gradients - atPeak.optimizer - bucketBytes - workspacesAtPeak,
   );
   const components: Components = {
     weights: atPeak.weights,
     gradients: atPeak.gradients,
     optimizer: atPeak.optimizer + pagedOptimizerBytes,
     activations: activationsAtPeak,
-    runtime: bucketBytes + (reserved - allocated) + contextBytes + (gpus > 1 ? NCCL_BUFFER_BYTES : 0),
+    runtime:
+      bucketBytes +
+      workspacesAtPeak +
+      (reserved - allocated) +
+      contextBytes +
+      (gpus > 1 ? NCCL_BUFFER_BYTES : 0),
   };
 
   // Host memory per node: each of the node's GPUs (at most GPUS_PER_NODE) brings its own share.
@@ -1362,6 +1400,7 @@ export function estimate(input: EstimateInput): Estimate {
       fsdpRootGradientBytes: Math.round(rootGradBytes),
       commBufferBytes: Math.round(bucketBytes),
       optimizerTempBytes: Math.round(stepTemp),
+      cublasWorkspaceBytes: Math.round(workspaceBytes),
       cudaContextBytes: Math.round(contextBytes),
       ncclBytes: Math.round(gpus > 1 ? NCCL_BUFFER_BYTES : 0),
     },

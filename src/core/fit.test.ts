@@ -55,10 +55,10 @@ describe('fitLimits', () => {
   });
 
   it('finds the longest sequence: it fits with the margin, one token more does not', () => {
-    expect(result.seqLen.value).toBe(8031);
-    expect(peakAt({ seqLen: 8031 })).toBeLessThanOrEqual(result.target.budgetBytes);
-    expect(peakAt({ seqLen: 8032 })).toBeGreaterThan(result.target.budgetBytes);
-    expect(result.seqLen.estimate!.peak.deviceBytes).toBe(peakAt({ seqLen: 8031 }));
+    expect(result.seqLen.value).toBe(8022);
+    expect(peakAt({ seqLen: 8022 })).toBeLessThanOrEqual(result.target.budgetBytes);
+    expect(peakAt({ seqLen: 8023 })).toBeGreaterThan(result.target.budgetBytes);
+    expect(result.seqLen.estimate!.peak.deviceBytes).toBe(peakAt({ seqLen: 8022 }));
   });
 
   it('keeps the margin: with none, the card holds more', () => {

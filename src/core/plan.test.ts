@@ -179,7 +179,7 @@ describe('makePlan: the ladder', () => {
       'shorter-sequence',
     ]);
     const rung = allowed.rungs[2]!;
-    expect(rung.scenario.seqLen).toBe(8000);
+    expect(rung.scenario.seqLen).toBe(7936);
     expect(rung.scenario.seqLen % SEQ_LEN_STEP).toBe(0);
     expect(rung.fits).toBe(true);
     // One step longer does not fit.
@@ -189,7 +189,7 @@ describe('makePlan: the ladder', () => {
       gpu: findGpu('rtx-4090')!,
     });
     expect(longer.peak.deviceBytes).toBeGreaterThan(allowed.target.budgetBytes);
-    expect(rung.risk.note).toBe('quality: samples longer than 8000 tokens are truncated (or must be split)');
+    expect(rung.risk.note).toBe('quality: samples longer than 7936 tokens are truncated (or must be split)');
   });
 });
 

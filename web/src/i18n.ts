@@ -250,6 +250,7 @@ const TERM_WORDS_ZH: Readonly<Record<PeakTermName, string>> = {
   'optimizer-states': '优化器状态',
   'communication-buckets': 'DDP/ZeRO 通信桶',
   'gathered-weights': '聚合的层（ZeRO-3/FSDP）',
+  'cublas-workspaces': 'cuBLAS 工作区（前向与反向线程各一）',
   'fsdp-root-unit': 'FSDP 根单元（嵌入层、输出头）',
   'accumulated-gradients': 'micro-batch 之间保留的梯度',
   gradients: '梯度',
