@@ -173,6 +173,8 @@ describe('headroom estimate', () => {
     expect(run('--no-fused-optimizer').fusedOptimizer).toBeUndefined();
     expect(run('--torch-compile').torchCompile).toBe(true);
     expect(run('--torch-compile', '--no-torch-compile').torchCompile).toBeUndefined();
+    expect(run('--expandable-segments').expandableSegments).toBe(true);
+    expect(run('--expandable-segments', '--no-expandable-segments').expandableSegments).toBeUndefined();
     const eightBit = run('--optimizer', 'adamw-8bit');
     expect(eightBit.optimizer).toBe('adamw-8bit');
     expect(eightBit.fusedOptimizer).toBeUndefined();

@@ -762,6 +762,42 @@ describe('checks before launch', () => {
     );
     expect(tooBig.stderr).toContain('error: refusing to start (--strict)');
   });
+
+  it('takes expandable segments from PYTORCH_CUDA_ALLOC_CONF into the scenario, unless told otherwise', () => {
+    const { dir, env } = home();
+    const idle = {
+      ...env,
+      STANDIN_NVSMI_APPS_CSV: 'none',
+      STANDIN_NVSMI_GPU_CSV: idleGpuCsv(dir),
+      PYTORCH_CUDA_ALLOC_CONF: 'max_split_size_mb:512,expandable_segments:True',
+    };
+    const setup = ['--model', 'llama-3.2-1b', '--method', 'lora', '--seq-len', '4096'];
+    const r = headroom(idle, 'run', '--name', 'env', ...setup, '--', 'python3', TRAIN, '--steps', '1');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'headroom: PYTORCH_CUDA_ALLOC_CONF sets expandable_segments:True; the estimate counts it\n',
+    );
+    headroom(
+      idle,
+      'run',
+      '--name',
+      'flag',
+      ...setup,
+      '--no-expandable-segments',
+      '--',
+      'python3',
+      TRAIN,
+      '--steps',
+      '1',
+    );
+    const [fromEnv, declined] = json(idle, 'runs');
+    expect(fromEnv.scenario.expandableSegments).toBe(true);
+    expect(fromEnv.env.pytorchAllocConf).toBe('max_split_size_mb:512,expandable_segments:True');
+    expect(declined.scenario.expandableSegments).toBeUndefined();
+    // The same allocated peak; the expandable run's estimate keeps less reserve above it.
+    expect(fromEnv.estimate.allocatedBytes).toBe(declined.estimate.allocatedBytes);
+    expect(fromEnv.estimate.reservedBytes).toBeLessThan(declined.estimate.reservedBytes);
+  });
 });
 
 describe('what a run shows while it runs', () => {

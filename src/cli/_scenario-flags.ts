@@ -43,6 +43,8 @@ export const SCENARIO_OPTIONS = {
   'offload-optimizer': { type: 'string' },
   'offload-params': { type: 'string' },
   'offload-activations': { type: 'string' },
+  'expandable-segments': { type: 'boolean' },
+  'no-expandable-segments': { type: 'boolean' },
   gpu: { type: 'string' },
   scenario: { type: 'string' },
 } as const;
@@ -96,6 +98,9 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --offload-activations T   none | cpu: saved activations wait in pinned CPU memory
                             (HF gradient_checkpointing_kwargs offload, TRL/torchtune
                             activation offloading, Unsloth/Axolotl offloaded ckpt)  [none]
+  --expandable-segments     the run sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:
+                            a smaller allocator reserve (reserved and nvidia-smi levels)
+  --no-expandable-segments  the default allocator, over a scenario file that sets it
   --gpu ID                  catalog GPU to check the fit against (headroom gpus)`;
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
@@ -181,6 +186,8 @@ export function applyScenarioFlags(
   set('loss', values.loss);
   if (values['torch-compile'] === true) out.torchCompile = true;
   if (values['no-torch-compile'] === true) out.torchCompile = false;
+  if (values['expandable-segments'] === true) out.expandableSegments = true;
+  if (values['no-expandable-segments'] === true) out.expandableSegments = false;
   set('gpu', values.gpu);
   const lora: Record<string, unknown> = { ...((base.lora as Record<string, unknown> | undefined) ?? {}) };
   const loraBefore = JSON.stringify(lora);

@@ -69,6 +69,7 @@ export function runJson(run: RunRecord, now: number = Date.now()): Record<string
     },
     estimate: run.estimate,
     scenario: run.scenario,
+    env: run.env,
     logPath: run.logPath,
     stderrPath: run.stderrPath,
     monitorPid: run.monitorPid,

@@ -9,7 +9,6 @@
  */
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
-  ALLOCATOR_FRAGMENTATION,
   type Estimate,
   fitOn,
   PHASES,
@@ -79,12 +78,9 @@ function backwardAtStart(e: Estimate): boolean {
   return e.phases.backward >= e.phases.forward + (e.breakdown.backwardTransientBytes ?? 0);
 }
 
-/** The bytes that churn (activations, temporaries), from the estimate's reserved − allocated. */
+/** The bytes that churn (activations, temporaries) at the estimate's peak, as its reserve model counts them. */
 function churnOf(e: Estimate): number {
-  return Math.max(
-    0,
-    (e.peak.reservedBytes - e.peak.allocatedBytes - ALLOCATOR_BASE_RESERVE_BYTES) / ALLOCATOR_FRAGMENTATION,
-  );
+  return e.breakdown.churnBytes ?? 0;
 }
 
 interface Scaled {
@@ -116,7 +112,7 @@ function scale(e: Estimate, k: number): Scaled {
   const churn = Math.max(0, churnOf(e) + (allocated - e.peak.allocatedBytes));
   return {
     allocatedBytes: allocated,
-    gapBytes: ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * churn,
+    gapBytes: ALLOCATOR_BASE_RESERVE_BYTES + (e.breakdown.allocatorFragmentationShare ?? 0) * churn,
     peakPhase,
     phases,
   };

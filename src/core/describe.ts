@@ -54,6 +54,7 @@ export function describeScenario(scenario: Scenario, modelId: string): string {
     ...(scenario.torchCompile ? ['compiled'] : []),
     gpus,
     ...(offload.length > 0 ? [`offload ${offload.join(' ')}`] : []),
+    ...(scenario.expandableSegments ? ['expandable segments'] : []),
   ].join(' · ');
 }
 

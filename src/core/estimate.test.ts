@@ -955,6 +955,22 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     expect(run({ method: 'lora' }).breakdown.cudaContextBytes).toBe(500 * 2 ** 20);
   });
 
+  it('with expandable segments keeps 7.8 % of the churning bytes as reserve instead of 12 %; allocated is the same', () => {
+    const fields = { method: 'lora', precision: 'bf16-true', seqLen: 4096 };
+    const plain = run(fields, 'a100-sxm-80gb');
+    const expandable = run({ ...fields, expandableSegments: true }, 'a100-sxm-80gb');
+    expect(expandable.peak.allocatedBytes).toBe(plain.peak.allocatedBytes);
+    expect(expandable.breakdown.churnBytes).toBe(plain.breakdown.churnBytes);
+    expect(plain.breakdown.churnBytes!).toBeGreaterThan(2 ** 30);
+    const reserve = (e: typeof plain) => e.peak.reservedBytes - e.peak.allocatedBytes - 64 * 2 ** 20;
+    expect(reserve(plain)).toBeCloseTo(0.12 * plain.breakdown.churnBytes!, -1);
+    expect(reserve(expandable)).toBeCloseTo(0.078 * plain.breakdown.churnBytes!, -1);
+    expect(plain.peak.deviceBytes - expandable.peak.deviceBytes).toBe(
+      plain.peak.reservedBytes - expandable.peak.reservedBytes,
+    );
+    expect(expandable.breakdown.allocatorFragmentationShare).toBe(0.078);
+  });
+
   it('keeps two cuBLAS workspaces allocated after the first matmul: 32 MiB each on Hopper and Blackwell', () => {
     const workspaces = (gpu?: string) => run({ method: 'full' }, gpu).breakdown.cublasWorkspaceBytes;
     expect(workspaces('h200-sxm')).toBe(64 * 2 ** 20);

@@ -133,8 +133,23 @@ export function cublasWorkspaceBytes(gpu: Pick<GpuSpec, 'architecture'> | null |
 }
 /** NCCL communicator buffers per process when more than one GPU is used (NCCL_BUFFSIZE 4 MiB × channels × peers). */
 export const NCCL_BUFFER_BYTES = 384 * MIB;
-/** Share of the churning (transient) bytes that the caching allocator holds as unusable reserve. */
+/**
+ * Share of the churning (transient) bytes that the caching allocator holds as unusable reserve.
+ * MEMORY-MODEL.md gives reserved − allocated as 5–30 % in training; on the 91 H200 runs (bench/gpu) the
+ * measured reserve was a median 11.4 % of the bytes this model calls churn.
+ */
 export const ALLOCATOR_FRAGMENTATION = 0.12;
+/**
+ * The same share with expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), measured:
+ * twelve H200 runs, each run twice, kept a median 7.8 % of the churn above allocated with it (2–31 %)
+ * where the default allocator kept 53 % (8–96 %); bench/gpu/results/expandable-*.jsonl.
+ */
+export const EXPANDABLE_SEGMENTS_FRAGMENTATION = 0.078;
+
+/** The share of the churning bytes the allocator keeps as reserve, for the scenario's allocator setting. */
+export function fragmentationShare(scenario: Pick<Scenario, 'expandableSegments'>): number {
+  return scenario.expandableSegments ? EXPANDABLE_SEGMENTS_FRAGMENTATION : ALLOCATOR_FRAGMENTATION;
+}
 /**
  * The allocator's own slack inside torch reserved: blocks rounded up to 2 MiB, 2 MiB and 20 MiB segments
  * only partly used. The least reserve beyond allocated measured on the H200 was 184 MiB (row h200c-002).
@@ -1255,7 +1270,7 @@ export function estimate(input: EstimateInput): Estimate {
     0,
     allocated - persistent - (peakPhase === 'optimizer-step' ? G : gradsDuringForward),
   );
-  const reserved = allocated + ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * churn;
+  const reserved = allocated + ALLOCATOR_BASE_RESERVE_BYTES + fragmentationShare(scenario) * churn;
   const contextBytes = cudaContextBytes(input.gpu);
   const nonTorch = contextBytes + (gpus > 1 ? NCCL_BUFFER_BYTES : 0) + pagedOptimizerBytes;
   const device = reserved + nonTorch;
@@ -1401,6 +1416,9 @@ export function estimate(input: EstimateInput): Estimate {
       commBufferBytes: Math.round(bucketBytes),
       optimizerTempBytes: Math.round(stepTemp),
       cublasWorkspaceBytes: Math.round(workspaceBytes),
+      // The reserve model: the bytes that churn at the peak, and the share of them the allocator keeps.
+      churnBytes: Math.round(churn),
+      allocatorFragmentationShare: fragmentationShare(scenario),
       cudaContextBytes: Math.round(contextBytes),
       ncclBytes: Math.round(gpus > 1 ? NCCL_BUFFER_BYTES : 0),
     },

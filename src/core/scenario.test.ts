@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HeadroomUserError } from './errors.js';
-import { parseScenario } from './scenario.js';
+import { allocConfExpandsSegments, parseScenario } from './scenario.js';
 
 function errorOf(input: unknown): HeadroomUserError {
   try {
@@ -150,6 +150,7 @@ describe('parseScenario', () => {
     ],
     [{ model: 'x', optimizerInBackward: 'yes' }, 'optimizerInBackward', /"yes" must be true or false/],
     [{ model: 'x', torchCompile: 1 }, 'torchCompile', /1 must be true or false/],
+    [{ model: 'x', expandableSegments: 'True' }, 'expandableSegments', /"True" must be true or false/],
     [
       { model: 'x', optimizer: 'adamw-8bit', fusedOptimizer: true },
       'fusedOptimizer',
@@ -179,6 +180,22 @@ describe('parseScenario', () => {
   it('keeps torchCompile only when it is true', () => {
     expect(parseScenario({ model: 'x', torchCompile: true }).torchCompile).toBe(true);
     expect('torchCompile' in parseScenario({ model: 'x', torchCompile: false })).toBe(false);
+  });
+
+  it('keeps expandableSegments only when it is true', () => {
+    expect(parseScenario({ model: 'x', expandableSegments: true }).expandableSegments).toBe(true);
+    expect('expandableSegments' in parseScenario({ model: 'x', expandableSegments: false })).toBe(false);
+  });
+
+  it('reads expandable segments from PYTORCH_CUDA_ALLOC_CONF as torch does: exactly True, among other pairs', () => {
+    expect(allocConfExpandsSegments('expandable_segments:True')).toBe(true);
+    expect(allocConfExpandsSegments('max_split_size_mb:128, expandable_segments:True')).toBe(true);
+    expect(allocConfExpandsSegments('expandable_segments:False')).toBe(false);
+    // torch rejects anything but True and False, so "true" turns nothing on.
+    expect(allocConfExpandsSegments('expandable_segments:true')).toBe(false);
+    expect(allocConfExpandsSegments('max_split_size_mb:128')).toBe(false);
+    expect(allocConfExpandsSegments('')).toBe(false);
+    expect(allocConfExpandsSegments(undefined)).toBe(false);
   });
 
   it("keeps lora.adapterDtype only for 'model': fp32 is PEFT's default", () => {

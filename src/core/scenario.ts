@@ -164,6 +164,13 @@ export interface Scenario {
      */
     readonly activations?: 'cpu';
   };
+  /**
+   * The run sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch ≥ 2.1): the caching
+   * allocator grows segments in place instead of keeping blocks of one size, so little of what is
+   * freed stays unusable. It changes the reserved and nvidia-smi levels, not allocated. Present only
+   * when true.
+   */
+  readonly expandableSegments?: true;
   readonly gpu?: string;
 }
 
@@ -217,8 +224,22 @@ const TOP_LEVEL_FIELDS = new Set([
   'loss',
   'parallelism',
   'offload',
+  'expandableSegments',
   'gpu',
 ]);
+
+/**
+ * Whether an allocator setting turns expandable segments on: PYTORCH_CUDA_ALLOC_CONF (or PyTorch 2.9's
+ * PYTORCH_ALLOC_CONF) is comma-separated key:value pairs, and torch accepts exactly "True"
+ * (c10/cuda/CUDAAllocatorConfig.cpp, parseExpandableSegments).
+ */
+export function allocConfExpandsSegments(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  return value.split(',').some((pair) => {
+    const [key, setting] = pair.split(':').map((part) => part.trim());
+    return key === 'expandable_segments' && setting === 'True';
+  });
+}
 
 /** Whether torchao can have quantized a base to this: its NF4Tensor, with double-quantized scales. */
 export function torchaoQuantizes(quantization: string): boolean {
@@ -580,6 +601,7 @@ export function parseScenario(input: unknown): Scenario {
       ...(overlapComm ? { overlapComm: true as const } : {}),
     },
     offload,
+    ...(flag(raw.expandableSegments, 'expandableSegments') ? { expandableSegments: true as const } : {}),
     ...(typeof gpu === 'string' ? { gpu } : {}),
   };
 }

@@ -109,6 +109,25 @@ describe('Estimate page', () => {
     expect(session.page.url()).toContain('torchCompile=true');
   });
 
+  it('expandable segments lower the reserve, not allocated, when ticked, and stay in the URL', async () => {
+    const base = { gradientCheckpointing: 'full', seqLen: 4096 };
+    await session.page.goto(`${session.url}/#/estimate?gradientCheckpointing=full&seqLen=4096`);
+    const plain = expected(base);
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(plain.peak.deviceBytes));
+    await session.page.getByTestId('expandable-segments').check();
+    const expandable = expected({ ...base, expandableSegments: true });
+    expect(expandable.peak.deviceBytes).toBeLessThan(plain.peak.deviceBytes);
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(expandable.peak.deviceBytes));
+    expect(await session.page.getByTestId('peak-allocatedBytes').textContent()).toBe(
+      formatBytes(plain.peak.allocatedBytes),
+    );
+    expect(session.page.url()).toContain('expandableSegments=true');
+  });
+
   it('offers the fused optimizer kernel for torch optimizers only, and drops the step temporary', async () => {
     const base = { method: 'full', gradientCheckpointing: 'full', optimizer: 'adamw' };
     await session.page.goto(`${session.url}/#/estimate?method=full&gradientCheckpointing=full`);

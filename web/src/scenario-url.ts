@@ -35,6 +35,7 @@ export const FORM_DEFAULTS: FormState = {
   reduceBucketSize: '',
   overlapComm: 'false',
   offloadActivations: 'false',
+  expandableSegments: 'false',
   torchCompile: 'false',
   offloadOptimizer: 'none',
   offloadParams: 'none',
@@ -175,6 +176,7 @@ export function scenarioFromForm(
       params: form.strategy === 'zero3' || form.strategy === 'fsdp' ? form.offloadParams : 'none',
       ...(form.offloadActivations === 'true' ? { activations: 'cpu' } : {}),
     },
+    ...(form.expandableSegments === 'true' ? { expandableSegments: true } : {}),
     ...(form.gpu ? { gpu: form.gpu } : {}),
   };
 }

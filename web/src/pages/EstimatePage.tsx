@@ -433,6 +433,12 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             onChange={(v) => update('offloadActivations', v)}
             testId="offload-activations"
           />
+          <Toggle
+            label={t('estimate.expandableSegments')}
+            value={form.expandableSegments!}
+            onChange={(v) => update('expandableSegments', v)}
+            testId="expandable-segments"
+          />
           <Select
             label={t('estimate.gpu')}
             value={form.gpu!}
