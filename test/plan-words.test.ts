@@ -34,9 +34,13 @@ describe('the ladder in Chinese', () => {
 
   it('takes each rung’s figures from its own scenarios', () => {
     const smaller = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
-    const first = smaller.rungs[0]!;
-    expect(first.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
-    expect(rungSummaryZh(first, scenariosBefore(smaller)[0]!)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
+    const [allocator, first] = smaller.rungs;
+    expect(allocator!.change.summary).toBe('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True');
+    expect(rungSummaryZh(allocator!, scenariosBefore(smaller)[0]!)).toBe(
+      'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（更小的分配器预留）',
+    );
+    expect(first!.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(rungSummaryZh(first!, scenariosBefore(smaller)[1]!)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
     const offload = long.rungs.find((r) => r.change.id === 'offload-activations-cpu')!;
     expect(riskNoteZh(offload, before[long.rungs.indexOf(offload)]!)).toBe(
       `每个节点需要 ${formatBytes(offload.estimate.host!.cpuBytes)} 锁页 CPU 内存；保存的激活每个 micro-batch 两次经过 PCIe`,

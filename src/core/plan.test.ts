@@ -21,6 +21,7 @@ describe('makePlan: the ladder', () => {
 
   it('applies rungs cheapest first: the changes that cost no quality before those that may', () => {
     expect(fullOn4090.rungs.map((r) => r.change.id)).toEqual([
+      'expandable-segments',
       'smaller-micro-batch',
       'selective-checkpointing',
       'fused-optimizer',
@@ -45,6 +46,7 @@ describe('makePlan: the ladder', () => {
       'rtx-4090',
     );
     expect(lion.rungs.map((r) => r.change.id)).toEqual([
+      'expandable-segments',
       'smaller-micro-batch',
       'selective-checkpointing',
       'pure-bf16',
@@ -65,7 +67,7 @@ describe('makePlan: the ladder', () => {
 
   it('stops at the first rung that fits, and each rung builds on the ones before', () => {
     const fits = fullOn4090.rungs.map((r) => r.fits);
-    expect(fits).toEqual([false, false, false, false, false, false, false, false, true]);
+    expect(fits).toEqual([false, false, false, false, false, false, false, false, false, true]);
     const last = fullOn4090.rungs.at(-1)!;
     expect(last.scenario).toMatchObject({
       method: 'lora',
@@ -98,10 +100,45 @@ describe('makePlan: the ladder', () => {
   });
 
   it('keeps the effective batch when it shrinks the micro-batch', () => {
+    const smaller = fullOn4090.rungs.find((r) => r.change.id === 'smaller-micro-batch')!;
+    expect(smaller.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(smaller.scenario.microBatchSize * smaller.scenario.gradAccumSteps).toBe(4);
+    expect(smaller.relativeStepTime).toBe(1);
+  });
+
+  it('sets expandable segments first: less allocator reserve, the same allocated bytes and step time', () => {
     const first = fullOn4090.rungs[0]!;
-    expect(first.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
-    expect(first.scenario.microBatchSize * first.scenario.gradAccumSteps).toBe(4);
+    expect(first.change.id).toBe('expandable-segments');
+    expect(first.scenario.expandableSegments).toBe(true);
+    expect(first.risk.level).toBe('none');
     expect(first.relativeStepTime).toBe(1);
+    const before = estimate({
+      scenario: parseScenario({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }),
+      shape: shapeOf('llama-3.1-8b'),
+      gpu: findGpu('rtx-4090')!,
+    });
+    expect(first.estimate.peak.allocatedBytes).toBe(before.peak.allocatedBytes);
+    // The reserve falls from 12 % to 7.8 % of the bytes that churn.
+    expect(first.savedBytes).toBeCloseTo((0.12 - 0.078) * before.breakdown.churnBytes!, -2);
+    // A run that already sets it starts the ladder at the next rung.
+    const set = plan(
+      { model: 'llama-3.1-8b', method: 'full', microBatchSize: 4, expandableSegments: true },
+      'rtx-4090',
+    );
+    expect(set.rungs[0]!.change.id).toBe('smaller-micro-batch');
+    // Alone it is enough when the reserve is what stands over the budget.
+    const near = plan(
+      {
+        model: 'llama-3.1-8b',
+        method: 'qlora',
+        quantization: 'nf4',
+        precision: 'bf16-true',
+        gradientCheckpointing: 'full',
+        microBatchSize: 4,
+      },
+      'rtx-4090',
+    );
+    expect(near.rungs.map((r) => [r.change.id, r.fits])).toEqual([['expandable-segments', true]]);
   });
 
   it('prices recomputation in time and quantization in risk', () => {
@@ -124,6 +161,7 @@ describe('makePlan: the ladder', () => {
       'a100-sxm-80gb',
     );
     expect(four.rungs.map((r) => r.change.id)).toEqual([
+      'expandable-segments',
       'smaller-micro-batch',
       'selective-checkpointing',
       'fused-optimizer',
@@ -153,8 +191,11 @@ describe('makePlan: the ladder', () => {
       seqLen: 8192,
     };
     const p = plan(raw, 'rtx-4090');
-    expect(p.rungs.map((r) => [r.change.id, r.fits])).toEqual([['compile-loss', true]]);
-    const rung = p.rungs[0]!;
+    expect(p.rungs.map((r) => [r.change.id, r.fits])).toEqual([
+      ['expandable-segments', false],
+      ['compile-loss', true],
+    ]);
+    const rung = p.rungs[1]!;
     expect(rung.scenario.torchCompile).toBe(true);
     const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
     expect(before.breakdown.lossResidentBytes! - rung.estimate.breakdown.lossResidentBytes!).toBe(
@@ -174,12 +215,13 @@ describe('makePlan: the ladder', () => {
     expect(plan(raw, 'rtx-4090').rungs.map((r) => r.change.id)).not.toContain('shorter-sequence');
     const allowed = plan(raw, 'rtx-4090', { allowShorter: true });
     expect(allowed.rungs.map((r) => r.change.id)).toEqual([
+      'expandable-segments',
       'chunked-loss',
       'compile-loss',
       'shorter-sequence',
     ]);
-    const rung = allowed.rungs[2]!;
-    expect(rung.scenario.seqLen).toBe(7936);
+    const rung = allowed.rungs[3]!;
+    expect(rung.scenario.seqLen).toBe(8256);
     expect(rung.scenario.seqLen % SEQ_LEN_STEP).toBe(0);
     expect(rung.fits).toBe(true);
     // One step longer does not fit.
@@ -189,7 +231,7 @@ describe('makePlan: the ladder', () => {
       gpu: findGpu('rtx-4090')!,
     });
     expect(longer.peak.deviceBytes).toBeGreaterThan(allowed.target.budgetBytes);
-    expect(rung.risk.note).toBe('quality: samples longer than 7936 tokens are truncated (or must be split)');
+    expect(rung.risk.note).toBe('quality: samples longer than 8256 tokens are truncated (or must be split)');
   });
 });
 
@@ -233,7 +275,10 @@ describe('makePlan: the stopping rule and the margin', () => {
     expect(plan(raw, 'rtx-4090', { marginFraction: 0 }).fitsAlready).toBe(true);
     const tight = plan(raw, 'rtx-4090', { marginFraction: 0.1 });
     expect(tight.fitsAlready).toBe(false);
-    expect(tight.rungs.map((r) => [r.change.id, r.fits])).toEqual([['chunked-loss', true]]);
+    expect(tight.rungs.map((r) => [r.change.id, r.fits])).toEqual([
+      ['expandable-segments', false],
+      ['chunked-loss', true],
+    ]);
   });
 
   it('shrinks the micro-batch to the largest divisor that fits, keeping the effective batch', () => {
@@ -244,9 +289,12 @@ describe('makePlan: the stopping rule and the margin', () => {
       precision: 'bf16-true',
       gradientCheckpointing: 'full',
       microBatchSize: 4,
+      // Set already: without it, expandable segments alone would make this fit.
+      expandableSegments: true,
+      seqLen: 2304,
     };
     const p = plan(raw, 'rtx-4090');
-    // 3 would fit too (19.66 GiB) but is not a divisor of 4: the effective batch would change.
+    // 3 would fit too (18.99 GiB) but is not a divisor of 4: the effective batch would change.
     expect(p.rungs.map((r) => r.change.summary)).toEqual(['micro-batch 4 → 2, accumulation 1 → 2']);
     expect(p.rungs[0]!.scenario).toMatchObject({ microBatchSize: 2, gradAccumSteps: 2 });
     expect(p.rungs[0]!.fits).toBe(true);
@@ -326,19 +374,19 @@ describe('makePlan: FSDP rungs', () => {
       'a10g',
     );
     const ids = p.rungs.map((r) => r.change.id);
-    expect(ids).toEqual(['fsdp-sync-each-micro-batch', 'fsdp-wrap-embeddings']);
-    expect(p.rungs.map((r) => r.fits)).toEqual([false, true]);
-    expect(p.rungs[0]!.risk.level).toBe('none');
-    expect(p.rungs[1]!.scenario.parallelism).toEqual({
+    expect(ids).toEqual(['expandable-segments', 'fsdp-sync-each-micro-batch', 'fsdp-wrap-embeddings']);
+    expect(p.rungs.map((r) => r.fits)).toEqual([false, false, true]);
+    expect(p.rungs[1]!.risk.level).toBe('none');
+    expect(p.rungs[2]!.scenario.parallelism).toEqual({
       strategy: 'fsdp',
       gpus: 4,
       syncEachMicroBatch: true,
       wrapEmbeddings: true,
     });
-    expect(p.rungs[1]!.fits).toBe(true);
+    expect(p.rungs[2]!.fits).toBe(true);
   });
 
-  it('upgrading bitsandbytes is the first, free rung when an old one keeps the 4-bit inputs', () => {
+  it('upgrading bitsandbytes is a free rung, right after the allocator setting, when an old one keeps the 4-bit inputs', () => {
     const raw = {
       model: 'llama-3.1-8b',
       method: 'qlora',
@@ -348,12 +396,13 @@ describe('makePlan: FSDP rungs', () => {
       quantizedInputsKept: 'next-forward',
     };
     const p = plan(raw, 'rtx-4090');
-    const first = p.rungs[0]!;
+    expect(p.rungs[0]!.change.id).toBe('expandable-segments');
+    const first = p.rungs[1]!;
     expect(first.change.id).toBe('bitsandbytes-upgrade');
     expect(first.scenario.quantizedInputsKept).toBe('none');
     expect(first.risk.level).toBe('none');
     expect(first.relativeStepTime).toBe(1);
-    const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
+    const before = p.rungs[0]!.estimate;
     expect(first.savedBytes).toBe(before.peak.deviceBytes - first.estimate.peak.deviceBytes);
     expect(first.savedBytes).toBeGreaterThan(0);
     // int8 keeps its input in every bitsandbytes version: nothing to upgrade.
@@ -375,21 +424,21 @@ describe('makePlan: FSDP rungs', () => {
     };
     const p = plan(raw, 'rtx-4090');
     const ids = p.rungs.map((r) => r.change.id);
-    expect(ids[0]).toBe('offload-activations-cpu');
-    const rung = p.rungs[0]!;
+    expect(ids.slice(0, 2)).toEqual(['expandable-segments', 'offload-activations-cpu']);
+    const rung = p.rungs[1]!;
     expect(rung.scenario.offload).toEqual({ optimizer: 'none', params: 'none', activations: 'cpu' });
     expect(rung.change.summary).toBe('activation offload to CPU (the checkpointed layer inputs)');
-    const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
+    const before = p.rungs[0]!.estimate;
     expect(before.peak.allocatedBytes - rung.estimate.peak.allocatedBytes).toBe(30 * 32768 * 4096 * 2);
     expect(rung.savedBytes).toBe(before.peak.deviceBytes - rung.estimate.peak.deviceBytes);
     expect(rung.risk.note).toBe(
       'needs 8.00 GiB of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch',
     );
     // Later offload rungs keep the activations offloaded.
-    for (const later of p.rungs.slice(1)) expect(later.scenario.offload.activations).toBe('cpu');
+    for (const later of p.rungs.slice(2)) expect(later.scenario.offload.activations).toBe('cpu');
     // Optimizer offload is no rung here: ZeRO-Offload's 1 GB reduce bucket (DeepSpeed allocates all
     // reduce_bucket_size = 5e8 bf16 elements) outweighs the adapters' 8-bit states it would move.
-    expect(ids.slice(1)).toEqual(['offload-params-cpu']);
+    expect(ids.slice(2)).toEqual(['offload-params-cpu']);
   });
 });
 
