@@ -3,6 +3,8 @@
  * device, the out-of-memory text the probe or stderr caught, its nvidia-smi samples and its scenario —
  * through the pure diagnoser (src/core/diagnose). The CLI and the dashboard server call this.
  */
+
+import { findGpu } from '../core/catalog/index.js';
 import {
   type DiagnosisResult,
   diagnose,
@@ -13,7 +15,9 @@ import {
   type Timeline,
   timelineFromSteps,
 } from '../core/diagnose/index.js';
+import { matchCatalogGpu } from '../core/env.js';
 import type { RunRecord } from '../core/run-record.js';
+import { MIB } from '../core/units.js';
 import type { Ledger } from './ledger.js';
 import { recordedBitsandbytes, requireRun, runScenarioContextSync } from './run-context.js';
 
@@ -53,11 +57,17 @@ export function diagnoseRun(
     probeCapacityBytes(events) ?? (cardTotals.length > 0 ? Math.min(...cardTotals) : null);
   const timeline = timelineFromSteps(ledger.steps(record.id), capacityBytes);
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
+  // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).
+  const card = gpus.find((g) => g.name !== null);
+  const cardId = card
+    ? matchCatalogGpu(card.name!, card.totalBytes === null ? null : card.totalBytes / MIB)
+    : null;
   const result = diagnose({
     text: ledger.oomText(record.id),
     timeline,
     samples: { gpus, processes: ledger.processSamples(record.id) },
     capacityBytes,
+    gpu: cardId === null ? null : (findGpu(cardId) ?? null),
     scenario,
     bitsandbytes: recordedBitsandbytes(ledger, record.id),
     catalog: options.catalog ?? EN,

@@ -80,6 +80,20 @@ describe('environment', () => {
       'CUDA context (assumed): 500 MiB',
       'used by nothing listed: 1.14 GiB (10 % of the card)',
     ]);
+    // On a known card the context is the estimator's for it: 758 MiB measured on Hopper.
+    const noProcesses =
+      'CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 1.00 GiB is free. Of the allocated memory 100.00 GiB is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch but unallocated.';
+    const outside = (gpu?: string) =>
+      diagnose({ text: noProcesses, gpu: gpu ? findGpu(gpu)! : null })
+        .findings.find((f) => f.code === 'memory-outside-process')!
+        .evidence.map((e) => `${e.label}: ${e.value}`);
+    expect(outside('h200-sxm')).toEqual([
+      'used on the card (total − free): 138.80 GiB',
+      'reserved by PyTorch in total: 102.00 GiB',
+      'CUDA context (assumed): 758 MiB',
+      'used by nothing listed: 36.06 GiB (26 % of the card)',
+    ]);
+    expect(outside()).toContain('CUDA context (assumed): 500 MiB');
     expect(codes('pt-1.x-59778-free-but-fails')).toEqual([
       'memory-outside-process',
       'free-exceeds-request',

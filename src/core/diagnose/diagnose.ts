@@ -162,6 +162,7 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
     baseline: scenario ? baselineEstimate(scenario) : null,
     bitsandbytes,
     capacityBytes: match?.oom.totalBytes ?? input.capacityBytes ?? (gpu ? usableBytes(gpu) : null),
+    gpu,
     catalog,
   };
   const findings = sortFindings(

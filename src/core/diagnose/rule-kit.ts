@@ -1,4 +1,5 @@
 /** What every diagnosis rule reads, and how it words a finding from the message catalog. */
+import type { GpuSpec } from '../catalog/gpu-spec.js';
 import type { Estimate } from '../estimate.js';
 import type { LogLine, OomMatch, PhaseReading } from '../oom/index.js';
 import { formatBytes } from '../units.js';
@@ -37,6 +38,8 @@ export interface RuleInput {
   readonly bitsandbytes: string | null;
   /** The card: the OOM's total capacity, else the recorded card, else the scenario's --gpu; null when none is known. */
   readonly capacityBytes: number | null;
+  /** The catalog GPU: the scenario's --gpu, else the one given, else the recorded card's; null when unknown. */
+  readonly gpu: GpuSpec | null;
   readonly catalog: MessageCatalog;
 }
 
