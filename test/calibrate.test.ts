@@ -229,6 +229,20 @@ describe('estimate, then calibrate with a short trial run', () => {
     expect(json(e2, 'fit', '--calibrated', '1', '--gpu', 'a10g').microBatch.value).toBe(3);
   });
 
+  it('a run recorded without a scenario keeps its allocator setting for the calibration', () => {
+    const { dir: d4, env: e4 } = home();
+    const plan = join(d4, 'plan.json');
+    writeFileSync(plan, JSON.stringify(standInPlan(2)));
+    const expandable = { ...e4, PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' };
+    headroom(expandable, 'run', '--interval-ms', '50', '--', 'python3', TRAIN, '--plan', plan);
+    const cal = json(e4, 'calibrate', '1', ...SETUP, '--micro-batch', '2');
+    expect(cal.scenario.expandableSegments).toBe(true);
+    const declined = json(e4, 'calibrate', '1', ...SETUP, '--micro-batch', '2', '--no-expandable-segments');
+    expect(declined.scenario.expandableSegments).toBeUndefined();
+    // The same measured run: the model's smaller reserve leaves more for the allocator factor to explain.
+    expect(cal.calibration.allocatorFactor).toBeGreaterThan(declined.calibration.allocatorFactor);
+  });
+
   it('mistakes: a message and a Try line, never a stack trace', () => {
     const { env: e3 } = home();
     for (const [args, stderr] of [
