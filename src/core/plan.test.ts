@@ -16,6 +16,15 @@ const plan = (
 ) =>
   makePlan({ scenario: parseScenario(raw), shape: shapeOf(String(raw.model)), gpu: findGpu(gpu)!, ...extra });
 
+/** Llama-3.1-8B QLoRA (NF4, bf16, full checkpointing): the setup a 24 GB card is sized for. */
+const QLORA_8B = {
+  model: 'llama-3.1-8b',
+  method: 'qlora',
+  quantization: 'nf4',
+  precision: 'bf16-true',
+  gradientCheckpointing: 'full',
+} as const;
+
 describe('makePlan: the ladder', () => {
   const fullOn4090 = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
 
@@ -127,17 +136,7 @@ describe('makePlan: the ladder', () => {
     );
     expect(set.rungs[0]!.change.id).toBe('smaller-micro-batch');
     // Alone it is enough when the reserve is what stands over the budget.
-    const near = plan(
-      {
-        model: 'llama-3.1-8b',
-        method: 'qlora',
-        quantization: 'nf4',
-        precision: 'bf16-true',
-        gradientCheckpointing: 'full',
-        microBatchSize: 4,
-      },
-      'rtx-4090',
-    );
+    const near = plan({ ...QLORA_8B, microBatchSize: 4 }, 'rtx-4090');
     expect(near.rungs.map((r) => [r.change.id, r.fits])).toEqual([['expandable-segments', true]]);
   });
 
@@ -237,16 +236,7 @@ describe('makePlan: the ladder', () => {
 
 describe('makePlan: the stopping rule and the margin', () => {
   it('says a scenario already fits, with its headroom, and changes nothing', () => {
-    const p = plan(
-      {
-        model: 'llama-3.1-8b',
-        method: 'qlora',
-        quantization: 'nf4',
-        precision: 'bf16-true',
-        gradientCheckpointing: 'full',
-      },
-      'rtx-4090',
-    );
+    const p = plan(QLORA_8B, 'rtx-4090');
     expect(p.fitsAlready).toBe(true);
     expect(p.rungs).toEqual([]);
     expect(p.alternatives).toEqual([]);
@@ -256,14 +246,7 @@ describe('makePlan: the stopping rule and the margin', () => {
   });
 
   it('a peak between the budget and the whole card does not fit: the margin is enforced', () => {
-    const raw = {
-      model: 'llama-3.1-8b',
-      method: 'qlora',
-      quantization: 'nf4',
-      precision: 'bf16-true',
-      gradientCheckpointing: 'full',
-      seqLen: 8600,
-    };
+    const raw = { ...QLORA_8B, seqLen: 8600 };
     const usable = memoryTarget(findGpu('rtx-4090')!).usableBytes;
     const peak = estimate({
       scenario: parseScenario(raw),
@@ -283,11 +266,7 @@ describe('makePlan: the stopping rule and the margin', () => {
 
   it('shrinks the micro-batch to the largest divisor that fits, keeping the effective batch', () => {
     const raw = {
-      model: 'llama-3.1-8b',
-      method: 'qlora',
-      quantization: 'nf4',
-      precision: 'bf16-true',
-      gradientCheckpointing: 'full',
+      ...QLORA_8B,
       microBatchSize: 4,
       // Set already: without it, expandable segments alone would make this fit.
       expandableSegments: true,
