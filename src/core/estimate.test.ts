@@ -978,6 +978,9 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     // 4096 KiB × 2 + 16 KiB × 8 per handle, the 8,519,680 bytes pytorch/pytorch#95668 saw on an A10G.
     expect(workspaces('a10g')).toBe(2 * 8_519_680);
     expect(workspaces()).toBe(2 * 8_519_680);
+    // hipBLAS on ROCm: 32 MiB a handle, 128 MiB on gfx942 (MI300X).
+    expect(workspaces('mi250x')).toBe(64 * 2 ** 20);
+    expect(workspaces('mi300x')).toBe(256 * 2 ** 20);
 
     const scenario = parseScenario({ model: 'llama-3.1-8b', method: 'full' });
     const e = estimate({ scenario, shape: shapeOf('llama-3.1-8b'), gpu: findGpu('h200-sxm')!, terms: true });

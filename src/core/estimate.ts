@@ -117,6 +117,9 @@ export function cudaContextBytes(gpu: Pick<GpuSpec, 'architecture'> | null | und
  */
 export const CUBLAS_WORKSPACE_BYTES = 4096 * 1024 * 2 + 16 * 1024 * 8;
 export const CUBLAS_WORKSPACE_BYTES_HOPPER = 32 * MIB;
+/** hipBLAS on ROCm, the same function: 32 MiB, and 128 MiB on gfx942/gfx950 (MI300, MI350). */
+export const HIPBLAS_WORKSPACE_BYTES = 32 * MIB;
+export const HIPBLAS_WORKSPACE_BYTES_GFX942 = 128 * MIB;
 /**
  * A training step holds two cuBLAS handles, each with its own workspace: the handles are per thread,
  * and backward runs on autograd's device thread, not the Python thread that runs forward and the
@@ -127,9 +130,19 @@ export const CUBLAS_WORKSPACE_BYTES_HOPPER = 32 * MIB;
 export const CUBLAS_HANDLES_PER_STEP = 2;
 
 /** The cuBLAS workspaces a training step keeps allocated on this GPU (the general size when it is unknown). */
-export function cublasWorkspaceBytes(gpu: Pick<GpuSpec, 'architecture'> | null | undefined): number {
+export function cublasWorkspaceBytes(
+  gpu: Pick<GpuSpec, 'architecture' | 'vendor'> | null | undefined,
+): number {
+  return CUBLAS_HANDLES_PER_STEP * workspacePerHandle(gpu);
+}
+
+function workspacePerHandle(gpu: Pick<GpuSpec, 'architecture' | 'vendor'> | null | undefined): number {
+  if (gpu?.vendor === 'AMD')
+    return /gfx94[2-9]|gfx95\d/.test(gpu.architecture)
+      ? HIPBLAS_WORKSPACE_BYTES_GFX942
+      : HIPBLAS_WORKSPACE_BYTES;
   const large = gpu?.architecture === 'Hopper' || gpu?.architecture === 'Blackwell';
-  return CUBLAS_HANDLES_PER_STEP * (large ? CUBLAS_WORKSPACE_BYTES_HOPPER : CUBLAS_WORKSPACE_BYTES);
+  return large ? CUBLAS_WORKSPACE_BYTES_HOPPER : CUBLAS_WORKSPACE_BYTES;
 }
 /** NCCL communicator buffers per process when more than one GPU is used (NCCL_BUFFSIZE 4 MiB × channels × peers). */
 export const NCCL_BUFFER_BYTES = 384 * MIB;
