@@ -43,4 +43,15 @@ describe('attackFirst', () => {
     const [int8] = attacks({ ...qlora, quantization: 'int8', quantizedInputsKept: 'step' });
     expect(int8!.remedies[0]).toBe('smaller micro-batch with more gradient accumulation');
   });
+
+  it('offers expandable segments against the runtime part until the scenario sets them', () => {
+    const scenario = parseScenario({ model: 'llama-3.1-8b', ...qlora });
+    const result = estimate({ scenario, shape: shapeFromConfig(findModel('llama-3.1-8b')!), gpu: null });
+    const runtime = (s: typeof scenario) =>
+      attackFirst(result, s, 5).find((a) => a.part === 'runtime')?.remedies ?? [];
+    expect(runtime(scenario)).toEqual([
+      'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation',
+    ]);
+    expect(runtime({ ...scenario, expandableSegments: true })).toEqual([]);
+  });
 });

@@ -68,7 +68,8 @@ function remediesFor(part: Part, scenario: Scenario, result: Estimate): string[]
       if (!sharded) out.push('ZeRO-2 / FSDP across GPUs');
       break;
     case 'runtime':
-      out.push('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation');
+      if (!scenario.expandableSegments)
+        out.push('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation');
       break;
   }
   return out;
