@@ -3,7 +3,7 @@ import { describeScenario } from '../core/describe.js';
 import { HeadroomUserError } from '../core/errors.js';
 import type { CalibrationNote, RunCalibration } from '../core/run-calibration.js';
 import type { RunRecord } from '../core/run-record.js';
-import { allocConfExpandsSegments } from '../core/scenario.js';
+import { withAllocatorSetting } from '../core/scenario.js';
 import { formatBytes } from '../core/units.js';
 import { measureCalibration, storeCalibration } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
@@ -150,12 +150,15 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     const loaded = await loadScenario(values, undefined, 'calibrate', record.scenario ?? undefined);
     // A run recorded without a scenario still kept its allocator setting (headroom run records it).
     const recordedConf = record.env.pytorchAllocConf;
-    const expands =
-      !record.scenario &&
-      values['no-expandable-segments'] !== true &&
-      allocConfExpandsSegments(typeof recordedConf === 'string' ? recordedConf : undefined);
+    const scenario = record.scenario
+      ? loaded.scenario
+      : withAllocatorSetting(
+          loaded.scenario,
+          typeof recordedConf === 'string' ? recordedConf : undefined,
+          values['no-expandable-segments'] === true,
+        );
     const cal = measureCalibration(ledger, record, {
-      scenario: expands ? { ...loaded.scenario, expandableSegments: true } : loaded.scenario,
+      scenario,
       shape: loaded.model.shape,
       exactParams: loaded.model.exactParams,
     });

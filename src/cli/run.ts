@@ -7,7 +7,7 @@ import { HeadroomUserError } from '../core/errors.js';
 import { estimate, requiredDeviceBytes } from '../core/estimate.js';
 import type { SmiComputeApp, SmiGpuRow } from '../core/nvidia-smi.js';
 import type { EstimatedPeak, RunStatus } from '../core/run-record.js';
-import { allocConfExpandsSegments, type Scenario } from '../core/scenario.js';
+import { withAllocatorSetting } from '../core/scenario.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { formatBytes, MIB } from '../core/units.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
@@ -186,19 +186,19 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   let scenario: Record<string, unknown> | null = null;
   let estimated: EstimatedPeak | null = null;
   let neededBytes: number | null = null;
-  const allocConf = ctx.env.PYTORCH_CUDA_ALLOC_CONF ?? ctx.env.PYTORCH_ALLOC_CONF;
+  const allocVar =
+    ctx.env.PYTORCH_CUDA_ALLOC_CONF !== undefined ? 'PYTORCH_CUDA_ALLOC_CONF' : 'PYTORCH_ALLOC_CONF';
+  const allocConf = ctx.env[allocVar];
   if (hasScenario) {
     const loaded = await loadScenario(values, undefined, 'run');
     // The training inherits this environment: an allocator setting there is part of the run's setup.
-    const expandsFromEnv =
-      loaded.scenario.expandableSegments !== true &&
-      values['no-expandable-segments'] !== true &&
-      allocConfExpandsSegments(allocConf);
-    const runScenario: Scenario = expandsFromEnv
-      ? { ...loaded.scenario, expandableSegments: true }
-      : loaded.scenario;
-    if (expandsFromEnv)
-      say(err.dim('headroom: PYTORCH_CUDA_ALLOC_CONF sets expandable_segments:True; the estimate counts it'));
+    const runScenario = withAllocatorSetting(
+      loaded.scenario,
+      allocConf,
+      values['no-expandable-segments'] === true,
+    );
+    if (runScenario !== loaded.scenario)
+      say(err.dim(`headroom: ${allocVar} sets expandable_segments:True; the estimate counts it`));
     const result = estimate({
       scenario: runScenario,
       shape: loaded.model.shape,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HeadroomUserError } from './errors.js';
-import { allocConfExpandsSegments, parseScenario } from './scenario.js';
+import { allocConfExpandsSegments, parseScenario, withAllocatorSetting } from './scenario.js';
 
 function errorOf(input: unknown): HeadroomUserError {
   try {
@@ -196,6 +196,15 @@ describe('parseScenario', () => {
     expect(allocConfExpandsSegments('max_split_size_mb:128')).toBe(false);
     expect(allocConfExpandsSegments('')).toBe(false);
     expect(allocConfExpandsSegments(undefined)).toBe(false);
+  });
+
+  it('turns expandable segments on from a run’s allocator setting unless declined, and leaves set ones alone', () => {
+    const base = parseScenario({ model: 'x' });
+    expect(withAllocatorSetting(base, 'expandable_segments:True', false).expandableSegments).toBe(true);
+    expect(withAllocatorSetting(base, 'expandable_segments:True', true)).toBe(base);
+    expect(withAllocatorSetting(base, 'garbage_collection_threshold:0.6', false)).toBe(base);
+    const set = parseScenario({ model: 'x', expandableSegments: true });
+    expect(withAllocatorSetting(set, undefined, false)).toBe(set);
   });
 
   it("keeps lora.adapterDtype only for 'model': fp32 is PEFT's default", () => {

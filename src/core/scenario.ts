@@ -241,6 +241,19 @@ export function allocConfExpandsSegments(value: string | undefined): boolean {
   });
 }
 
+/**
+ * The scenario of a run whose environment had this allocator setting: expandable segments on when the
+ * setting turns them on and the user did not decline them (--no-expandable-segments).
+ */
+export function withAllocatorSetting(
+  scenario: Scenario,
+  allocConf: string | undefined,
+  declined: boolean,
+): Scenario {
+  if (scenario.expandableSegments || declined || !allocConfExpandsSegments(allocConf)) return scenario;
+  return { ...scenario, expandableSegments: true };
+}
+
 /** Whether torchao can have quantized a base to this: its NF4Tensor, with double-quantized scales. */
 export function torchaoQuantizes(quantization: string): boolean {
   return TORCHAO_QUANTIZATIONS.has(quantization);
