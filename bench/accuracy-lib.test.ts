@@ -6,6 +6,9 @@ import {
   type AccuracyRow,
   applyCorrections,
   type Correction,
+  EXPANDABLE_NOTE,
+  evaluateAllocatorRuns,
+  type RowResult,
   renderAccuracyReport,
   runAccuracy,
   scorePreregistered,
@@ -181,5 +184,27 @@ describe("bench:accuracy with Headroom's own H200 rows", () => {
     expect(scored[0]!.predictedBytes).toBe(2 * first.measuredBytes!);
     expect(scored[0]!.error).toBe(1);
     expect(scored[1]!.predictedBytes).toBe(1);
+  });
+
+  it('scores the allocator run: expandable rows with the field their notes record, and without it', () => {
+    const results = (setting: string): AccuracyRow[] =>
+      readFileSync(join(REPO_ROOT, 'bench', 'gpu', 'results', `expandable-${setting}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    const expandable = results('expandable');
+    expect(expandable.every((r) => r.source.notes?.includes(EXPANDABLE_NOTE))).toBe(true);
+    const runs = evaluateAllocatorRuns(results('default'), expandable);
+    const reserved = (rs: readonly RowResult[]) => rs.filter((r) => r.metric === 'reserved');
+    expect(reserved(runs.expandable)).toHaveLength(12);
+    // The field lowers only the reserve: allocated rows are scored the same either way.
+    const allocated = (rs: readonly RowResult[]) =>
+      rs.filter((r) => r.metric === 'allocated').map((r) => r.predictedBytes);
+    expect(allocated(runs.expandable)).toEqual(allocated(runs.expandableAsDefault));
+    const asDefault = reserved(runs.expandableAsDefault);
+    for (const [i, r] of reserved(runs.expandable).entries())
+      expect(r.predictedBytes!).toBeLessThan(asDefault[i]!.predictedBytes!);
+    const md = renderAccuracyReport(runAccuracy(ROWS, CORRECTIONS), ['s'], [], runs).markdown;
+    expect(md).toMatch(/\| allocator run, default allocator, reserved rows \| 12 \|/);
   });
 });

@@ -19,6 +19,7 @@ export interface AccuracyRow {
     readonly quality: string;
     readonly dataset?: string;
     readonly ref?: string;
+    readonly notes?: string;
     readonly extensions?: Readonly<Record<string, unknown>>;
     /** Rows measured by bench/gpu: the harness's record, with the installed package versions. */
     readonly harness?: { readonly packages?: Readonly<Record<string, string | null>> };
@@ -312,11 +313,44 @@ export function scorePreregistered(
   });
 }
 
+/** What the allocator run's notes say it set: bench/gpu/measure.py records PYTORCH_CUDA_ALLOC_CONF there. */
+export const EXPANDABLE_NOTE = 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True';
+
+/** The allocator run (bench/gpu/device-expandable.sh): the same scenarios with each allocator setting. */
+export interface AllocatorRuns {
+  readonly defaultAllocator: readonly RowResult[];
+  /** Estimated with `expandableSegments`, as the runs were set up. */
+  readonly expandable: readonly RowResult[];
+  /** The same rows estimated as if the default allocator ran them. */
+  readonly expandableAsDefault: readonly RowResult[];
+}
+
+/**
+ * Scores the allocator run's rows: the expandable ones once with `expandableSegments` (which their notes
+ * record) and once without it, so the table shows what the field is worth.
+ */
+export function evaluateAllocatorRuns(
+  defaultRows: readonly AccuracyRow[],
+  expandableRows: readonly AccuracyRow[],
+): AllocatorRuns {
+  const withField = expandableRows.map((row) =>
+    row.source.notes?.includes(EXPANDABLE_NOTE)
+      ? { ...row, scenario: { ...row.scenario, expandableSegments: true } }
+      : row,
+  );
+  return {
+    defaultAllocator: evaluateRows(defaultRows),
+    expandable: evaluateRows(withField),
+    expandableAsDefault: evaluateRows(expandableRows),
+  };
+}
+
 /** Renders the per-source and overall figures for the terminal and as markdown. */
 export function renderAccuracyReport(
   run: AccuracyRun,
   sources: readonly string[],
   preregistered: readonly Preregistered[] = [],
+  allocatorRuns: AllocatorRuns | null = null,
 ): { terminal: string; markdown: string } {
   const { why } = run;
   // The issue's targets are on the shared validation set; Headroom's own H200 rows are reported apart.
@@ -384,6 +418,22 @@ export function renderAccuracyReport(
             stats(scorePreregistered(harness, preregistered).filter((r) => r.metric === 'allocated')),
           ),
         ]
+      : []),
+    ...(allocatorRuns
+      ? (['reserved', 'device'] as const).flatMap((metric) => {
+          const of = (rs: readonly RowResult[]) => stats(rs.filter((r) => r.metric === metric));
+          return [
+            line(`allocator run, default allocator, ${metric} rows`, of(allocatorRuns.defaultAllocator)),
+            line(
+              `allocator run, expandable segments, ${metric} rows, estimated with \`expandableSegments\` (its 7.8 % share comes from these runs)`,
+              of(allocatorRuns.expandable),
+            ),
+            line(
+              `… the same rows estimated as if the default allocator ran them`,
+              of(allocatorRuns.expandableAsDefault),
+            ),
+          ];
+        })
       : []),
   ].join('\n');
   const perSource = [

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import {
   type AccuracyRow,
   type Correction,
+  evaluateAllocatorRuns,
   HARNESS_ROWS_FILE,
   type Preregistered,
   renderAccuracyReport,
@@ -31,19 +32,22 @@ if (sources.length === 0) {
   );
   process.exit(1);
 }
-const rows: AccuracyRow[] = [];
-for (const path of sources) {
+/** A JSON Lines file of rows; a line that is not JSON is named and skipped. */
+function readRows(path: string): AccuracyRow[] {
+  const out: AccuracyRow[] = [];
   const lines = readFileSync(path, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '');
   lines.forEach((line, index) => {
     try {
-      rows.push(JSON.parse(line) as AccuracyRow);
+      out.push(JSON.parse(line) as AccuracyRow);
     } catch {
       console.error(`${path}:${index + 1}: not JSON, skipped`);
     }
   });
+  return out;
 }
+const rows: AccuracyRow[] = sources.flatMap(readRows);
 const corrections = (
   JSON.parse(readFileSync(join(root, 'bench', 'data', 'corrections.json'), 'utf8')) as {
     corrections: Correction[];
@@ -60,10 +64,17 @@ const preregistered: Preregistered[] = (existsSync(results) ? readdirSync(result
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Preregistered),
   );
+// The allocator run: twelve scenarios with the default allocator and with expandable segments.
+const allocatorFile = (setting: string) => join(results, `expandable-${setting}.jsonl`);
+const allocatorRuns =
+  existsSync(allocatorFile('default')) && existsSync(allocatorFile('expandable'))
+    ? evaluateAllocatorRuns(readRows(allocatorFile('default')), readRows(allocatorFile('expandable')))
+    : null;
 const report = renderAccuracyReport(
   runAccuracy(rows, corrections),
   sources.map((p) => p.replace(`${root}/`, '').replace(`${join(root, '..')}/`, '../')),
   preregistered,
+  allocatorRuns,
 );
 console.log(report.terminal);
 const out = join(root, 'bench', 'results', 'accuracy.md');
