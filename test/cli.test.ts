@@ -336,6 +336,21 @@ describe('headroom estimate', () => {
     expect(r.stderr).toMatch(hint);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('a bad field in a scenario file names the file, the field and where to fix it', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'headroom-cli-')), 'run.json');
+    writeFileSync(file, JSON.stringify({ model: 'llama-3.1-8b', microBatchSize: -2 }));
+    for (const command of ['estimate', 'plan', 'fit']) {
+      const r = headroom(command, '--scenario', file, '--gpu', 'a10g');
+      expect([command, r.code]).toEqual([command, 1]);
+      expect(r.stderr).toBe(
+        `error: ${file}: microBatchSize: -2 must be a whole number of at least 1\nTry: fix microBatchSize in ${file}; SCENARIO.md lists every field and the values it takes\n`,
+      );
+    }
+    // A flag that overrides the file is the flag's mistake, not the file's.
+    const flag = headroom('estimate', '--scenario', file, '--micro-batch', '0');
+    expect(flag.stderr).not.toContain(file);
+  });
 });
 
 describe('headroom report', () => {

@@ -117,11 +117,56 @@ export async function loadScenario(
       hint: `headroom ${command} llama-3.1-8b …, or --model ID with --from (headroom models lists the catalog)`,
     });
   }
-  const parsed = parseScenario(raw);
+  const parsed = parseWithSource(
+    raw,
+    typeof values.scenario === 'string' ? values.scenario : null,
+    read.base,
+  );
   const model = await resolveModel(parsed.model);
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
   return { scenario, model, gpu, imported, importedFrom };
+}
+
+/**
+ * Validates the merged scenario. A bad field that came from the --scenario file names the file and
+ * says where to fix it; one a flag set keeps the flag's own wording.
+ */
+function parseWithSource(
+  raw: Readonly<Record<string, unknown>>,
+  file: string | null,
+  fromFile: Readonly<Record<string, unknown>>,
+): Scenario {
+  try {
+    return parseScenario(raw);
+  } catch (error) {
+    throw file === null ? error : inScenarioFile(error, file, fromFile, raw);
+  }
+}
+
+/**
+ * The error a scenario's validation raised, naming `file` when the field it is about came from that file
+ * (`fromFile`, the file's own object) and no flag changed it in `merged`, with a hint that says where to
+ * fix it.
+ */
+export function inScenarioFile(
+  error: unknown,
+  file: string,
+  fromFile: unknown,
+  merged: Readonly<Record<string, unknown>>,
+): unknown {
+  if (!(error instanceof HeadroomUserError) || error.where === undefined) return error;
+  const field = error.where.split('.')[0]!;
+  if (fromFile === null || typeof fromFile !== 'object' || !(field in fromFile)) return error;
+  const own = (fromFile as Record<string, unknown>)[field];
+  if (JSON.stringify(own) !== JSON.stringify(merged[field])) return error;
+  return new HeadroomUserError({
+    code: error.code,
+    where: `${file}: ${error.where}`,
+    message: `${file}: ${error.message}`,
+    hint:
+      error.hint ?? `fix ${error.where} in ${file}; SCENARIO.md lists every field and the values it takes`,
+  });
 }
 
 /** One dim line saying what an imported config contributed. */

@@ -12,6 +12,7 @@ import {
   catalogGpu,
   FROM_HELP,
   importSummary,
+  inScenarioFile,
   SCENARIO_INPUT_OPTIONS,
   scenarioBase,
 } from './_scenario-input.js';
@@ -121,11 +122,11 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   let failures = 0;
   for (const entry of entries) {
     const where = entries.length > 1 ? `${values.scenario}:${entry.line}` : values.scenario;
+    let merged: Record<string, unknown> = {};
     try {
       if (entry.error) throw entry.error;
-      const one = await estimateOne(
-        applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel),
-      );
+      merged = applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel);
+      const one = await estimateOne(merged);
       if (values.json) {
         const json = estimateJson(one.result, one.scenario, one.model.source);
         ctx.stdout.write(
@@ -136,7 +137,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         ctx.stdout.write(`${renderEstimate({ ...one, style, explain: values.explain === true })}\n\n`);
       }
     } catch (error) {
-      if (!isUserError(error) || entries.length === 1) throw error;
+      if (entries.length === 1) throw inScenarioFile(error, values.scenario, entry.value, merged);
+      if (!isUserError(error)) throw error;
       failures++;
       // One bad line does not stop the others; it gets its own result line.
       const record = {
