@@ -155,7 +155,7 @@ describe('headroom estimate', () => {
     expect(headroom(...base, '--optimizer-in-backward').stdout).toContain('adamw in backward');
     const bad = headroom(...base, '--optimizer-in-backward', '--grad-accum', '4');
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/optimizerInBackward: steps the optimizer on every micro-batch/);
+    expect(bad.stderr).toMatch(/--optimizer-in-backward steps the optimizer on every micro-batch/);
     expect(bad.stderr).toMatch(/Try: set gradAccumSteps to 1/);
   });
 
@@ -181,7 +181,7 @@ describe('headroom estimate', () => {
     // Asked for both, it says which field and why.
     const both = headroom('estimate', 'llama-3.2-1b', '--optimizer', 'adamw-8bit', '--fused-optimizer');
     expect(both.code).toBe(1);
-    expect(both.stderr).toMatch(/^error: fusedOptimizer: applies to torch's AdamW and SGD only/);
+    expect(both.stderr).toMatch(/^error: --fused-optimizer applies to torch's AdamW and SGD only/);
   });
 
   it("drops a file's FSDP options when a flag switches the strategy away from FSDP", () => {
@@ -231,7 +231,7 @@ describe('headroom estimate', () => {
     const moved = headroom('estimate', '--scenario', file, '--strategy', 'fsdp', '--json');
     expect(JSON.parse(moved.stdout).scenario.parallelism).toEqual({ strategy: 'fsdp', gpus: 2 });
     const both = headroom(...base, '--strategy', 'fsdp', '--reduce-bucket-size', '2e8');
-    expect(both.stderr).toMatch(/^error: parallelism.reduceBucketSize: is a DeepSpeed ZeRO setting/);
+    expect(both.stderr).toMatch(/^error: --reduce-bucket-size 2e8 is a DeepSpeed ZeRO setting/);
     const bad = headroom(...base, '--reduce-bucket-size', 'lots');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--reduce-bucket-size lots: not a number/);
@@ -246,7 +246,7 @@ describe('headroom estimate', () => {
     const line = headroom(...base.filter((f) => f !== '--json'), '--lora-adapter-dtype', 'model').stdout;
     expect(line).toContain('lora r16 (q_proj,v_proj; model-dtype adapters)');
     const bad = headroom(...base, '--lora-adapter-dtype', 'bf16');
-    expect(bad.stderr).toMatch(/^error: lora.adapterDtype: "bf16" is not one of fp32 \| model/);
+    expect(bad.stderr).toMatch(/^error: --lora-adapter-dtype bf16 is not one of fp32 \| model/);
   });
 
   it('--quantizer torchao shards the NF4 scales under FSDP; another quantization drops it', () => {
@@ -316,7 +316,7 @@ describe('headroom estimate', () => {
     ],
     [
       ['estimate', 'llama-3.1-8b', '--method', 'lora', '--lora-targets', 'c_attn'],
-      /"c_attn" is not a linear module of llama models/,
+      /--lora-targets c_attn is not a linear module of llama models/,
       /q_proj/,
     ],
     [
@@ -349,7 +349,41 @@ describe('headroom estimate', () => {
     }
     // A flag that overrides the file is the flag's mistake, not the file's.
     const flag = headroom('estimate', '--scenario', file, '--micro-batch', '0');
-    expect(flag.stderr).not.toContain(file);
+    expect(flag.stderr).toBe(
+      'error: --micro-batch 0 must be a whole number of at least 1\nTry: e.g. --micro-batch 4\n',
+    );
+  });
+
+  it('a bad value a flag set names the flag as typed, for every command that takes scenario flags', () => {
+    for (const command of ['estimate', 'plan', 'fit']) {
+      const r = headroom(command, 'llama-3.2-1b', '--gpu', 'a10g', '--precision', 'fp8');
+      expect([command, r.code]).toEqual([command, 1]);
+      expect(r.stderr).toBe(
+        `error: --precision fp8 is not one of fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true\nTry: headroom ${command} --help says what each value of --precision means\n`,
+      );
+    }
+    // Nested fields and the --flag=value spelling.
+    expect(headroom('estimate', 'llama-3.2-1b', '--strategy=zero4').stderr).toMatch(
+      /^error: --strategy zero4 is not one of single \| ddp/,
+    );
+    expect(headroom('estimate', 'llama-3.2-1b', '--method', 'lora', '--lora-rank', '0').stderr).toMatch(
+      /^error: --lora-rank 0 must be a whole number of at least 1\nTry: e.g. --lora-rank 16\n/,
+    );
+    // A field no flag set keeps the field's name: here quantization, left at its default.
+    expect(headroom('estimate', 'llama-3.2-1b', '--method', 'qlora').stderr).toMatch(
+      /^error: quantization: /,
+    );
+    // Each line of a JSON Lines file that the flag breaks says so in its own result.
+    const file = join(mkdtempSync(join(tmpdir(), 'headroom-cli-')), 'two.jsonl');
+    writeFileSync(file, '{"model":"llama-3.2-1b"}\n{"model":"llama-3.2-1b","method":"lora"}\n');
+    const lines = headroom('estimate', '--scenario', file, '--attention', 'xformers', '--json');
+    expect(lines.code).toBe(1);
+    expect(
+      lines.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).error.where),
+    ).toEqual(['--attention', '--attention']);
   });
 });
 

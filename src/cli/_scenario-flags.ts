@@ -105,9 +105,106 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 
+/** The flag that sets each scenario field (SCENARIO.md's path), for errors about a field a flag set. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  method: 'method',
+  trainableLayers: 'trainable-layers',
+  quantization: 'quantization',
+  quantizeHead: 'quantize-head',
+  quantizedFrom: 'quantized-from',
+  quantizedInputsKept: 'quantized-inputs-kept',
+  quantizer: 'quantizer',
+  precision: 'precision',
+  optimizer: 'optimizer',
+  microBatchSize: 'micro-batch',
+  seqLen: 'seq-len',
+  gradAccumSteps: 'grad-accum',
+  optimizerInBackward: 'optimizer-in-backward',
+  fusedOptimizer: 'fused-optimizer',
+  gradientCheckpointing: 'gradient-checkpointing',
+  attention: 'attention',
+  loss: 'loss',
+  torchCompile: 'torch-compile',
+  expandableSegments: 'expandable-segments',
+  gpu: 'gpu',
+  'lora.rank': 'lora-rank',
+  'lora.alpha': 'lora-alpha',
+  'lora.dropout': 'lora-dropout',
+  'lora.targets': 'lora-targets',
+  'lora.adapterDtype': 'lora-adapter-dtype',
+  'lora.modulesToSave': 'modules-to-save',
+  'parallelism.strategy': 'strategy',
+  'parallelism.gpus': 'gpus',
+  'parallelism.wrapEmbeddings': 'wrap-embeddings',
+  'parallelism.syncEachMicroBatch': 'sync-each-micro-batch',
+  'parallelism.reduceBucketSize': 'reduce-bucket-size',
+  'parallelism.overlapComm': 'overlap-comm',
+  'offload.optimizer': 'offload-optimizer',
+  'offload.params': 'offload-params',
+  'offload.activations': 'offload-activations',
+};
+
+/** The first words of a field's message that say something about the field itself. */
+const PREDICATE = /^(is|must|applies|steps|wraps|quantizes|says)\b/;
+
+/**
+ * What the command line gave for `--flag`, before any `--` (the rest belongs to a wrapped command):
+ * its value, true for a flag without one, or undefined when absent.
+ */
+function givenFlag(args: readonly string[], flag: string): string | true | undefined {
+  const end = args.indexOf('--');
+  const own = end === -1 ? args : args.slice(0, end);
+  let given: string | true | undefined;
+  own.forEach((arg, i) => {
+    if (arg === `--${flag}`) {
+      const next = own[i + 1];
+      given =
+        SCENARIO_OPTIONS[flag as keyof typeof SCENARIO_OPTIONS]?.type === 'string' && next !== undefined
+          ? next
+          : true;
+    } else if (arg.startsWith(`--${flag}=`)) given = arg.slice(flag.length + 3);
+  });
+  return given;
+}
+
+/**
+ * A scenario error about a field that a flag on the command line set, reworded to name that flag as
+ * the user typed it (`--precision fp8 is not one of …`) instead of the field a file would hold. Other
+ * errors come back unchanged. `command` names the help that lists the flags.
+ */
+export function namedByFlag(error: unknown, args: readonly string[], command: string): unknown {
+  if (!(error instanceof HeadroomUserError) || error.where === undefined) return error;
+  const flag = FLAG_OF_FIELD[error.where];
+  const prefix = `${error.where}: `;
+  if (flag === undefined || !error.message.startsWith(prefix)) return error;
+  const given = givenFlag(args, flag);
+  if (given === undefined) return error;
+  let said = error.message.slice(prefix.length);
+  const typed = given === true ? `--${flag}` : `--${flag} ${given}`;
+  // The field's message opens with the value as JSON ("fp8" or 0): the flag shows it as typed.
+  const value =
+    given === true ? undefined : [JSON.stringify(given), `${given} `].find((v) => said.startsWith(v));
+  if (value !== undefined) said = said.slice(value.length).trimStart();
+  // "is not one of …", "applies to …" go on from the flag; a sentence of its own follows a colon.
+  const message = PREDICATE.test(said) ? `${typed} ${said}` : `${typed}: ${said}`;
+  return new HeadroomUserError({
+    code: 'bad-flag',
+    where: `--${flag}`,
+    message,
+    hint:
+      error.hint ??
+      (said.includes('is not one of')
+        ? `headroom ${command} --help says what each value of --${flag} means`
+        : `e.g. --${flag} ${EXAMPLE[flag] ?? '4'}`),
+  });
+}
+
 /** An example value for each numeric flag, for the hint of a bad one. */
 const EXAMPLE: Readonly<Record<string, string>> = {
   'seq-len': '4096 (or 4k)',
+  'micro-batch': '4',
+  'grad-accum': '8',
+  'trainable-layers': '2',
   'lora-dropout': '0.05',
   'lora-alpha': '32',
   'lora-rank': '16',

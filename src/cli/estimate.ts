@@ -7,7 +7,7 @@ import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { styleFor } from './_output.js';
-import { applyScenarioFlags, SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
+import { applyScenarioFlags, namedByFlag, SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
   catalogGpu,
   FROM_HELP,
@@ -138,17 +138,18 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       }
     } catch (error) {
       if (entries.length === 1) throw inScenarioFile(error, values.scenario, entry.value, merged);
-      if (!isUserError(error)) throw error;
+      const named = namedByFlag(error, args, 'estimate');
+      if (!isUserError(named)) throw named;
       failures++;
       // One bad line does not stop the others; it gets its own result line.
       const record = {
         line: entry.line,
-        error: { code: error.code, where: error.where, message: error.message, hint: error.hint },
+        error: { code: named.code, where: named.where, message: named.message, hint: named.hint },
       };
       if (values.json) ctx.stdout.write(`${JSON.stringify(record)}\n`);
       else
         ctx.stderr.write(
-          `${style.red(`${where}: ${error.message}`)}${error.hint ? `\n  Try: ${error.hint}` : ''}\n\n`,
+          `${style.red(`${where}: ${named.message}`)}${named.hint ? `\n  Try: ${named.hint}` : ''}\n\n`,
         );
     }
   }

@@ -93,7 +93,10 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     return await run(rest, ctx);
   } catch (error) {
     if (!isUserError(error)) throw error;
-    ctx.stderr.write(`${style.red(`error: ${error.message}`)}\n${error.hint ? `Try: ${error.hint}\n` : ''}`);
+    // A field that a flag set is the flag's mistake: say it in the flag's words.
+    const { namedByFlag } = await import('./_scenario-flags.js');
+    const shown = namedByFlag(error, rest, command) as typeof error;
+    ctx.stderr.write(`${style.red(`error: ${shown.message}`)}\n${shown.hint ? `Try: ${shown.hint}\n` : ''}`);
     return 1;
   }
 }
