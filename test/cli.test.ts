@@ -431,6 +431,10 @@ describe('headroom models and gpus', () => {
     expect(json.map((g: { id: string }) => g.id)).toEqual(['a100-sxm-80gb', 'a100-pcie-80gb']);
     expect(json[0].usableBytes).toBe(81920 * 2 ** 20);
     expect(headroom('gpus', 'h100').stdout).toMatch(/h100-sxm\s+NVIDIA H100 SXM5 80GB\s+79\.6 GiB\s+80 GB/);
+    // The count under the table agrees with its noun.
+    expect(headroom('gpus', 'rtx-4090').stdout).toMatch(/\n1 GPU\. Check a fit: /);
+    expect(headroom('gpus', 'a100', '80gb').stdout).toMatch(/\n2 GPUs\. Check a fit: /);
+    expect(headroom('models', 'qwen3-8b').stdout).toMatch(/\n1 model\. Estimate one: /);
   });
 
   it('explains itself', () => {

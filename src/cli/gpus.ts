@@ -262,7 +262,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   );
   ctx.stdout.write(
     style.dim(
-      `${gpus.length} GPUs. Check a fit: headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu ${gpus[0]!.id}\n`,
+      `${gpus.length} GPU${gpus.length === 1 ? '' : 's'}. Check a fit: headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu ${gpus[0]!.id}\n`,
     ),
   );
   return 0;

@@ -40,7 +40,9 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     `${renderTable(['id', 'Hugging Face repo', 'type', 'params', 'layers', 'hidden', 'heads/kv', 'vocab', ''], rows, [3, 4, 5, 7])}\n`,
   );
   ctx.stdout.write(
-    style.dim(`${models.length} models. Estimate one: headroom estimate ${models[0]!.id} --gpu rtx-4090\n`),
+    style.dim(
+      `${models.length} model${models.length === 1 ? '' : 's'}. Estimate one: headroom estimate ${models[0]!.id} --gpu rtx-4090\n`,
+    ),
   );
   return 0;
 }
