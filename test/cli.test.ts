@@ -320,6 +320,12 @@ describe('headroom estimate', () => {
       /q_proj/,
     ],
     [
+      ['estimate', './nope/config.json'],
+      /model path \.\/nope\/config\.json does not exist/,
+      /check the path/,
+    ],
+    [['estimate', 'nope/config.json'], /model path nope\/config\.json does not exist/, /a model folder/],
+    [
       ['estimate', 'no-such-org/no-such-model'],
       /Hub could not be reached|could not be reached/i,
       /catalog id/,

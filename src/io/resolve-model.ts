@@ -5,12 +5,15 @@
  */
 import { stat } from 'node:fs/promises';
 import { shapeFromConfig } from '../core/architecture.js';
+import { HeadroomUserError } from '../core/errors.js';
 import { type ResolvedModel, resolveModelRef, unknownModelError } from '../core/model-ref.js';
 import type { ModelRef } from '../core/scenario.js';
 import type { HubOptions } from './hub.js';
 import type { ModelFiles } from './model-files.js';
 
 const HUB_REPO_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+/** What only a local path looks like: relative or absolute, or a JSON file (no repo id ends in .json). */
+const LOOKS_LIKE_PATH = /^(\.{1,2}[\\/]|[\\/]|~)|\.json$/i;
 
 function fromFiles(files: ModelFiles): ResolvedModel {
   return {
@@ -45,6 +48,14 @@ export async function resolveModel(ref: ModelRef, hub: HubOptions = {}): Promise
   // File and Hub readers load lazily: a catalog estimate should not pay for the Hub client at start-up.
   if (kind === 'dir') return fromFiles(await (await import('./model-files.js')).readModelFolder(name));
   if (kind === 'file') return fromFiles(await (await import('./model-files.js')).readConfigFile(name));
+  if (LOOKS_LIKE_PATH.test(name)) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: name,
+      message: `model path ${name} does not exist`,
+      hint: 'check the path: a model folder with config.json in it, or a config.json file (a catalog id or a Hugging Face repo id works too)',
+    });
+  }
   if (HUB_REPO_ID.test(name)) return fromFiles(await (await import('./hub.js')).fetchHubModel(name, hub));
   throw unknownModelError(name, 'is not a catalog model, a file, a folder or a Hugging Face repo id');
 }
