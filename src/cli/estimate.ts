@@ -149,7 +149,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       if (values.json) ctx.stdout.write(`${JSON.stringify(record)}\n`);
       else
         ctx.stderr.write(
-          `${style.red(`${where}: ${named.message}`)}${named.hint ? `\n  Try: ${named.hint}` : ''}\n\n`,
+          `${style.red(named.message.startsWith(where) ? named.message : `${where}: ${named.message}`)}${named.hint ? `\n  Try: ${named.hint}` : ''}\n\n`,
         );
     }
   }

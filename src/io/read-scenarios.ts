@@ -23,12 +23,28 @@ export function parseScenarioText(text: string, fileName: string): ScenarioEntry
       hint: 'write one scenario object, e.g. {"model": "llama-3.1-8b", "method": "lora"}',
     });
   }
+  let wholeError: Error;
   try {
     const whole = JSON.parse(trimmed) as unknown;
     if (Array.isArray(whole)) return whole.map((value, index) => ({ line: index + 1, value }));
     return [{ line: 1, value: whole }];
-  } catch {
-    // Not one JSON document: read it as JSON Lines.
+  } catch (error) {
+    wholeError = error as Error;
+  }
+  // Not one JSON document. JSON Lines opens with a complete object on its first line; a file that does
+  // not is one document with a mistake in it (a pretty-printed object with a trailing comma), and gets
+  // one error that says where, not one per line.
+  const firstLine = text.split('\n').find((line) => line.trim() !== '')!;
+  if (!parsesAlone(firstLine)) {
+    const at = /position (\d+)/.exec(wholeError.message);
+    const offset = at ? text.indexOf(trimmed) + Number(at[1]) : null;
+    const place = offset === null ? '' : ` at ${lineAndColumn(text, offset)}`;
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: fileName,
+      message: `${fileName} is not valid JSON${place} (${wholeError.message})`,
+      hint: 'a scenario file is one JSON object (or an array of them), or JSON Lines: one complete object per line',
+    });
   }
   const entries: ScenarioEntry[] = [];
   text.split('\n').forEach((raw, index) => {
@@ -48,6 +64,21 @@ export function parseScenarioText(text: string, fileName: string): ScenarioEntry
     }
   });
   return entries;
+}
+
+function parsesAlone(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** "line L, column C" (both 1-based) of a character offset in `text`. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
 }
 
 /** Reads and splits a scenario file; a missing file is a user error naming the path. */

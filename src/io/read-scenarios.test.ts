@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { HeadroomUserError } from '../core/errors.js';
+import { parseScenarioText } from './read-scenarios.js';
+
+function thrown(fn: () => unknown): HeadroomUserError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof HeadroomUserError) return error;
+    throw error;
+  }
+  throw new Error('expected a user error');
+}
+
+describe('parseScenarioText', () => {
+  it('reads one object, an array of objects, and JSON Lines with their line numbers', () => {
+    expect(parseScenarioText('{\n  "model": "llama-3.1-8b"\n}\n', 'a.json')).toEqual([
+      { line: 1, value: { model: 'llama-3.1-8b' } },
+    ]);
+    expect(parseScenarioText('[{"model": "a"}, {"model": "b"}]', 'a.json').map((e) => e.value)).toEqual([
+      { model: 'a' },
+      { model: 'b' },
+    ]);
+    const lines = parseScenarioText('{"model": "a"}\n\n{"model": "b"}\n', 'a.jsonl');
+    expect(lines.map((e) => [e.line, e.value])).toEqual([
+      [1, { model: 'a' }],
+      [3, { model: 'b' }],
+    ]);
+  });
+
+  it('keeps a bad JSON Lines line as an error of its own, and the other lines', () => {
+    const entries = parseScenarioText('{"model": "a"}\n{"model": \n{"model": "c"}\n', 'runs.jsonl');
+    expect(entries.map((e) => e.line)).toEqual([1, 2, 3]);
+    expect(entries[1]!.error?.message).toMatch(/^runs\.jsonl:2: not valid JSON/);
+    expect(entries[2]!.value).toEqual({ model: 'c' });
+  });
+
+  it('a pretty-printed object with a mistake is one error that says the line and column, not one per line', () => {
+    const error = thrown(() =>
+      parseScenarioText('{\n  "model": "llama-3.1-8b",\n  "method": "lora",\n}\n', 'run.json'),
+    );
+    expect(error.where).toBe('run.json');
+    // Node 20 reports the offset of the closing brace after the trailing comma: line 4, column 1.
+    expect(error.message).toMatch(/^run\.json is not valid JSON at line 4, column 1 \(/);
+    expect(error.hint).toMatch(/one JSON object .* or JSON Lines/);
+  });
+
+  it('an empty file is an error naming it', () => {
+    expect(thrown(() => parseScenarioText(' \n', 'empty.json')).message).toBe('empty.json is empty');
+  });
+});
