@@ -298,6 +298,21 @@ describe('headroom fit', () => {
     );
   });
 
+  it('says what even the smallest micro-batch and sequence need when nothing fits', () => {
+    const r = headroom(['fit', 'llama-3.1-8b', '--method', 'lora', '--gpu', 'rtx-4090']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^ {2}micro-batch {2}none: even 1 × 2048 needs [\d.]+ GiB, over the 21\.59 GiB budget$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ {2}sequence {5}none: even 1 token needs [\d.]+ GiB, over the 21\.59 GiB budget$/m,
+    );
+    // One line says what to run next: the same flags, to plan.
+    expect(r.stdout).toMatch(
+      /^ {2}headroom plan llama-3\.1-8b --method lora --gpu rtx-4090 finds the changes that make it fit$/m,
+    );
+  });
+
   it('--json carries the scenario, the target and both bounds', () => {
     const out = json([
       'fit',

@@ -50,14 +50,19 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
+/** The same command line as `plan`: what to run when nothing fits. */
+function planCommand(args: readonly string[]): string {
+  const quoted = args.map((a) => (/^[\w./:%=,@+-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`));
+  return ['headroom plan', ...quoted].join(' ');
+}
+
 function line(label: string, unit: string, b: FitBound, result: FitResult, style: Style): string[] {
   const { target } = result;
   if (b.value === null || b.estimate === null) {
     return [
       style.red(
-        `  ${label.padEnd(12)} none: even 1 ${unit} needs ${formatBytes(b.next?.requiredBytes ?? 0)}, over the ${formatBytes(target.budgetBytes)} budget`,
+        `  ${label.padEnd(12)} none: even 1 ${unit === 'tokens' ? 'token' : unit} needs ${formatBytes(b.next?.requiredBytes ?? 0)}, over the ${formatBytes(target.budgetBytes)} budget`,
       ),
-      style.dim('               headroom plan … finds changes that make it fit'),
     ];
   }
   // What must be on the GPU: paged optimizer states come on top where there is room (requiredDeviceBytes).
@@ -83,7 +88,13 @@ function line(label: string, unit: string, b: FitBound, result: FitResult, style
 }
 
 /** Renders both limits with bars against the GPU. */
-export function renderFit(result: FitResult, modelId: string, style: Style): string {
+export function renderFit(
+  result: FitResult,
+  modelId: string,
+  style: Style,
+  args: readonly string[] = [],
+): string {
+  const plan = args.length > 0 ? planCommand(args) : 'headroom plan … (the same flags)';
   const { target, scenario } = result;
   return [
     style.bold(describeScenario(scenario, modelId)),
@@ -93,6 +104,9 @@ export function renderFit(result: FitResult, modelId: string, style: Style): str
     '',
     ...line('micro-batch', `× ${scenario.seqLen}`, result.microBatch, result, style),
     ...line('sequence', `tokens`, result.seqLen, result, style),
+    ...(result.microBatch.value === null || result.seqLen.value === null
+      ? [style.dim(`  ${plan} finds the changes that make it fit`)]
+      : []),
     '',
     style.dim(`  the ${Math.round(target.marginFraction * 100)} % margin: ${MARGIN_REASON}.`),
     style.dim('  change it with --headroom, e.g. --headroom 5% for packed, fixed-length batches'),
@@ -149,7 +163,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
-  ctx.stdout.write(`${renderFit(result, loaded.model.id, style)}\n`);
+  ctx.stdout.write(`${renderFit(result, loaded.model.id, style, args)}\n`);
   if (calibrated && plain)
     ctx.stdout.write(`${renderFitMoved(result, plain, describeCalibration(calibrated), style)}\n`);
   return 0;
