@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomUserError } from './errors.js';
 import { MAX_SAFETENSORS_SHARD_FILES, parseSafetensorsIndex } from './safetensors-index.js';
+import { userErrorOf } from './test-helpers/user-error.js';
 
 const FILE = 'model.safetensors.index.json';
-
-function userErrorOf(run: () => unknown): HeadroomUserError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof HeadroomUserError) return error;
-    throw error;
-  }
-  throw new Error('expected a HeadroomUserError');
-}
 
 const index = (weightMap: unknown, metadata?: unknown): string =>
   JSON.stringify(metadata === undefined ? { weight_map: weightMap } : { metadata, weight_map: weightMap });

@@ -6,7 +6,6 @@ import {
   type FixtureTensor,
   lengthPrefix,
 } from '../io/test-helpers/safetensors-fixture.js';
-import { HeadroomUserError } from './errors.js';
 import {
   countSafetensorsParameters,
   MAX_SAFETENSORS_HEADER_BYTES,
@@ -15,6 +14,7 @@ import {
   type SafetensorsHeader,
   safetensorsHeaderFromJson,
 } from './safetensors.js';
+import { userErrorOf } from './test-helpers/user-error.js';
 
 const FILE = 'model-00001-of-00004.safetensors';
 
@@ -22,17 +22,6 @@ const FILE = 'model-00001-of-00004.safetensors';
 function parseFile(file: Uint8Array, fileName = FILE): SafetensorsHeader {
   const length = readSafetensorsHeaderLength(file.subarray(0, 8), fileName, file.length);
   return parseSafetensorsHeader(file.subarray(8, 8 + length), fileName, file.length);
-}
-
-/** The HeadroomUserError thrown by `run`, or a failure when nothing (or something else) is thrown. */
-function userErrorOf(run: () => unknown): HeadroomUserError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof HeadroomUserError) return error;
-    throw error;
-  }
-  throw new Error('expected a HeadroomUserError');
 }
 
 describe('readSafetensorsHeaderLength', () => {

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomUserError } from './errors.js';
 import { allocConfExpandsSegments, parseScenario, withAllocatorSetting } from './scenario.js';
+import { userErrorOf } from './test-helpers/user-error.js';
 
-function errorOf(input: unknown): HeadroomUserError {
-  try {
-    parseScenario(input);
-  } catch (error) {
-    if (error instanceof HeadroomUserError) return error;
-    throw error;
-  }
-  throw new Error('expected a HeadroomUserError');
-}
+const errorOf = (input: unknown) => userErrorOf(() => parseScenario(input));
 
 describe('parseScenario', () => {
   it('fills every default of SCENARIO.md', () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HeadroomUserError } from '../core/errors.js';
+import { asyncUserErrorOf as userErrorOf } from '../core/test-helpers/user-error.js';
 import { fetchHubModel } from './hub.js';
 import { buildSafetensors, type FixtureTensor } from './test-helpers/safetensors-fixture.js';
 
@@ -120,16 +120,6 @@ const SHARDED_TENSOR_BYTES = 584;
 
 function headerLength(file: Uint8Array): number {
   return Number(new DataView(file.buffer, file.byteOffset, 8).getBigUint64(0, true));
-}
-
-async function userErrorOf(run: () => Promise<unknown>): Promise<HeadroomUserError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof HeadroomUserError) return error;
-    throw error;
-  }
-  throw new Error('expected a HeadroomUserError');
 }
 
 let hub: FakeHub;

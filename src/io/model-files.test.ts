@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HeadroomUserError } from '../core/errors.js';
+import { asyncUserErrorOf as userErrorOf } from '../core/test-helpers/user-error.js';
 import { type ModelFiles, readConfigFile, readModelFolder } from './model-files.js';
 import {
   buildSafetensors,
@@ -80,16 +80,6 @@ async function writeTinyModel(folder: string, options: { index: boolean }): Prom
     const index = { metadata: { total_size: TINY_TENSOR_BYTES }, weight_map: weightMap };
     await writeFile(join(folder, 'model.safetensors.index.json'), JSON.stringify(index, null, 2));
   }
-}
-
-async function userErrorOf(run: () => Promise<unknown>): Promise<HeadroomUserError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof HeadroomUserError) return error;
-    throw error;
-  }
-  throw new Error('expected a HeadroomUserError');
 }
 
 describe('readModelFolder', () => {

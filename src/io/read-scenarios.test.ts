@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomUserError } from '../core/errors.js';
+import { userErrorOf } from '../core/test-helpers/user-error.js';
 import { parseScenarioText } from './read-scenarios.js';
-
-function thrown(fn: () => unknown): HeadroomUserError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof HeadroomUserError) return error;
-    throw error;
-  }
-  throw new Error('expected a user error');
-}
 
 describe('parseScenarioText', () => {
   it('reads one object, an array of objects, and JSON Lines with their line numbers', () => {
@@ -36,7 +26,7 @@ describe('parseScenarioText', () => {
   });
 
   it('a pretty-printed object with a mistake is one error that says the line and column, not one per line', () => {
-    const error = thrown(() =>
+    const error = userErrorOf(() =>
       parseScenarioText('{\n  "model": "llama-3.1-8b",\n  "method": "lora",\n}\n', 'run.json'),
     );
     expect(error.where).toBe('run.json');
@@ -46,6 +36,6 @@ describe('parseScenarioText', () => {
   });
 
   it('an empty file is an error naming it', () => {
-    expect(thrown(() => parseScenarioText(' \n', 'empty.json')).message).toBe('empty.json is empty');
+    expect(userErrorOf(() => parseScenarioText(' \n', 'empty.json')).message).toBe('empty.json is empty');
   });
 });
