@@ -331,6 +331,11 @@ describe('headroom estimate', () => {
       /catalog id/,
     ],
     [
+      ['import', '/nonexistent/x.yaml'],
+      /cannot read config \/nonexistent\/x\.yaml: ENOENT/,
+      /check the path: a trainer config/,
+    ],
+    [
       ['estimate', '--scenario', '/nonexistent/x.jsonl'],
       /cannot read scenario file \/nonexistent\/x.jsonl: ENOENT/,
       /--scenario/,

@@ -51,7 +51,7 @@ async function readText(path: string, what: string): Promise<string> {
       code: 'bad-file',
       where: path,
       message: `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      hint: 'check the path passed to --from',
+      hint: 'check the path: a trainer config in YAML or JSON (LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed)',
     });
   }
   if (size > MAX_CONFIG_BYTES) {
