@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { asyncUserErrorOf as userErrorOf } from '../core/test-helpers/user-error.js';
 import { fetchHubModel } from './hub.js';
@@ -313,6 +313,29 @@ describe('fetchHubModel without a network', () => {
     expect(error.hint).toBe(
       'use a catalog id (headroom models), or pass a local folder or a config.json path',
     );
+  });
+
+  it('gives up on a Hub that accepts the connection and never answers', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer(() => {
+      // Never answer.
+    });
+    silent.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const error = await userErrorOf(() =>
+        fetchHubModel('acme/tiny-llama', { hubUrl: url, timeoutMs: 300 }),
+      );
+      expect(error.code).toBe('network');
+      expect(error.message).toBe(
+        `acme/tiny-llama is not in the catalog and the Hugging Face Hub (${url}) did not answer within 0.3 s`,
+      );
+      expect(error.hint).toMatch(/^check the network or HF_ENDPOINT/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('says the Hub could not be reached when DNS fails (injected fetch)', async () => {

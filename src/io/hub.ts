@@ -22,7 +22,16 @@ export interface HubOptions {
   readonly accessToken?: string;
   /** Branch, tag or commit; defaults to `main`. */
   readonly revision?: string;
+  /** How long one request may take before the Hub counts as unreachable, in ms; default 30 s. */
+  readonly timeoutMs?: number;
 }
+
+/**
+ * One request's limit. undici's own limits are 10 s to connect but 300 s for the headers and the
+ * body, so a proxy or firewall that accepts the connection and never answers would hold the command
+ * for minutes with nothing on the screen.
+ */
+export const HUB_REQUEST_TIMEOUT_MS = 30_000;
 
 /** A Hub repo id: `name` or `owner/name`, letters, digits, `-`, `_` and `.`. */
 const REPO_ID_PATTERN = /^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/;
@@ -54,11 +63,14 @@ export async function fetchHubModel(repoId: string, options: HubOptions = {}): P
   // Errors thrown by fetch itself (DNS, refused connection) are remembered here: the Hub client
   // sometimes rewraps them, and they mean "unreachable" whatever error surfaces.
   let networkFailure: unknown;
+  const timeoutMs = options.timeoutMs ?? HUB_REQUEST_TIMEOUT_MS;
   const trackedFetch: typeof fetch = async (input, init) => {
+    const limit = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, limit]) : limit;
     try {
-      return await baseFetch(input, init);
+      return await baseFetch(input, { ...init, signal });
     } catch (error) {
-      networkFailure ??= error;
+      networkFailure ??= limit.aborted ? new HubTimeout(timeoutMs) : error;
       throw error;
     }
   };
@@ -169,6 +181,14 @@ function toUserError(
 ): unknown {
   if (error instanceof HeadroomUserError) return error;
   const host = hubUrl ?? 'https://huggingface.co';
+  if (networkFailure instanceof HubTimeout) {
+    return new HeadroomUserError({
+      code: 'network',
+      where: ref,
+      message: `${ref} is not in the catalog and the Hugging Face Hub (${host}) did not answer within ${networkFailure.ms / 1000} s`,
+      hint: `check the network or HF_ENDPOINT (a proxy that never answers looks like this); ${NETWORK_HINT}`,
+    });
+  }
   if (networkFailure !== undefined) {
     return new HeadroomUserError({
       code: 'network',
@@ -218,6 +238,11 @@ function toUserError(
     });
   }
   return error;
+}
+
+/** A request that ran past its limit (what `networkFailure` records instead of the AbortError). */
+class HubTimeout {
+  constructor(readonly ms: number) {}
 }
 
 /** ` (ECONNREFUSED)`-style detail from a fetch failure, or nothing. */
