@@ -8,6 +8,7 @@ import { calibrationOf } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { requireRun } from '../io/run-context.js';
 import type { CommandContext } from './_command.js';
+import { hubProgress } from './_hub-progress.js';
 import { type LoadedScenario, loadScenario } from './_scenario-input.js';
 
 export const CALIBRATED_OPTIONS = { calibrated: { type: 'string' } } as const;
@@ -73,6 +74,7 @@ export async function loadTargetedScenario(
     positionalModel,
     command,
     calibrated ? (calibrated.scenario as unknown as Record<string, unknown>) : undefined,
+    hubProgress(ctx.stderr),
   );
   if (!loaded.gpu) {
     throw new HeadroomUserError({

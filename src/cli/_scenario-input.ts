@@ -10,6 +10,7 @@ import type { ImportReport } from '../core/import/import-report.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
 import { formatBytes } from '../core/units.js';
+import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import type { Style } from './_output.js';
@@ -94,13 +95,15 @@ export interface LoadedScenario {
 
 /**
  * Reads, merges, validates and resolves one scenario; user errors name the flag, field or file.
- * `defaults` (a recorded run's scenario) is the base when neither --scenario nor --from is given.
+ * `defaults` (a recorded run's scenario) is the base when neither --scenario nor --from is given;
+ * `hub` is how a model from the Hugging Face Hub is fetched (hubProgress reports it on a terminal).
  */
 export async function loadScenario(
   values: Values,
   positionalModel: string | undefined,
   command: string,
   defaults?: Readonly<Record<string, unknown>>,
+  hub: HubOptions = {},
 ): Promise<LoadedScenario> {
   const read = await scenarioBase(values, command);
   const { imported, importedFrom } = read;
@@ -122,7 +125,7 @@ export async function loadScenario(
     typeof values.scenario === 'string' ? values.scenario : null,
     read.base,
   );
-  const model = await resolveModel(parsed.model);
+  const model = await resolveModel(parsed.model, hub);
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
   return { scenario, model, gpu, imported, importedFrom };

@@ -3,9 +3,11 @@ import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
+import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { hubProgress } from './_hub-progress.js';
 import { styleFor } from './_output.js';
 import { applyScenarioFlags, namedByFlag, SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
@@ -54,14 +56,17 @@ export function estimateJson(
   return { ...result, scenario, model: { id: scenario.model, source: modelSource } };
 }
 
-async function estimateOne(raw: unknown): Promise<{
+async function estimateOne(
+  raw: unknown,
+  hub: HubOptions,
+): Promise<{
   result: Estimate;
   scenario: Scenario;
   model: Awaited<ReturnType<typeof resolveModel>>;
   gpu: GpuSpec | null;
 }> {
   const parsed = parseScenario(raw);
-  const model = await resolveModel(parsed.model);
+  const model = await resolveModel(parsed.model, hub);
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   // Report the model as the user can name it again: a catalog id instead of an alias.
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
@@ -74,6 +79,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values, positionals } = parseFlags(args, OPTIONS, 'estimate', 1);
   const positionalModel = positionals[0];
   const style = styleFor(ctx.stdout);
+  const hub = hubProgress(ctx.stderr);
   if (values.from !== undefined) {
     // A trainer config: one scenario, flags over it; the JSON says what was imported.
     const imported = await scenarioBase(values, 'estimate');
@@ -86,7 +92,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: `headroom estimate llama-3.1-8b --from ${values.from}`,
       });
     }
-    const one = await estimateOne(raw);
+    const one = await estimateOne(raw, hub);
     if (values.json) {
       const { mapped, unmapped, assumed } = imported.imported!;
       const json = {
@@ -110,7 +116,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: 'headroom estimate llama-3.1-8b --method lora --gpu rtx-4090   (headroom models lists the catalog)',
       });
     }
-    const one = await estimateOne(applyScenarioFlags({}, values, positionalModel));
+    const one = await estimateOne(applyScenarioFlags({}, values, positionalModel), hub);
     ctx.stdout.write(
       values.json
         ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model.source), null, 2)}\n`
@@ -126,7 +132,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     try {
       if (entry.error) throw entry.error;
       merged = applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel);
-      const one = await estimateOne(merged);
+      const one = await estimateOne(merged, hub);
       if (values.json) {
         const json = estimateJson(one.result, one.scenario, one.model.source);
         ctx.stdout.write(

@@ -9,6 +9,7 @@ import { usableBytes } from '../core/estimate.js';
 import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
 import { formatBytes, GIB } from '../core/units.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { hubProgress } from './_hub-progress.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
@@ -166,7 +167,7 @@ async function runCapacity(
 ): Promise<number> {
   const query = queries.join(' ');
   const { values, model } = forValues(raw);
-  const loaded = await loadScenario(values, model, 'gpus');
+  const loaded = await loadScenario(values, model, 'gpus', undefined, hubProgress(ctx.stderr));
   const tokens = tokensFlag(values, 'tokens') ?? null;
   const maxGpus = countFlag(values, 'max-gpus') ?? GPU_COUNTS[GPU_COUNTS.length - 1]!;
   const sort = values.sort ?? 'cost';

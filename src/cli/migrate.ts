@@ -5,6 +5,7 @@ import { parseMarginFraction } from '../core/margin.js';
 import { type CheckStatus, checkMigration, type MigrateSide, type MigrationReport } from '../core/migrate.js';
 import { formatBytes } from '../core/units.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { hubProgress } from './_hub-progress.js';
 import { type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
@@ -161,6 +162,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     to.gpu ? { ...values, gpu: values.gpu ?? to.gpu.id } : values,
     positionals[0],
     'migrate',
+    undefined,
+    hubProgress(ctx.stderr),
   );
   const marginFraction =
     values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');

@@ -200,6 +200,22 @@ describe('fetchHubModel', () => {
     );
   });
 
+  it('reports each answered request, then the end, to onProgress', async () => {
+    const seen: Array<{ ref: string; requests: number; finished: boolean }> = [];
+    await fetchHubModel('acme/tiny-llama', { hubUrl: hub.url, onProgress: (p) => seen.push({ ...p }) });
+    // One report a request the Hub answered (12 for this two-shard repo), then one to say it is over.
+    expect(seen.map((p) => p.requests)).toEqual([...Array.from({ length: 12 }, (_, i) => i + 1), 12]);
+    expect(seen.map((p) => p.finished)).toEqual([...Array<boolean>(12).fill(false), true]);
+    expect(new Set(seen.map((p) => p.ref))).toEqual(new Set(['acme/tiny-llama']));
+    expect(hub.requests).toHaveLength(12);
+    // A failed fetch still ends its progress, so a terminal line is cleared.
+    const failed: boolean[] = [];
+    await userErrorOf(() =>
+      fetchHubModel('acme/missing', { hubUrl: hub.url, onProgress: (p) => failed.push(p.finished) }),
+    );
+    expect(failed.at(-1)).toBe(true);
+  });
+
   it('reads a single model.safetensors', async () => {
     const files = await fetchHubModel('acme/single', { hubUrl: hub.url });
     expect(files.parameterCount).toBe(208);

@@ -24,6 +24,20 @@ export interface HubOptions {
   readonly revision?: string;
   /** How long one request may take before the Hub counts as unreachable, in ms; default 30 s. */
   readonly timeoutMs?: number;
+  /**
+   * Called as the fetch goes: after each answered request, and once more with `finished` when it is
+   * over (whether it worked or not). A sharded checkpoint takes one request per shard header.
+   */
+  readonly onProgress?: (progress: HubProgress) => void;
+}
+
+/** How far a Hub fetch has got. */
+export interface HubProgress {
+  /** The repo (and revision) being read. */
+  readonly ref: string;
+  /** Requests answered so far. */
+  readonly requests: number;
+  readonly finished: boolean;
 }
 
 /**
@@ -64,11 +78,16 @@ export async function fetchHubModel(repoId: string, options: HubOptions = {}): P
   // sometimes rewraps them, and they mean "unreachable" whatever error surfaces.
   let networkFailure: unknown;
   const timeoutMs = options.timeoutMs ?? HUB_REQUEST_TIMEOUT_MS;
+  const ref = options.revision === undefined ? repoId : `${repoId}@${options.revision}`;
+  let requests = 0;
   const trackedFetch: typeof fetch = async (input, init) => {
     const limit = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, limit]) : limit;
     try {
-      return await baseFetch(input, { ...init, signal });
+      const response = await baseFetch(input, { ...init, signal });
+      requests++;
+      options.onProgress?.({ ref, requests, finished: false });
+      return response;
     } catch (error) {
       networkFailure ??= limit.aborted ? new HubTimeout(timeoutMs) : error;
       throw error;
@@ -81,7 +100,6 @@ export async function fetchHubModel(repoId: string, options: HubOptions = {}): P
     ...(accessToken !== undefined && { accessToken }),
     ...(options.revision !== undefined && { revision: options.revision }),
   };
-  const ref = options.revision === undefined ? repoId : `${repoId}@${options.revision}`;
 
   try {
     const [config, headers] = await Promise.all([fetchConfig(params, ref), fetchHeaders(params, ref)]);
@@ -94,6 +112,8 @@ export async function fetchHubModel(repoId: string, options: HubOptions = {}): P
     return buildModelFiles({ source: 'hub', ref, config, headers, notes });
   } catch (error) {
     throw toUserError(error, ref, networkFailure, hubUrl);
+  } finally {
+    options.onProgress?.({ ref, requests, finished: true });
   }
 }
 
