@@ -1278,10 +1278,13 @@ export function estimate(input: EstimateInput): Estimate {
   const allocated = phases[peakPhase];
 
   // Reserved: the allocator's reserve grows with the bytes that churn (activations, temporaries);
-  // weights and optimizer states are allocated once and pack well.
+  // weights and optimizer states are allocated once and pack well. Loading holds only the weights
+  // besides its quantization transient: the states, buckets and workspaces come later.
   const churn = Math.max(
     0,
-    allocated - persistent - (peakPhase === 'optimizer-step' ? G : gradsDuringForward),
+    peakPhase === 'load'
+      ? allocated - W
+      : allocated - persistent - (peakPhase === 'optimizer-step' ? G : gradsDuringForward),
   );
   const reserved = allocated + ALLOCATOR_BASE_RESERVE_BYTES + fragmentationShare(scenario) * churn;
   const contextBytes = cudaContextBytes(input.gpu);
