@@ -793,10 +793,43 @@ describe('checks before launch', () => {
     const [fromEnv, declined] = json(idle, 'runs');
     expect(fromEnv.scenario.expandableSegments).toBe(true);
     expect(fromEnv.env.pytorchAllocConf).toBe('max_split_size_mb:512,expandable_segments:True');
+    expect(fromEnv.env.pytorchAllocConfVariable).toBe('PYTORCH_CUDA_ALLOC_CONF');
     expect(declined.scenario.expandableSegments).toBeUndefined();
     // The same allocated peak; the expandable run's estimate keeps less reserve above it.
     expect(fromEnv.estimate.allocatedBytes).toBe(declined.estimate.allocatedBytes);
     expect(fromEnv.estimate.reservedBytes).toBeLessThan(declined.estimate.reservedBytes);
+  });
+
+  it('reads PYTORCH_ALLOC_CONF over PYTORCH_CUDA_ALLOC_CONF when both are set, as PyTorch 2.9 does', () => {
+    const { dir, env } = home();
+    const both = {
+      ...env,
+      STANDIN_NVSMI_APPS_CSV: 'none',
+      STANDIN_NVSMI_GPU_CSV: idleGpuCsv(dir),
+      PYTORCH_ALLOC_CONF: 'max_split_size_mb:512',
+      PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True',
+    };
+    const r = headroom(
+      both,
+      'run',
+      '--model',
+      'llama-3.2-1b',
+      '--method',
+      'lora',
+      '--',
+      'python3',
+      TRAIN,
+      '--steps',
+      '1',
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('sets expandable_segments:True');
+    const [run] = json(both, 'runs');
+    expect(run.env).toMatchObject({
+      pytorchAllocConf: 'max_split_size_mb:512',
+      pytorchAllocConfVariable: 'PYTORCH_ALLOC_CONF',
+    });
+    expect(run.scenario.expandableSegments).toBeUndefined();
   });
 });
 

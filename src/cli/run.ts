@@ -186,8 +186,11 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   let scenario: Record<string, unknown> | null = null;
   let estimated: EstimatedPeak | null = null;
   let neededBytes: number | null = null;
+  // PyTorch reads PYTORCH_ALLOC_CONF and falls back to PYTORCH_CUDA_ALLOC_CONF, the name before 2.9,
+  // only when it is unset (c10/core/AllocatorConfig.cpp, AllocatorConfig::instance). A torch older
+  // than 2.9 reads the old name alone; which torch the training imports is known only later.
   const allocVar =
-    ctx.env.PYTORCH_CUDA_ALLOC_CONF !== undefined ? 'PYTORCH_CUDA_ALLOC_CONF' : 'PYTORCH_ALLOC_CONF';
+    ctx.env.PYTORCH_ALLOC_CONF !== undefined ? 'PYTORCH_ALLOC_CONF' : 'PYTORCH_CUDA_ALLOC_CONF';
   const allocConf = ctx.env[allocVar];
   if (hasScenario) {
     const loaded = await loadScenario(values, undefined, 'run');
@@ -254,6 +257,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         node: process.version,
         cudaVisibleDevices: ctx.env.CUDA_VISIBLE_DEVICES ?? null,
         pytorchAllocConf: allocConf ?? null,
+        pytorchAllocConfVariable: allocConf === undefined ? null : allocVar,
         nvidiaSmi: query === null ? 'off' : query.ok ? 'ok' : query.problem.code,
         gpus: query?.ok
           ? query.gpus.map((g) => ({
