@@ -710,6 +710,11 @@ describe('checks before launch', () => {
     writeFileSync(path, `${header}\n${row!.replace('32362 MiB, 110796 MiB', '0 MiB, 143157 MiB')}\n`);
     return path;
   };
+  /** A fresh home whose stand-in nvidia-smi shows the GPU idle, with `extra` variables on top. */
+  const idleHome = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+    const { dir, env } = home();
+    return { ...env, STANDIN_NVSMI_APPS_CSV: 'none', STANDIN_NVSMI_GPU_CSV: idleGpuCsv(dir), ...extra };
+  };
 
   it('--strict refuses to start next to other processes; nothing is recorded', () => {
     const { env } = home();
@@ -723,8 +728,7 @@ describe('checks before launch', () => {
   });
 
   it('with a scenario: free memory against the estimate; --strict refuses when it does not fit', () => {
-    const { dir, env } = home();
-    const idle = { ...env, STANDIN_NVSMI_APPS_CSV: 'none', STANDIN_NVSMI_GPU_CSV: idleGpuCsv(dir) };
+    const idle = idleHome();
     const fits = headroom(
       idle,
       'run',
@@ -764,13 +768,7 @@ describe('checks before launch', () => {
   });
 
   it('takes expandable segments from PYTORCH_CUDA_ALLOC_CONF into the scenario, unless told otherwise', () => {
-    const { dir, env } = home();
-    const idle = {
-      ...env,
-      STANDIN_NVSMI_APPS_CSV: 'none',
-      STANDIN_NVSMI_GPU_CSV: idleGpuCsv(dir),
-      PYTORCH_CUDA_ALLOC_CONF: 'max_split_size_mb:512,expandable_segments:True',
-    };
+    const idle = idleHome({ PYTORCH_CUDA_ALLOC_CONF: 'max_split_size_mb:512,expandable_segments:True' });
     const setup = ['--model', 'llama-3.2-1b', '--method', 'lora', '--seq-len', '4096'];
     const r = headroom(idle, 'run', '--name', 'env', ...setup, '--', 'python3', TRAIN, '--steps', '1');
     expect(r.code).toBe(0);
@@ -801,27 +799,12 @@ describe('checks before launch', () => {
   });
 
   it('reads PYTORCH_ALLOC_CONF over PYTORCH_CUDA_ALLOC_CONF when both are set, as PyTorch 2.9 does', () => {
-    const { dir, env } = home();
-    const both = {
-      ...env,
-      STANDIN_NVSMI_APPS_CSV: 'none',
-      STANDIN_NVSMI_GPU_CSV: idleGpuCsv(dir),
+    const both = idleHome({
       PYTORCH_ALLOC_CONF: 'max_split_size_mb:512',
       PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True',
-    };
-    const r = headroom(
-      both,
-      'run',
-      '--model',
-      'llama-3.2-1b',
-      '--method',
-      'lora',
-      '--',
-      'python3',
-      TRAIN,
-      '--steps',
-      '1',
-    );
+    });
+    const lora = ['--model', 'llama-3.2-1b', '--method', 'lora'];
+    const r = headroom(both, 'run', ...lora, '--', 'python3', TRAIN, '--steps', '1');
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('sets expandable_segments:True');
     const [run] = json(both, 'runs');

@@ -974,21 +974,18 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
   it('at a load peak, churn is the quantization transient alone: nothing else is held yet', () => {
     // Llama-2-70B QLoRA on 16 tokens: quantizing the largest linear (28,672 × 8,192) at load, with its
     // 4 bytes an element of transient, outweighs everything a 16-token step adds.
-    const scenario = parseScenario({
-      model: 'llama-2-70b',
-      method: 'qlora',
-      quantization: 'nf4',
-      precision: 'bf16-true',
-      seqLen: 16,
-      gradientCheckpointing: 'full',
-      loss: 'chunked',
-    });
-    const e = estimate({
-      scenario,
-      shape: shapeOf('llama-2-70b'),
-      gpu: findGpu('a100-sxm-80gb')!,
-      terms: true,
-    });
+    const e = run(
+      {
+        model: 'llama-2-70b',
+        method: 'qlora',
+        quantization: 'nf4',
+        precision: 'bf16-true',
+        seqLen: 16,
+        gradientCheckpointing: 'full',
+        loss: 'chunked',
+      },
+      'a100-sxm-80gb',
+    );
     expect(e.peakPhase).toBe('load');
     expect(e.breakdown.churnBytes).toBe(28_672 * 8_192 * 4);
     expect(e.peak.reservedBytes - e.peak.allocatedBytes - 64 * 2 ** 20).toBeCloseTo(
