@@ -2,6 +2,7 @@
  * The scenario flags every scenario-taking command shares, and how they become scenario fields.
  * Flags override the fields of a --scenario file.
  */
+import { parseArgs } from 'node:util';
 import { HeadroomUserError } from '../core/errors.js';
 import { fusesInTorch, torchaoQuantizes } from '../core/scenario.js';
 
@@ -148,23 +149,18 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 const PREDICATE = /^(is|must|applies|steps|wraps|quantizes|says)\b/;
 
 /**
- * What the command line gave for `--flag`, before any `--` (the rest belongs to a wrapped command):
- * its value, true for a flag without one, or undefined when absent.
+ * What the command line gave for `--flag`, read the way the commands read it (node's parseArgs, which
+ * stops at `--`: the rest belongs to a wrapped command): its value, true for a boolean flag, or
+ * undefined when absent. Other commands' own flags are tolerated here, not checked.
  */
-function givenFlag(args: readonly string[], flag: string): string | true | undefined {
-  const end = args.indexOf('--');
-  const own = end === -1 ? args : args.slice(0, end);
-  let given: string | true | undefined;
-  own.forEach((arg, i) => {
-    if (arg === `--${flag}`) {
-      const next = own[i + 1];
-      given =
-        SCENARIO_OPTIONS[flag as keyof typeof SCENARIO_OPTIONS]?.type === 'string' && next !== undefined
-          ? next
-          : true;
-    } else if (arg.startsWith(`--${flag}=`)) given = arg.slice(flag.length + 3);
+function givenFlag(args: readonly string[], flag: string): string | boolean | undefined {
+  const { values } = parseArgs({
+    args: [...args],
+    options: SCENARIO_OPTIONS,
+    strict: false,
+    allowPositionals: true,
   });
-  return given;
+  return values[flag] as string | boolean | undefined;
 }
 
 /**
@@ -172,13 +168,17 @@ function givenFlag(args: readonly string[], flag: string): string | true | undef
  * the user typed it (`--precision fp8 is not one of …`) instead of the field a file would hold. Other
  * errors come back unchanged. `command` names the help that lists the flags.
  */
-export function namedByFlag(error: unknown, args: readonly string[], command: string): unknown {
-  if (!(error instanceof HeadroomUserError) || error.where === undefined) return error;
+export function namedByFlag(
+  error: HeadroomUserError,
+  args: readonly string[],
+  command: string,
+): HeadroomUserError {
+  if (error.where === undefined) return error;
   const flag = FLAG_OF_FIELD[error.where];
   const prefix = `${error.where}: `;
   if (flag === undefined || !error.message.startsWith(prefix)) return error;
   const given = givenFlag(args, flag);
-  if (given === undefined) return error;
+  if (given === undefined || given === false) return error;
   let said = error.message.slice(prefix.length);
   const typed = given === true ? `--${flag}` : `--${flag} ${given}`;
   // The field's message opens with the value as JSON ("fp8" or 0): the flag shows it as typed.

@@ -144,8 +144,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       }
     } catch (error) {
       if (entries.length === 1) throw inScenarioFile(error, values.scenario, entry.value, merged);
+      if (!isUserError(error)) throw error;
       const named = namedByFlag(error, args, 'estimate');
-      if (!isUserError(named)) throw named;
       failures++;
       // One bad line does not stop the others; it gets its own result line.
       const record = {

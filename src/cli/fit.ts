@@ -87,14 +87,9 @@ function line(label: string, unit: string, b: FitBound, result: FitResult, style
   return out;
 }
 
-/** Renders both limits with bars against the GPU. */
-export function renderFit(
-  result: FitResult,
-  modelId: string,
-  style: Style,
-  args: readonly string[] = [],
-): string {
-  const plan = args.length > 0 ? planCommand(args) : 'headroom plan … (the same flags)';
+/** Renders both limits with bars against the GPU; `args` (fit's own) make the plan command to run when nothing fits. */
+export function renderFit(result: FitResult, modelId: string, style: Style, args: readonly string[]): string {
+  const plan = planCommand(args);
   const { target, scenario } = result;
   return [
     style.bold(describeScenario(scenario, modelId)),

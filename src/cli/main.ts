@@ -95,7 +95,7 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     if (!isUserError(error)) throw error;
     // A field that a flag set is the flag's mistake: say it in the flag's words.
     const { namedByFlag } = await import('./_scenario-flags.js');
-    const shown = namedByFlag(error, rest, command) as typeof error;
+    const shown = namedByFlag(error, rest, command);
     ctx.stderr.write(`${style.red(`error: ${shown.message}`)}\n${shown.hint ? `Try: ${shown.hint}\n` : ''}`);
     return 1;
   }
