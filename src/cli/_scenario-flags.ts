@@ -47,6 +47,9 @@ export const SCENARIO_OPTIONS = {
   'expandable-segments': { type: 'boolean' },
   'no-expandable-segments': { type: 'boolean' },
   gpu: { type: 'string' },
+  framework: { type: 'string' },
+  versions: { type: 'string' },
+  padding: { type: 'string' },
   scenario: { type: 'string' },
 } as const;
 
@@ -70,7 +73,8 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
                             next-forward in litgpt or a plain loop)   [none; int8: step]
   --quantizer L             bitsandbytes | torchao: who quantized the base (torchao: torchtune's
                             NF4, whose scales FSDP shards with the codes)  [bitsandbytes]
-  --precision P             fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true  [bf16-mixed]
+  --precision P             fp32 | fp16-mixed | bf16-mixed | fp16-true | bf16-true
+                            [bf16-true for lora and qlora (a 16-bit base), bf16-mixed for full and freeze]
   --optimizer O             adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd |
                             sgd-momentum | adafactor | lion                   [adamw]
   --micro-batch N  --seq-len N  --grad-accum N                                [1, 2048, 1]
@@ -102,7 +106,12 @@ export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; default
   --expandable-segments     the run sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:
                             a smaller allocator reserve (reserved and nvidia-smi levels)
   --no-expandable-segments  the default allocator, over a scenario file that sets it
-  --gpu ID                  catalog GPU to check the fit against (headroom gpus)`;
+  --gpu ID                  catalog GPU to check the fit against (headroom gpus)
+  --framework F             the stack that trains: hf-trainer | axolotl | llama-factory | ms-swift |
+                            unsloth | torchtune | litgpt | torchtitan | accelerate | deepspeed | pytorch
+  --versions LIST           package versions, e.g. torch=2.5.1,transformers=4.46.0,bitsandbytes=0.44.1
+  --padding P               longest | max-length | packed: each batch padded to its longest sample
+                            (seq-len is the cap), to seq-len, or packed to seq-len  [max-length]`;
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -128,6 +137,9 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   torchCompile: 'torch-compile',
   expandableSegments: 'expandable-segments',
   gpu: 'gpu',
+  framework: 'framework',
+  versions: 'versions',
+  padding: 'padding',
   'lora.rank': 'lora-rank',
   'lora.alpha': 'lora-alpha',
   'lora.dropout': 'lora-dropout',
@@ -232,6 +244,27 @@ function numeric(values: Values, flag: string, options: { readonly k?: boolean }
   return n;
 }
 
+/** `torch=2.5.1,transformers=4.46.0` as an object; the scenario parser checks names and versions. */
+function versionList(raw: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) {
+      throw new HeadroomUserError({
+        code: 'bad-flag',
+        where: '--versions',
+        message: `--versions ${raw}: "${item}" is not PACKAGE=VERSION`,
+        hint: 'e.g. --versions torch=2.5.1,transformers=4.46.0',
+      });
+    }
+    out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
+  }
+  return out;
+}
+
 function list(raw: string | boolean | undefined): string[] | 'all-linear' | undefined {
   if (typeof raw !== 'string') return undefined;
   if (raw === 'all-linear') return 'all-linear';
@@ -286,6 +319,14 @@ export function applyScenarioFlags(
   if (values['expandable-segments'] === true) out.expandableSegments = true;
   if (values['no-expandable-segments'] === true) out.expandableSegments = false;
   set('gpu', values.gpu);
+  set('framework', values.framework);
+  set('padding', values.padding);
+  if (typeof values.versions === 'string') {
+    out.versions = {
+      ...((base.versions as Record<string, unknown> | undefined) ?? {}),
+      ...versionList(values.versions),
+    };
+  }
   const lora: Record<string, unknown> = { ...((base.lora as Record<string, unknown> | undefined) ?? {}) };
   const loraBefore = JSON.stringify(lora);
   if (values['lora-rank'] !== undefined) lora.rank = numeric(values, 'lora-rank');

@@ -1,6 +1,7 @@
 /** `headroom import FILE`: the scenario a trainer config maps to, and what was mapped, left out and assumed. */
-import { HeadroomUserError } from '../core/errors.js';
+import { HeadroomUserError, isUserError } from '../core/errors.js';
 import type { ConfigFormat, ImportReport } from '../core/import/import-report.js';
+import { parseScenario, type Scenario } from '../core/scenario.js';
 import { readTrainerConfig } from '../io/read-config.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, type Style, styleFor } from './_output.js';
@@ -32,23 +33,29 @@ const FORMAT_NAMES: Readonly<Record<ConfigFormat, string>> = {
   deepspeed: 'DeepSpeed config',
 };
 
-/** Headroom's defaults for fields a config leaves unset (SCENARIO.md), shown so nothing is hidden. */
-const HEADROOM_DEFAULTS: readonly (readonly [string, unknown])[] = [
-  ['method', 'full'],
-  ['quantization', 'none'],
-  ['precision', 'bf16-mixed'],
-  ['optimizer', 'adamw'],
-  ['microBatchSize', 1],
-  ['seqLen', 2048],
-  ['gradAccumSteps', 1],
-  ['gradientCheckpointing', 'none'],
-  ['attention', 'sdpa'],
-  ['loss', 'standard'],
-  ['parallelism.strategy', 'single'],
-  ['parallelism.gpus', 1],
-  ['offload.optimizer', 'none'],
-  ['offload.params', 'none'],
-];
+/**
+ * Headroom's defaults for the fields a config leaves unset, as the scenario parser fills them (the
+ * precision default follows the method), shown so nothing is hidden. Empty when the imported fields do
+ * not parse: the estimate that follows says why.
+ */
+function headroomDefaults(scenario: Readonly<Record<string, unknown>>): (readonly [string, unknown])[] {
+  let parsed: Scenario;
+  try {
+    parsed = parseScenario({ ...scenario, model: scenario.model ?? 'model' });
+  } catch (error) {
+    if (isUserError(error)) return [];
+    throw error;
+  }
+  const out: (readonly [string, unknown])[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [key, inner] of Object.entries(value)) walk(inner, path === '' ? key : `${path}.${key}`);
+    } else out.push([path, value]);
+  };
+  const { model: _model, ...fields } = parsed;
+  walk(fields, '');
+  return out;
+}
 
 const show = (value: unknown): string =>
   Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : JSON.stringify(value);
@@ -89,7 +96,7 @@ export function renderImport(
   }
   const hasField = (f: string) =>
     [...seen].some((s) => s === f || s.startsWith(`${f}.`) || f.startsWith(`${s}.`));
-  for (const [field, value] of HEADROOM_DEFAULTS) {
+  for (const [field, value] of headroomDefaults(report.scenario)) {
     if (hasField(field)) continue;
     rows.push([style.dim(field), style.dim(show(value)), style.dim('not in the file: Headroom default')]);
   }

@@ -20,7 +20,57 @@ describe('parseScenario', () => {
       loss: 'standard',
       parallelism: { strategy: 'single', gpus: 1 },
       offload: { optimizer: 'none', params: 'none' },
+      padding: 'max-length',
     });
+  });
+
+  it.each([
+    ['full', 'bf16-mixed'],
+    ['freeze', 'bf16-mixed'],
+    ['lora', 'bf16-true'],
+    ['qlora', 'bf16-true'],
+  ] as const)('a %s scenario that names no precision takes %s (docs/scenario.md)', (method, precision) => {
+    const s = parseScenario({ model: 'x', method, ...(method === 'qlora' ? { quantization: 'nf4' } : {}) });
+    expect(s.precision).toBe(precision);
+    // A stated precision always wins.
+    expect(
+      parseScenario({
+        model: 'x',
+        method,
+        precision: 'fp32',
+        ...(method === 'qlora' ? { quantization: 'nf4' } : {}),
+      }).precision,
+    ).toBe('fp32');
+  });
+
+  it('loads framework, versions and padding as the measurement rows carry them', () => {
+    const s = parseScenario({
+      model: 'x',
+      framework: 'hf-trainer',
+      versions: { torch: '2.5.1+cu121', transformers: '4.46.0.dev0', bitsandbytes: '0.44.1' },
+      padding: 'longest',
+    });
+    expect(s.framework).toBe('hf-trainer');
+    expect(s.versions).toEqual({ torch: '2.5.1+cu121', transformers: '4.46.0.dev0', bitsandbytes: '0.44.1' });
+    expect(s.padding).toBe('longest');
+    expect(parseScenario({ model: 'x', versions: {} }).versions).toBeUndefined();
+  });
+
+  it.each([
+    [{ model: 'x', framework: 'keras' }, 'framework', /"keras" is not one of hf-trainer \| axolotl/],
+    [
+      { model: 'x', padding: 'dynamic' },
+      'padding',
+      /"dynamic" is not one of longest \| max-length \| packed/,
+    ],
+    [{ model: 'x', versions: { pytorch: '2.5' } }, 'versions.pytorch', /is not a package headroom knows/],
+    [{ model: 'x', versions: { torch: 2.5 } }, 'versions.torch', /2.5 must be a version string/],
+    [{ model: 'x', versions: { torch: 'latest' } }, 'versions.torch', /"latest" must be a version string/],
+    [{ model: 'x', versions: ['2.5'] }, 'versions', /must be an object/],
+  ])('refuses %j at %s', (input, where, message) => {
+    const error = errorOf(input);
+    expect(error.where).toBe(where);
+    expect(error.message).toMatch(message);
   });
 
   it('keeps LoRA settings and defaults dropout and modulesToSave', () => {

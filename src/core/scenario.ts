@@ -31,6 +31,48 @@ export const QUANTIZED_INPUTS_KEPT = ['none', 'step', 'next-forward'] as const;
 export const QUANTIZERS = ['bitsandbytes', 'torchao'] as const;
 /** What dtype LoRA adapters are kept in: fp32 (PEFT's default) or the model's own. */
 export const ADAPTER_DTYPES = ['fp32', 'model'] as const;
+/**
+ * The stack that runs the training, as a user names it (docs/scenario.md). The estimator derives the
+ * behaviours the user did not set from it; an explicit field always wins.
+ */
+export const FRAMEWORKS = [
+  'hf-trainer',
+  'axolotl',
+  'llama-factory',
+  'ms-swift',
+  'unsloth',
+  'torchtune',
+  'litgpt',
+  'torchtitan',
+  'accelerate',
+  'deepspeed',
+  'pytorch',
+] as const;
+/** The packages whose versions a scenario may state (docs/scenario.md, `versions`). */
+export const VERSION_KEYS = [
+  'torch',
+  'transformers',
+  'peft',
+  'trl',
+  'accelerate',
+  'deepspeed',
+  'bitsandbytes',
+  'flashAttn',
+  'torchao',
+  'torchtune',
+  'litgpt',
+  'lightning',
+  'axolotl',
+  'llamaFactory',
+  'msSwift',
+  'unsloth',
+  'torchtitan',
+] as const;
+/**
+ * How batches are shaped: "longest" pads each batch to its longest sample (seqLen is the cap),
+ * "max-length" pads every batch to seqLen, "packed" packs samples into exactly seqLen tokens.
+ */
+export const PADDINGS = ['longest', 'max-length', 'packed'] as const;
 /** The quantizations torchao's NF4Tensor does: NF4 with its block scales quantized again (double quantization). */
 const TORCHAO_QUANTIZATIONS: ReadonlySet<string> = new Set(['nf4', 'nf4-dq']);
 
@@ -53,6 +95,11 @@ export type OffloadTarget = (typeof OFFLOADS)[number];
 export type QuantizedFrom = (typeof QUANTIZED_FROM)[number];
 export type QuantizedInputsKept = (typeof QUANTIZED_INPUTS_KEPT)[number];
 export type Quantizer = (typeof QUANTIZERS)[number];
+export type Framework = (typeof FRAMEWORKS)[number];
+export type VersionKey = (typeof VERSION_KEYS)[number];
+export type Padding = (typeof PADDINGS)[number];
+/** Package versions, as strings ("2.5.1", "4.46.0.dev0", "2.5.1+cu121"). */
+export type Versions = Readonly<Partial<Record<VersionKey, string>>>;
 
 /** A model reference: a catalog id, a Hugging Face repo id, or an inline config.json object. */
 export type ModelRef = string | Readonly<Record<string, unknown>>;
@@ -172,13 +219,27 @@ export interface Scenario {
    */
   readonly expandableSegments?: true;
   readonly gpu?: string;
+  /** The stack that runs the training. Absent: not stated. */
+  readonly framework?: Framework;
+  /** Package versions where the user stated them. Present only when at least one is given. */
+  readonly versions?: Versions;
+  /** How batches are shaped. Default "max-length": every batch is seqLen tokens. */
+  readonly padding: Padding;
 }
 
-/** Defaults as SCENARIO.md states them. */
+/**
+ * The precision a scenario takes when it names none (docs/scenario.md): full and freeze train in
+ * bf16 mixed precision (fp32 master weights); LoRA and QLoRA load the frozen base in 16 bits, as the
+ * Hugging Face, LLaMA-Factory, Axolotl and torchtune setups do.
+ */
+export function defaultPrecision(method: Method): Precision {
+  return method === 'lora' || method === 'qlora' ? 'bf16-true' : 'bf16-mixed';
+}
+
+/** Defaults as docs/scenario.md states them (precision: defaultPrecision, by method). */
 export const SCENARIO_DEFAULTS = {
   method: 'full',
   quantization: 'none',
-  precision: 'bf16-mixed',
   optimizer: 'adamw',
   microBatchSize: 1,
   seqLen: 2048,
@@ -226,6 +287,9 @@ const TOP_LEVEL_FIELDS = new Set([
   'offload',
   'expandableSegments',
   'gpu',
+  'framework',
+  'versions',
+  'padding',
 ]);
 
 /**
@@ -575,6 +639,8 @@ export function parseScenario(input: unknown): Scenario {
   if (inputsKept !== undefined) {
     requireBnb('quantizedInputsKept', 'says how long a bitsandbytes layer keeps its input');
   }
+  const framework = optionalOneOf(raw.framework, FRAMEWORKS, 'framework');
+  const versions = parseVersions(raw.versions);
   const gpu = raw.gpu;
   if (gpu !== undefined && (typeof gpu !== 'string' || gpu.trim() === '')) {
     throw invalid('gpu', 'must be a catalog GPU id', 'headroom gpus lists them');
@@ -589,7 +655,7 @@ export function parseScenario(input: unknown): Scenario {
     ...(quantizedFrom === undefined ? {} : { quantizedFrom }),
     ...(inputsKept === undefined ? {} : { quantizedInputsKept: inputsKept }),
     ...(quantizer === 'torchao' ? { quantizer } : {}),
-    precision: oneOf(raw.precision, PRECISIONS, 'precision', SCENARIO_DEFAULTS.precision),
+    precision: oneOf(raw.precision, PRECISIONS, 'precision', defaultPrecision(method)),
     optimizer,
     microBatchSize: positiveInt(raw.microBatchSize, 'microBatchSize', SCENARIO_DEFAULTS.microBatchSize),
     seqLen: positiveInt(raw.seqLen, 'seqLen', SCENARIO_DEFAULTS.seqLen),
@@ -616,5 +682,35 @@ export function parseScenario(input: unknown): Scenario {
     offload,
     ...(flag(raw.expandableSegments, 'expandableSegments') ? { expandableSegments: true as const } : {}),
     ...(typeof gpu === 'string' ? { gpu } : {}),
+    ...(framework === undefined ? {} : { framework }),
+    ...(versions === undefined ? {} : { versions }),
+    padding: oneOf(raw.padding, PADDINGS, 'padding', 'max-length'),
   };
+}
+
+/** A version as packages print it: digits and dots first, then a local or pre-release tail. */
+const VERSION_PATTERN = /^\d{1,6}(\.\d{1,6}){0,3}[0-9A-Za-z.+-]{0,32}$/;
+
+function parseVersions(value: unknown): Versions | undefined {
+  if (value === undefined || value === null) return undefined;
+  const raw = record(value, 'versions');
+  const out: Partial<Record<VersionKey, string>> = {};
+  for (const [key, version] of Object.entries(raw)) {
+    if (!(VERSION_KEYS as readonly string[]).includes(key)) {
+      throw invalid(
+        `versions.${key}`,
+        'is not a package headroom knows',
+        `the keys are: ${VERSION_KEYS.join(', ')}`,
+      );
+    }
+    if (typeof version !== 'string' || !VERSION_PATTERN.test(version)) {
+      throw invalid(
+        `versions.${key}`,
+        `${JSON.stringify(version)} must be a version string such as "2.5.1"`,
+        'write it as `pip show` prints it, e.g. "2.5.1" or "4.46.0.dev0"',
+      );
+    }
+    out[key as VersionKey] = version;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
