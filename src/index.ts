@@ -13,16 +13,20 @@ export {
   type Estimate,
   type EstimateInput,
   estimate,
-  type Fit,
-  fitOn,
   type Phase,
-  requiredDeviceBytes,
-  usableBytes,
 } from './core/estimate.js';
 export { type EstimateNote, noteText } from './core/estimate-notes.js';
 export { type FitResult, fitLimits } from './core/fit.js';
 export { importConfig } from './core/import/import-config.js';
 export type { ImportReport } from './core/import/import-report.js';
+export {
+  type Fit,
+  fitVerdict,
+  type MemoryTarget,
+  memoryTarget,
+  requiredDeviceBytes,
+  usableBytes,
+} from './core/margin.js';
 export { type CheckItem, checkMigration, type MigrationReport } from './core/migrate.js';
 export { type ResolvedModel, resolveModelRef } from './core/model-ref.js';
 export { type ParamBreakdown, paramBreakdown } from './core/params.js';

@@ -27,17 +27,23 @@ describe('headroom estimate', () => {
       'nf4',
       '--precision',
       'bf16-true',
+      '--gradient-checkpointing',
+      'full',
       '--gpu',
       'rtx-4090',
     );
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('llama-3.1-8b · qlora r16 (q_proj,v_proj) nf4 · bf16-true · adamw · b1×2048');
+    expect(r.stdout).toContain(
+      'llama-3.1-8b · qlora r16 (q_proj,v_proj) nf4 · bf16-true · adamw · b1×2048 · ckpt full',
+    );
     for (const part of ['weights', 'gradients', 'optimizer', 'activations', 'runtime'])
       expect(r.stdout).toMatch(new RegExp(`^  ${part} .*(GiB|MiB|B)$`, 'm'));
     expect(r.stdout).toMatch(
       /peak at backward: {2}allocated [\d.]+ GiB {2}· {2}reserved [\d.]+ GiB {2}· {2}nvidia-smi [\d.]+ GiB/,
     );
-    expect(r.stdout).toMatch(/✓ fits on NVIDIA GeForce RTX 4090 with [\d.]+ (GiB|MiB) to spare/);
+    expect(r.stdout).toMatch(
+      /✓ fits on NVIDIA GeForce RTX 4090 with [\d.]+ (GiB|MiB) to spare \(\d+ % free; the budget keeps the 10 % margin\)/,
+    );
     expect(r.stdout).toContain('attack first:');
   });
 

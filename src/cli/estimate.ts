@@ -2,6 +2,7 @@
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
+import { DEFAULT_MARGIN_FRACTION, parseMarginFraction } from '../core/margin.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
@@ -13,6 +14,7 @@ import { applyScenarioFlags, namedByFlag, SCENARIO_FLAGS_HELP } from './_scenari
 import {
   catalogGpu,
   FROM_HELP,
+  HEADROOM_HELP,
   importSummary,
   inScenarioFile,
   SCENARIO_INPUT_OPTIONS,
@@ -29,6 +31,7 @@ Usage:
 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
+${HEADROOM_HELP}
 
 Output:
   --explain                 how the peak adds up: each term of the peak phase, then the allocator's
@@ -45,6 +48,7 @@ const OPTIONS = {
   ...SCENARIO_INPUT_OPTIONS,
   json: { type: 'boolean' },
   explain: { type: 'boolean' },
+  headroom: { type: 'string' },
 } as const;
 
 /** The JSON an estimate prints: SCENARIO.md's fields plus the resolved scenario and model. */
@@ -59,6 +63,7 @@ export function estimateJson(
 async function estimateOne(
   raw: unknown,
   hub: HubOptions,
+  marginFraction: number,
 ): Promise<{
   result: Estimate;
   scenario: Scenario;
@@ -70,7 +75,14 @@ async function estimateOne(
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   // Report the model as the user can name it again: a catalog id instead of an alias.
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
-  const result = estimate({ scenario, shape: model.shape, exactParams: model.exactParams, gpu, terms: true });
+  const result = estimate({
+    scenario,
+    shape: model.shape,
+    exactParams: model.exactParams,
+    gpu,
+    marginFraction,
+    terms: true,
+  });
   return { result, scenario, model, gpu };
 }
 
@@ -80,6 +92,10 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const positionalModel = positionals[0];
   const style = styleFor(ctx.stdout);
   const hub = hubProgress(ctx.stderr);
+  const margin =
+    values.headroom === undefined
+      ? DEFAULT_MARGIN_FRACTION
+      : parseMarginFraction(values.headroom, '--headroom');
   if (values.from !== undefined) {
     // A trainer config: one scenario, flags over it; the JSON says what was imported.
     const imported = await scenarioBase(values, 'estimate');
@@ -92,7 +108,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: `headroom estimate llama-3.1-8b --from ${values.from}`,
       });
     }
-    const one = await estimateOne(raw, hub);
+    const one = await estimateOne(raw, hub, margin);
     if (values.json) {
       const { mapped, unmapped, assumed } = imported.imported!;
       const json = {
@@ -116,7 +132,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: 'headroom estimate llama-3.1-8b --method lora --gpu rtx-4090   (headroom models lists the catalog)',
       });
     }
-    const one = await estimateOne(applyScenarioFlags({}, values, positionalModel), hub);
+    const one = await estimateOne(applyScenarioFlags({}, values, positionalModel), hub, margin);
     ctx.stdout.write(
       values.json
         ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model.source), null, 2)}\n`
@@ -132,7 +148,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     try {
       if (entry.error) throw entry.error;
       merged = applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel);
-      const one = await estimateOne(merged, hub);
+      const one = await estimateOne(merged, hub, margin);
       if (values.json) {
         const json = estimateJson(one.result, one.scenario, one.model.source);
         ctx.stdout.write(

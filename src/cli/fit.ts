@@ -1,8 +1,7 @@
 /** `headroom fit`: the largest micro-batch and the longest sequence that fit a GPU with the margin. */
 import { describeScenario } from '../core/describe.js';
-import { requiredDeviceBytes } from '../core/estimate.js';
 import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
-import { MARGIN_REASON } from '../core/margin.js';
+import { MARGIN_REASON, requiredDeviceBytes } from '../core/margin.js';
 import { formatBytes } from '../core/units.js';
 import { meterBar } from './_bar.js';
 import {

@@ -3,6 +3,7 @@ import { attackFirst } from '../core/advice.js';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { describeScenario, PEAK_TERM_LABELS } from '../core/describe.js';
 import type { Components, Estimate } from '../core/estimate.js';
+import { type Fit, MARGIN_REASON } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import type { Scenario } from '../core/scenario.js';
 import { formatBytes, formatParams } from '../core/units.js';
@@ -90,21 +91,7 @@ export function renderEstimate(input: {
     );
   }
   if (result.fits && gpu) {
-    const { ok, headroomBytes, usableBytes, pagedToHostBytes } = result.fits;
-    const share = (Math.abs(headroomBytes) / usableBytes) * 100;
-    lines.push(
-      !ok
-        ? style.red(
-            `  ✗ does not fit on ${gpu.name}: ${formatBytes(-headroomBytes)} over its ${formatBytes(usableBytes)}`,
-          )
-        : pagedToHostBytes > 0
-          ? style.yellow(
-              `  ✓ fits on ${gpu.name} only with ${formatBytes(pagedToHostBytes)} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
-            )
-          : style.green(
-              `  ✓ fits on ${gpu.name} with ${formatBytes(headroomBytes)} to spare (${share.toFixed(0)} % free)`,
-            ),
-    );
+    lines.push(...renderVerdict(result.fits, gpu.name, style));
   } else {
     lines.push(style.dim('  add --gpu ID to check the fit (headroom gpus lists them)'));
   }
@@ -120,6 +107,45 @@ export function renderEstimate(input: {
   }
   for (const note of result.notes) lines.push(style.dim(`  note: ${note}`));
   return lines.join('\n');
+}
+
+/**
+ * The fit verdict (margin.ts), as `fit`, `plan` and `gpus --for` judge it: what must be on the GPU at
+ * the peak against its memory less the margin. A run inside the card but not inside the margin does not
+ * fit, and the line says which of the two it misses.
+ */
+export function renderVerdict(fit: Fit, gpuName: string, style: Style): string[] {
+  const pct = Math.round(fit.marginFraction * 100);
+  const margin = `the ${pct} % margin`;
+  if (!fit.ok) {
+    const over = fit.requiredBytes - fit.usableBytes;
+    if (over > 0) {
+      return [
+        style.red(
+          `  ✗ does not fit on ${gpuName}: needs ${formatBytes(fit.requiredBytes)}, ${formatBytes(over)} over its ${formatBytes(fit.usableBytes)}`,
+        ),
+      ];
+    }
+    return [
+      style.red(
+        `  ✗ does not fit on ${gpuName} with ${margin}: needs ${formatBytes(fit.requiredBytes)} of its ${formatBytes(fit.usableBytes)}, ${formatBytes(fit.requiredBytes - fit.budgetBytes)} over the ${formatBytes(fit.budgetBytes)} budget`,
+      ),
+      style.dim(`    the budget keeps ${margin} free (--headroom): ${MARGIN_REASON}`),
+    ];
+  }
+  if (fit.pagedToHostBytes > 0) {
+    return [
+      style.yellow(
+        `  ✓ fits on ${gpuName} with ${margin} only with ${formatBytes(fit.pagedToHostBytes)} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
+      ),
+    ];
+  }
+  const share = (fit.headroomBytes / fit.usableBytes) * 100;
+  return [
+    style.green(
+      `  ✓ fits on ${gpuName} with ${formatBytes(fit.headroomBytes)} to spare (${share.toFixed(0)} % free; the budget keeps ${margin})`,
+    ),
+  ];
 }
 
 /**

@@ -146,8 +146,9 @@ describe('calibratedEstimate', () => {
     const calibrated = calibratedEstimate(e, c);
     expect(calibrated.fits).toEqual({
       ...e.fits!,
+      requiredBytes: calibrated.peak.deviceBytes,
       headroomBytes: e.fits!.usableBytes - calibrated.peak.deviceBytes,
-      ok: calibrated.peak.deviceBytes <= e.fits!.usableBytes,
+      ok: calibrated.peak.deviceBytes <= e.fits!.budgetBytes,
       pagedToHostBytes: 0,
     });
   });

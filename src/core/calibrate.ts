@@ -10,11 +10,11 @@
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   type Estimate,
-  fitOn,
   PHASES,
   type Phase,
   type TermBytes,
 } from './estimate.js';
+import { fitVerdict, targetOf } from './margin.js';
 
 /** One step's measured peaks (torch.cuda.max_memory_allocated / max_memory_reserved; nvidia-smi when sampled). */
 export interface MeasuredStepPeak {
@@ -187,7 +187,15 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
   const activations = Math.max(0, c.activations + peak.allocatedBytes - estimate.peak.allocatedBytes);
   const runtime = peak.deviceBytes - (c.weights + c.gradients + c.optimizer + activations);
   const fits = estimate.fits
-    ? fitOn(estimate.fits.gpu, estimate.fits.usableBytes, { peak, breakdown: estimate.breakdown })
+    ? fitVerdict(
+        { peak, breakdown: estimate.breakdown },
+        targetOf(
+          estimate.fits.gpu,
+          estimate.fits.gpu,
+          estimate.fits.usableBytes,
+          estimate.fits.marginFraction,
+        ),
+      )
     : undefined;
   const rounded = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])) as Record<
     Phase,

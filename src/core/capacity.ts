@@ -6,8 +6,8 @@
  */
 import type { ModelShape } from './architecture.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
-import { type Estimate, estimate, fitOn, requiredDeviceBytes } from './estimate.js';
-import { DEFAULT_MARGIN_FRACTION, memoryTarget } from './margin.js';
+import { type Estimate, estimate } from './estimate.js';
+import { DEFAULT_MARGIN_FRACTION, fitVerdict, memoryTarget, requiredDeviceBytes } from './margin.js';
 import type { Scenario, Strategy } from './scenario.js';
 import { type StepTime, stepTime } from './time-model.js';
 
@@ -92,7 +92,8 @@ export function planCapacity(input: CapacityInput): CapacityResult {
         };
         const est = estimate({ scenario, shape: input.shape, exactParams: input.exactParams ?? null, gpu });
         best = Math.min(best, requiredDeviceBytes(est));
-        if (requiredDeviceBytes(est) > target.budgetBytes) continue;
+        const verdict = fitVerdict(est, target);
+        if (!verdict.ok) continue;
         const time = stepTime({ scenario, shape: input.shape, gpu, estimate: est });
         found = {
           gpu: gpu.id,
@@ -101,7 +102,7 @@ export function planCapacity(input: CapacityInput): CapacityResult {
           strategy,
           scenario,
           estimate: est,
-          headroomBytes: fitOn(gpu.id, target.usableBytes, est).headroomBytes,
+          headroomBytes: verdict.headroomBytes,
           time,
           runSeconds: input.tokens ? input.tokens / time.tokensPerSecond : null,
           memoryBoughtGB: count * gpu.memoryGiB,

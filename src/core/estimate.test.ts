@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { shapeFromConfig } from './architecture.js';
 import { findGpu, findModel } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
-import { estimate, quantizedBytesPerParam, requiredDeviceBytes } from './estimate.js';
+import { estimate, quantizedBytesPerParam } from './estimate.js';
 import { noteText } from './estimate-notes.js';
+import { requiredDeviceBytes } from './margin.js';
 import { paramBreakdown } from './params.js';
 import { parseScenario } from './scenario.js';
 import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
@@ -31,6 +32,10 @@ describe('estimate: the shape of the answer', () => {
     expect(r.fits).toEqual({
       gpu: 'a100-sxm-80gb',
       usableBytes: 85_899_345_920,
+      // The one verdict (margin.ts): the usable memory less the default 10 % margin.
+      marginFraction: 0.1,
+      budgetBytes: Math.floor(85_899_345_920 * 0.9),
+      requiredBytes: r.peak.deviceBytes,
       headroomBytes: 85_899_345_920 - r.peak.deviceBytes,
       ok: true,
       pagedToHostBytes: 0,
@@ -95,10 +100,15 @@ describe('estimate: model states by method and precision', () => {
     expect(e.fits).toEqual({
       gpu: 'rtx-4090',
       usableBytes: usable,
+      marginFraction: 0.1,
+      budgetBytes: Math.floor(usable * 0.9),
+      requiredBytes: e.peak.deviceBytes - paged,
       headroomBytes: 0,
+      // What must stay on the GPU is within the margin; the paged states are not.
       ok: true,
       pagedToHostBytes: e.peak.deviceBytes - usable,
     });
+    expect(requiredDeviceBytes(e)).toBeLessThanOrEqual(Math.floor(usable * 0.9));
     // What spills waits in host RAM.
     expect(e.host).toEqual({ cpuBytes: e.peak.deviceBytes - usable, nvmeBytes: 0 });
     // On an 80 GB card everything is resident; on a 12 GB one even the rest does not fit.

@@ -9,6 +9,7 @@ import { inputsKept } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
 import { type EstimateNote, noteText } from './estimate-notes.js';
+import { type Fit, fitVerdict, memoryTarget } from './margin.js';
 import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
 import { type Scenario, usesBitsandbytes } from './scenario.js';
 import { type ModelStateBytes, placeModelStates, shardModelStates } from './sharding.js';
@@ -63,26 +64,14 @@ export interface Estimate {
   readonly noteItems: readonly EstimateNote[];
 }
 
-/** The estimate against one GPU's usable memory. */
-export interface Fit {
-  readonly gpu: string;
-  readonly usableBytes: number;
-  /** usable − what the GPU holds at the peak; 0 while paged optimizer states wait in host RAM. */
-  readonly headroomBytes: number;
-  readonly ok: boolean;
-  /**
-   * Paged optimizer states that do not fit beside the rest: CUDA managed memory keeps them in host RAM
-   * and pages them in for each optimizer step. Slower, not an out-of-memory error. 0 when all fit.
-   */
-  readonly pagedToHostBytes: number;
-}
-
 export interface EstimateInput {
   readonly scenario: Scenario;
   readonly shape: ModelShape;
   /** Exact parameter count read from the weight files, when known; the shape's count otherwise. */
   readonly exactParams?: number | null;
   readonly gpu?: GpuSpec | null;
+  /** The share of the GPU's memory kept free when judging the fit (margin.ts); default 10 %. */
+  readonly marginFraction?: number;
   /**
    * Also return what each phase's high point is made of (`peakTerms`, `phaseTerms`): the CLI's
    * output and the dashboard ask for them; planners and searches, which only compare peaks, do not.
@@ -1442,7 +1431,7 @@ export function estimate(input: EstimateInput): Estimate {
     noteItems: notes,
   };
   if (!input.gpu) return withTerms(result, phaseTerms);
-  const fits = fitOn(input.gpu.id, usableBytes(input.gpu), result);
+  const fits = fitVerdict(result, memoryTarget(input.gpu, input.marginFraction));
   // Paged states that do not fit the GPU live in host RAM, each of the node's GPUs its own.
   const spilled = fits.pagedToHostBytes * perNode;
   const withSpill =
@@ -1452,40 +1441,9 @@ export function estimate(input: EstimateInput): Estimate {
   return withTerms({ ...result, host: withSpill, fits }, phaseTerms);
 }
 
-/**
- * The bytes that must be on the GPU at the peak: nvidia-smi's figure less the paged optimizer states.
- * bitsandbytes allocates paged states in CUDA managed memory, which moves them "from the GPU to the CPU
- * when GPU memory is exhausted" (bitsandbytes docs, optimizers) instead of failing: torchtune's
- * Llama 3.1 8B full fine-tune with PagedAdamW8bit runs on a 24 GB RTX 4090 although its 16 GB of
- * states and 16 GB of weights do not fit together (torchtune README, memory table). Compare this, not
- * deviceBytes, with a GPU's memory or a budget.
- */
-export function requiredDeviceBytes(e: Pick<Estimate, 'peak' | 'breakdown'>): number {
-  return e.peak.deviceBytes - (e.breakdown.pagedOptimizerBytes ?? 0);
-}
-
-/** How an estimate's peak sits in `usable` bytes of GPU memory (see Fit). */
-export function fitOn(gpu: string, usable: number, e: Pick<Estimate, 'peak' | 'breakdown'>): Fit {
-  const paged = e.breakdown.pagedOptimizerBytes ?? 0;
-  const pagedToHost = Math.min(paged, Math.max(0, e.peak.deviceBytes - usable));
-  const held = e.peak.deviceBytes - pagedToHost;
-  return {
-    gpu,
-    usableBytes: usable,
-    headroomBytes: usable - held,
-    ok: held <= usable,
-    pagedToHostBytes: pagedToHost,
-  };
-}
-
 /** The estimate with its terms, when they were asked for (kept off the hot path of searches). */
 function withTerms(e: Estimate, phaseTerms: Record<Phase, readonly TermBytes[]> | null): Estimate {
   return phaseTerms ? { ...e, peakTerms: phaseTerms[e.peakPhase], phaseTerms } : e;
-}
-
-/** What a process can use on a GPU: nvidia-smi's memory.total (not the marketed size). */
-export function usableBytes(gpu: GpuSpec): number {
-  return gpu.memoryBytes ?? gpu.rocmSmi?.vramTotalBytes ?? gpu.memoryGiB * 1024 ** 3;
 }
 
 const DTYPE_BYTES = { fp16: 2, bf16: 2, fp32: 4 } as const;

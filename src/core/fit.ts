@@ -6,8 +6,14 @@
 import type { ModelShape } from './architecture.js';
 import { type Calibration, calibratedEstimate } from './calibrate.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
-import { type Estimate, estimate, requiredDeviceBytes } from './estimate.js';
-import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
+import { type Estimate, estimate } from './estimate.js';
+import {
+  DEFAULT_MARGIN_FRACTION,
+  fitVerdict,
+  type MemoryTarget,
+  memoryTarget,
+  requiredDeviceBytes,
+} from './margin.js';
 import type { Scenario } from './scenario.js';
 
 /** Largest micro-batch searched: far past what any GPU holds for a language model. */

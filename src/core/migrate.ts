@@ -9,8 +9,8 @@ import type { ModelShape } from './architecture.js';
 import { withBitsandbytes } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { EnvGpu, EnvSnapshot } from './env.js';
-import { type Estimate, estimate, requiredDeviceBytes, usableBytes } from './estimate.js';
-import { DEFAULT_MARGIN_FRACTION } from './margin.js';
+import { type Estimate, estimate } from './estimate.js';
+import { DEFAULT_MARGIN_FRACTION, fitVerdict, targetOf, usableBytes } from './margin.js';
 import { type Scenario, usesBitsandbytes } from './scenario.js';
 import { type StepTime, stepTime } from './time-model.js';
 import { formatBytes } from './units.js';
@@ -283,12 +283,14 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       : '';
   const bnbNote = onTarget.note ? `; ${onTarget.note}` : '';
   const usableB = usable?.bytes ?? 0;
-  const budget = Math.floor(usableB * (1 - margin));
+  // The one verdict (margin.ts), against the target's usable memory.
+  const memoryFit = fitVerdict(est, targetOf(targetGpu?.id ?? '', usable?.note ?? '', usableB, margin));
+  const budget = memoryFit.budgetBytes;
   const toGpus = envGpus(to.env);
   const needGpus = scenario.parallelism.gpus;
 
   // 1. Memory: what must stay on the GPU; paged optimizer states move to host RAM when it fills.
-  const peak = requiredDeviceBytes(est);
+  const peak = memoryFit.requiredBytes;
   const paged = est.breakdown.pagedOptimizerBytes ?? 0;
   const pagedNote =
     paged > 0
@@ -302,7 +304,7 @@ export function checkMigration(input: MigrateInput): MigrationReport {
       reason: 'the target has neither a GPU in its environment file nor a catalog GPU',
       action: 'pass --to-gpu ID (headroom gpus lists them)',
     });
-  } else if (peak <= budget) {
+  } else if (memoryFit.ok) {
     items.push({
       id: 'memory-fit',
       title: 'peak memory fits the target',

@@ -11,9 +11,9 @@ import { type Calibration, calibratedEstimate } from './calibrate.js';
 import { type CapacityOption, planCapacity } from './capacity.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
-import { type Estimate, estimate, fitOn, reduceBucketElements, requiredDeviceBytes } from './estimate.js';
+import { type Estimate, estimate, reduceBucketElements } from './estimate.js';
 import { largestFitting } from './fit.js';
-import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
+import { DEFAULT_MARGIN_FRACTION, fitVerdict, type MemoryTarget, memoryTarget } from './margin.js';
 import { fusesInTorch, type Scenario, type Strategy } from './scenario.js';
 import { stepTime } from './time-model.js';
 import { formatBytes, formatElements } from './units.js';
@@ -571,7 +571,7 @@ export function makePlan(input: PlanInput): Plan {
   };
   const baseEstimate = estimateOf(base);
   const baseSeconds = secondsPerToken(base);
-  const baseFit = fitOn(memory.gpu, memory.usableBytes, baseEstimate);
+  const baseFit = fitVerdict(baseEstimate, memory);
   const target: PlanTarget = {
     ...memory,
     gpus: base.parallelism.gpus,
@@ -579,7 +579,7 @@ export function makePlan(input: PlanInput): Plan {
     headroomBytes: baseFit.headroomBytes,
     pagedToHostBytes: baseFit.pagedToHostBytes,
   };
-  const fits = (est: Estimate) => requiredDeviceBytes(est) <= target.budgetBytes;
+  const fits = (est: Estimate) => fitVerdict(est, memory).ok;
   if (fits(baseEstimate)) return { scenario: base, target, fitsAlready: true, rungs: [], alternatives: [] };
 
   const ctx: Context = { input, budget: target.budgetBytes, gpus: target.gpus, estimateOf };

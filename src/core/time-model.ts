@@ -7,7 +7,8 @@
 import type { ModelShape } from './architecture.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { Estimate } from './estimate.js';
-import { fitOn, GPUS_PER_NODE, quantizedBytesPerParam, usableBytes } from './estimate.js';
+import { GPUS_PER_NODE, quantizedBytesPerParam } from './estimate.js';
+import { fitVerdict, memoryTarget } from './margin.js';
 import { paramBreakdown } from './params.js';
 import type { Scenario } from './scenario.js';
 
@@ -320,7 +321,7 @@ export function stepTime(input: StepTimeInput): StepTime {
   }
   // Paged optimizer states that did not fit stay in host RAM: CUDA managed memory pages them in for the
   // optimizer step and out again when forward needs the room, once per step.
-  const pagedToHost = fitOn(gpu.id, usableBytes(gpu), est).pagedToHostBytes;
+  const pagedToHost = fitVerdict(est, memoryTarget(gpu)).pagedToHostBytes;
   if (pagedToHost > 0) {
     const bytes = 2 * pagedToHost;
     offloadBytes += bytes;

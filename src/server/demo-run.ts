@@ -10,7 +10,8 @@ import type { RunDetail, SamplePoint, StepPoint } from '../core/dashboard-types.
 import { diagnose } from '../core/diagnose/index.js';
 import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { TimelineStep } from '../core/diagnose/timeline.js';
-import { estimate, usableBytes } from '../core/estimate.js';
+import { estimate } from '../core/estimate.js';
+import { usableBytes } from '../core/margin.js';
 import { parseScenario } from '../core/scenario.js';
 import { GIB, MIB } from '../core/units.js';
 import { findingViews } from './finding-views.js';

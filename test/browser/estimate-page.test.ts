@@ -16,7 +16,7 @@ const expected = (fields: Record<string, unknown>) => {
   const scenario = parseScenario({
     model: 'llama-3.1-8b',
     method: 'lora',
-    precision: 'bf16-true',
+    // No precision: the page, like the CLI, takes the method's default (docs/scenario.md).
     ...(fields.method === 'full' ? {} : { lora: { rank: 16, targets: ['q_proj', 'v_proj'] } }),
     gpu: 'rtx-4090',
     ...fields,
@@ -126,6 +126,37 @@ describe('Estimate page', () => {
       formatBytes(plain.peak.allocatedBytes),
     );
     expect(session.page.url()).toContain('expandableSegments=true');
+  });
+
+  it('takes the method’s precision default, as the CLI does, and says which it is', async () => {
+    await session.page.goto(`${session.url}/#/estimate`);
+    const lora = expected({});
+    expect(lora.peak.deviceBytes).toBe(expected({ precision: 'bf16-true' }).peak.deviceBytes);
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(lora.peak.deviceBytes));
+    const shown = () => session.page.getByTestId('precision').locator('option:checked').textContent();
+    expect(await shown()).toBe('default for the method: bf16-true');
+    await session.page.getByTestId('method').selectOption('full');
+    await expect.poll(shown).toBe('default for the method: bf16-mixed');
+    await expect
+      .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
+      .toBe(formatBytes(expected({ method: 'full', precision: 'bf16-mixed' }).peak.deviceBytes));
+  });
+
+  it('judges the fit with the margin every command keeps, and the margin field moves it', async () => {
+    // Llama-3.1-8B QLoRA at 2048 tokens: inside the 4090 (22.3 of 24.0 GiB), outside its 10 % margin.
+    await session.page.goto(`${session.url}/#/estimate?method=qlora&quantization=nf4`);
+    await expect
+      .poll(() => session.page.getByTestId('verdict').textContent())
+      .toMatch(/^✗ does not fit rtx-4090/);
+    expect(await session.page.getByTestId('verdict-margin').textContent()).toContain(
+      'judged with a 10 % margin kept free',
+    );
+    await session.page.getByTestId('headroom').fill('5');
+    await expect.poll(() => session.page.getByTestId('verdict').textContent()).toMatch(/^✓ fits rtx-4090/);
+    expect(await session.page.getByTestId('verdict-margin').textContent()).toContain('5 % margin');
+    expect(session.page.url()).toContain('headroom=5');
   });
 
   it('offers the fused optimizer kernel for torch optimizers only, and drops the step temporary', async () => {

@@ -1,4 +1,5 @@
 /** The scenario in the URL, so a link reproduces it: flat query fields, and an inline config as base64url JSON. */
+import { DEFAULT_MARGIN_FRACTION } from '../../src/core/margin.js';
 import {
   fusesInTorch,
   type Quantization,
@@ -11,7 +12,8 @@ export type FormState = Record<string, string>;
 export const FORM_DEFAULTS: FormState = {
   model: 'llama-3.1-8b',
   method: 'lora',
-  precision: 'bf16-true',
+  // "default": the parser's method-aware default (bf16-true for LoRA/QLoRA, bf16-mixed for full).
+  precision: 'default',
   quantization: 'none',
   optimizer: 'adamw',
   microBatchSize: '1',
@@ -39,7 +41,15 @@ export const FORM_DEFAULTS: FormState = {
   torchCompile: 'false',
   offloadOptimizer: 'none',
   offloadParams: 'none',
+  // The share of the GPU kept free when judging the fit, in percent (margin.ts; --headroom).
+  headroom: '10',
 };
+
+/** The margin the form judges the fit with, as a fraction; the default when the field is not a percent. */
+export function marginOf(form: FormState): number {
+  const n = Number(form.headroom);
+  return Number.isFinite(n) && n >= 0 && n < 90 ? n / 100 : DEFAULT_MARGIN_FRACTION;
+}
 
 function toBase64Url(text: string): string {
   const bytes = new TextEncoder().encode(text);
@@ -151,7 +161,7 @@ export function scenarioFromForm(
     ...(bitsandbytesBase(form) && form.quantizedInputsKept !== 'default'
       ? { quantizedInputsKept: form.quantizedInputsKept }
       : {}),
-    precision: form.precision,
+    ...(form.precision === 'default' ? {} : { precision: form.precision }),
     optimizer: form.optimizer,
     microBatchSize: Number(form.microBatchSize),
     seqLen: Number(form.seqLen),

@@ -6,7 +6,7 @@
 
 import { withBitsandbytes } from '../bitsandbytes.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
-import { usableBytes } from '../estimate.js';
+import { usableBytes } from '../margin.js';
 import {
   detectPhase,
   emptyOom,

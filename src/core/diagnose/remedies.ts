@@ -7,7 +7,8 @@ import type { ModelShape } from '../architecture.js';
 import { upgradeFreesInputs } from '../bitsandbytes.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import { isUserError } from '../errors.js';
-import { type Estimate, estimate, fitOn, requiredDeviceBytes } from '../estimate.js';
+import { type Estimate, estimate } from '../estimate.js';
+import { fitVerdict, targetOf } from '../margin.js';
 import { fusesInTorch, parseScenario, SCENARIO_DEFAULTS, type Scenario } from '../scenario.js';
 import { formatBytes } from '../units.js';
 import type { Remedy } from './finding.js';
@@ -191,9 +192,11 @@ export function priceRemedies(
     change,
     flags,
     savedBytes: before - after.peak.deviceBytes,
-    // Paged optimizer states wait in host RAM rather than fail (estimate.ts, requiredDeviceBytes).
-    fitsAfter: capacityBytes === null ? null : requiredDeviceBytes(after) <= capacityBytes,
-    headroomAfterBytes: capacityBytes === null ? null : fitOn('', capacityBytes, after).headroomBytes,
+    // The one verdict (margin.ts): paged optimizer states wait in host RAM rather than fail, and the
+    // margin is kept as every other command keeps it.
+    fitsAfter: capacityBytes === null ? null : fitVerdict(after, targetOf('', '', capacityBytes)).ok,
+    headroomAfterBytes:
+      capacityBytes === null ? null : fitVerdict(after, targetOf('', '', capacityBytes)).headroomBytes,
   });
   for (const v of variants) {
     const after = tryEstimate(v.raw, ctx);
@@ -214,7 +217,8 @@ export function priceRemedies(
       Object.assign({ ...ctx.scenario } as Record<string, unknown>, ...list.map((v) => v.change)),
       ctx,
     );
-  const fits = (e: Estimate | null): e is Estimate => e !== null && requiredDeviceBytes(e) <= capacityBytes;
+  const target = targetOf('', '', capacityBytes);
+  const fits = (e: Estimate | null): e is Estimate => e !== null && fitVerdict(e, target).ok;
   for (let n = 2; n <= stack.length; n++) {
     if (!fits(apply(stack.slice(0, n)))) continue;
     // The first stack that fits, without the changes it does not need.

@@ -1,15 +1,18 @@
 /** Across every catalog GPU: does this scenario fit one of it, and with how much to spare. */
 import { GPUS } from '../../../src/core/catalog/index.js';
-import { type Estimate, fitOn, usableBytes } from '../../../src/core/estimate.js';
+import type { Estimate } from '../../../src/core/estimate.js';
+import { fitVerdict, memoryTarget, usableBytes } from '../../../src/core/margin.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { useT } from '../i18n.js';
 
 export function FitsStrip({
   estimate,
   selected,
+  marginFraction,
   onPick,
 }: {
   estimate: Pick<Estimate, 'peak' | 'breakdown'>;
+  marginFraction: number;
   selected: string;
   onPick: (id: string) => void;
 }) {
@@ -20,7 +23,7 @@ export function FitsStrip({
       <h3>{t('estimate.fitsOn')}</h3>
       <div className="chips">
         {gpus.map((g) => {
-          const fit = fitOn(g.id, usableBytes(g), estimate);
+          const fit = fitVerdict(estimate, memoryTarget(g, marginFraction));
           const spare = fit.headroomBytes;
           return (
             <button

@@ -10,13 +10,17 @@ import { formatBytes } from '../../../src/core/units.js';
 import { useLang, useT } from '../i18n.js';
 import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../plan-words.js';
 
-function planFor(scenario: Scenario, config: Record<string, unknown> | null): Plan | string | null {
+function planFor(
+  scenario: Scenario,
+  config: Record<string, unknown> | null,
+  marginFraction: number,
+): Plan | string | null {
   const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
   if (!gpu) return null;
   const shape = config ? shapeFromConfig(config, 'pasted config') : resolveModelRef(scenario.model)?.shape;
   if (!shape) return null;
   try {
-    return makePlan({ scenario, shape, gpu });
+    return makePlan({ scenario, shape, gpu, marginFraction });
   } catch (error) {
     return isUserError(error) ? error.message : String(error);
   }
@@ -26,14 +30,19 @@ export function Ladder({
   scenario,
   shapeSource,
   baseDeviceBytes,
+  marginFraction,
 }: {
   scenario: Scenario;
   shapeSource: Record<string, unknown> | null;
   baseDeviceBytes: number;
+  marginFraction: number;
 }) {
   const t = useT();
   const zh = useLang() === 'zh';
-  const plan = useMemo(() => planFor(scenario, shapeSource), [scenario, shapeSource]);
+  const plan = useMemo(
+    () => planFor(scenario, shapeSource, marginFraction),
+    [scenario, shapeSource, marginFraction],
+  );
   if (plan === null) return null;
   if (typeof plan === 'string') return <p className="error">{plan}</p>;
   const budget = plan.target.budgetBytes;

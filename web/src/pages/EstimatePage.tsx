@@ -10,9 +10,11 @@ import {
   ADAPTER_DTYPES,
   ATTENTIONS,
   CHECKPOINTING,
+  defaultPrecision,
   fusesInTorch,
   LOSSES,
   METHODS,
+  type Method,
   OFFLOADS,
   OPTIMIZERS,
   PRECISIONS,
@@ -32,6 +34,7 @@ import {
   bitsandbytesBase,
   type FormState,
   formFromQuery,
+  marginOf,
   quantizerChoice,
   queryFromForm,
   scenarioFromForm,
@@ -51,7 +54,12 @@ function compute(form: FormState, config: Record<string, unknown> | null): Compu
       : resolveModelRef(scenario.model);
     if (!model) return { result: null, scenario: null, error: `model "${form.model}" is not in the catalog` };
     const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
-    return { result: estimate({ scenario, shape: model.shape, gpu, terms: true }), scenario, error: null };
+    const marginFraction = marginOf(form);
+    return {
+      result: estimate({ scenario, shape: model.shape, gpu, marginFraction, terms: true }),
+      scenario,
+      error: null,
+    };
   } catch (error) {
     return {
       result: null,
@@ -67,12 +75,15 @@ function Select({
   options,
   onChange,
   testId,
+  optionLabel,
 }: {
   label: string;
   value: string;
   options: readonly string[];
   onChange: (v: string) => void;
   testId: string;
+  /** The words shown for an option, when they are not the value itself. */
+  optionLabel?: (option: string) => string;
 }) {
   return (
     <label>
@@ -80,7 +91,7 @@ function Select({
       <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
         {options.map((o) => (
           <option key={o} value={o}>
-            {o}
+            {optionLabel ? optionLabel(o) : o}
           </option>
         ))}
       </select>
@@ -266,7 +277,12 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
           <Select
             label={t('estimate.precision')}
             value={form.precision!}
-            options={PRECISIONS}
+            options={['default', ...PRECISIONS]}
+            optionLabel={(o) =>
+              o === 'default'
+                ? `${t('estimate.precisionDefault')}: ${defaultPrecision(form.method as Method)}`
+                : o
+            }
             onChange={(v) => update('precision', v)}
             testId="precision"
           />
@@ -309,6 +325,13 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
             value={form.microBatchSize!}
             onChange={(v) => update('microBatchSize', v)}
             testId="micro-batch"
+          />
+          <NumberField
+            label={t('estimate.marginField')}
+            value={form.headroom!}
+            min={0}
+            onChange={(v) => update('headroom', v)}
+            testId="headroom"
           />
           <NumberField
             label={t('estimate.seqLen')}
@@ -503,8 +526,19 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                   ? result.fits.pagedToHostBytes > 0
                     ? `✓ ${t('estimate.fits')} ${result.fits.gpu} — ${t('estimate.pagedToHost')} ${formatBytes(result.fits.pagedToHostBytes)}`
                     : `✓ ${t('estimate.fits')} ${result.fits.gpu} — ${t('estimate.headroom')} ${formatBytes(result.fits.headroomBytes)}`
-                  : `✗ ${t('estimate.doesNotFit')} ${result.fits.gpu} — ${t('estimate.over')} ${formatBytes(-result.fits.headroomBytes)}`
+                  : `✗ ${t('estimate.doesNotFit')} ${result.fits.gpu} — ${t('estimate.needs')} ${formatBytes(result.fits.requiredBytes)}, ${t('estimate.budget')} ${formatBytes(result.fits.budgetBytes)}`
                 : null}
+              {result.fits ? (
+                <span className="muted" data-testid="verdict-margin">
+                  {' '}
+                  (
+                  {t('estimate.withMargin').replace(
+                    '{pct}',
+                    String(Math.round(result.fits.marginFraction * 100)),
+                  )}
+                  )
+                </span>
+              ) : null}
             </div>
             <StackedBar result={result} />
             <table className="levels">
@@ -565,8 +599,18 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
                 </ul>
               </div>
             ) : null}
-            <FitsStrip estimate={result} selected={form.gpu!} onPick={(id) => update('gpu', id)} />
-            <Ladder scenario={scenario} shapeSource={config} baseDeviceBytes={result.peak.deviceBytes} />
+            <FitsStrip
+              estimate={result}
+              selected={form.gpu!}
+              marginFraction={marginOf(form)}
+              onPick={(id) => update('gpu', id)}
+            />
+            <Ladder
+              scenario={scenario}
+              shapeSource={config}
+              baseDeviceBytes={result.peak.deviceBytes}
+              marginFraction={marginOf(form)}
+            />
           </>
         ) : null}
       </section>
