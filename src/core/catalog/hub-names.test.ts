@@ -379,6 +379,14 @@ describe('the rule tables', () => {
     for (const r of RELEASES) expect(findModel(r.model)?.id).toBe(r.model);
   });
 
+  it("every catalog model's id and repo resolve to that model (no two share a name)", () => {
+    for (const m of MODELS) {
+      expect(findModel(m.id)?.id).toBe(m.id);
+      expect(findModel(m.hfRepo)?.id, m.hfRepo).toBe(m.id);
+      expect(findModel(m.hfRepo.toUpperCase())?.id, m.hfRepo).toBe(m.id);
+    }
+  });
+
   it('every rule says why the shapes are the same', () => {
     for (const rule of [...VARIANT_RULES, ...MIRROR_ORGS]) expect(rule.reason.length).toBeGreaterThan(40);
   });
