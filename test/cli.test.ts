@@ -334,7 +334,7 @@ describe('headroom estimate', () => {
     [
       ['estimate', 'no-such-org/no-such-model'],
       /Hub could not be reached|could not be reached/i,
-      /catalog id/,
+      /the nearest catalog models are/,
     ],
     [
       ['import', '/nonexistent/x.yaml'],
@@ -401,6 +401,97 @@ describe('headroom estimate', () => {
         .split('\n')
         .map((l) => JSON.parse(l).error.where),
     ).toEqual(['--attention', '--attention']);
+  });
+});
+
+describe('Hub ids of catalog models, with the Hub out of reach', () => {
+  /** [as typed, catalog id, variant] — HF_ENDPOINT points at a closed port, so none may need the Hub. */
+  const SPELLINGS: ReadonlyArray<readonly [string, string, string | null]> = [
+    ['mistralai/Mistral-7B-Instruct-v0.3', 'mistral-7b-v0.3', 'instruct'],
+    ['Qwen/Qwen2-7B-Instruct', 'qwen2.5-7b', 'instruct'],
+    ['qwen/qwen2.5-7b-instruct', 'qwen2.5-7b', 'instruct'],
+    ['meta-llama/Meta-Llama-3.1-8B-Instruct', 'llama-3.1-8b', 'instruct'],
+    ['meta-llama/Llama-3.1-8B-Instruct', 'llama-3.1-8b', 'instruct'],
+    ['google/gemma-2-9b-it', 'gemma-2-9b', 'instruct'],
+    ['microsoft/Phi-3-mini-4k-instruct', 'phi-3-mini', null],
+    ['unsloth/Llama-3.2-3B-Instruct', 'llama-3.2-3b', 'instruct'],
+    ['NousResearch/Meta-Llama-3.1-8B', 'llama-3.1-8b', null],
+    ['unsloth/Llama-3.2-3B-Instruct-bnb-4bit', 'llama-3.2-3b', 'instruct'],
+  ];
+
+  it('estimate resolves each spelling to its catalog model, with the figures of the catalog id', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-'));
+    const lines = (models: readonly string[]) => {
+      const file = join(dir, `${models.length}-${models[0]!.replace(/\W/g, '')}.jsonl`);
+      writeFileSync(
+        file,
+        models.map((model) => JSON.stringify({ model, method: 'lora', gpu: 'a10g' })).join('\n'),
+      );
+      const r = headroom('estimate', '--scenario', file, '--json');
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      return r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    };
+    const typed = lines(SPELLINGS.map(([ref]) => ref));
+    const byId = lines(SPELLINGS.map(([, id]) => id));
+    SPELLINGS.forEach(([ref, id, variant], i) => {
+      expect(typed[i].model).toMatchObject({ id, source: 'catalog', resolvedFrom: ref, variant });
+      expect(typed[i].scenario.model).toBe(id);
+      expect(typed[i].peak).toEqual(byId[i].peak);
+      // Named by its id, the model carries no resolution.
+      expect(byId[i].model).toEqual({ id, source: 'catalog' });
+    });
+    expect(typed.at(-1).model.prequantized).toBe('bnb-4bit');
+  });
+
+  it('says once, dimmed, how the name resolved, and what a pre-quantized copy is stored as', () => {
+    const r = headroom('estimate', 'mistralai/Mistral-7B-Instruct-v0.3', '--method', 'lora', '--gpu', 'a10g');
+    expect(r.code).toBe(0);
+    const said = r.stdout.split('\n').filter((l) => l.includes(' → '));
+    expect(said).toEqual([
+      'mistralai/Mistral-7B-Instruct-v0.3 → mistral-7b-v0.3 (catalog; instruct variant, same shapes)',
+    ]);
+    const q = headroom(
+      'estimate',
+      'unsloth/Llama-3.2-3B-Instruct-bnb-4bit',
+      '--method',
+      'lora',
+      '--gpu',
+      'a10g',
+    );
+    expect(q.stdout).toContain(
+      'note: unsloth/Llama-3.2-3B-Instruct-bnb-4bit stores its weights pre-quantized (bitsandbytes 4-bit); these figures use --quantization none as given — add --quantization nf4-dq to size them as stored',
+    );
+  });
+
+  it('an id the catalog does not know names the nearest catalog ids, how to add it, and headroom models', () => {
+    for (const ref of ['acme/Llama-3.1-8B-Instruct', 'meta-llama/Llama-3.2-11B-Vision-Instruct']) {
+      const r = headroom('estimate', ref, '--method', 'lora', '--gpu', 'a10g');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        `${ref} is not in the catalog and the Hugging Face Hub (http://127.0.0.1:9) could not be reached`,
+      );
+      expect(r.stderr).toMatch(
+        /the nearest catalog models are llama-3\.[12]-\w+, [^;]+ \(headroom models llama lists that family\)/,
+      );
+      expect(r.stderr).toContain('give its folder or its config.json: headroom estimate ./my-model/');
+    }
+  });
+
+  it('headroom models finds a catalog model by its Hub spellings', () => {
+    const r = headroom('models', 'unsloth/Llama-3.2-3B-Instruct-bnb-4bit');
+    expect(r.code).toBe(0);
+    const [said, , , first] = r.stdout.split('\n');
+    expect(said).toBe(
+      "unsloth/Llama-3.2-3B-Instruct-bnb-4bit → llama-3.2-3b (catalog; unsloth's copy, instruct variant, same shapes, stored as bitsandbytes 4-bit)",
+    );
+    expect(first).toMatch(/^llama-3\.2-3b\s+meta-llama\/Llama-3\.2-3B\s/);
+    expect(headroom('models', 'Qwen/Qwen2-7B', '--json').stdout).toMatch(
+      /^\[\n {2}\{\n {4}"id": "qwen2\.5-7b"/,
+    );
   });
 });
 

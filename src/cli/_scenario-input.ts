@@ -13,6 +13,7 @@ import { formatBytes } from '../core/units.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
+import { prequantizedNote, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 import { applyScenarioFlags, SCENARIO_OPTIONS } from './_scenario-flags.js';
 
@@ -182,6 +183,20 @@ export function importSummary(
   return style.dim(
     `from ${loaded.importedFrom} (${r.format}): ${r.mapped.length} keys mapped, ${r.assumed.length} trainer defaults assumed, ${r.unmapped.length} not mapped — headroom import ${loaded.importedFrom} shows which`,
   );
+}
+
+/**
+ * How a model named by a Hub spelling reached the catalog (dim), and what a pre-quantized copy is stored
+ * as when the scenario sizes it otherwise; null when the model was named by its catalog id.
+ */
+export function modelSummary(
+  loaded: Pick<LoadedScenario, 'model' | 'scenario'>,
+  style: Style,
+): string | null {
+  const line = resolutionLine(loaded.model);
+  const note = prequantizedNote(loaded.model, loaded.scenario.quantization);
+  const lines = [...(line ? [style.dim(line)] : []), ...(note ? [style.yellow(note)] : [])];
+  return lines.length === 0 ? null : lines.join('\n');
 }
 
 /** A positive whole number from a flag, or undefined when absent. */

@@ -3,6 +3,7 @@ import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { DEFAULT_MARGIN_FRACTION, parseMarginFraction } from '../core/margin.js';
+import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
@@ -51,13 +52,17 @@ const OPTIONS = {
   headroom: { type: 'string' },
 } as const;
 
-/** The JSON an estimate prints: SCENARIO.md's fields plus the resolved scenario and model. */
+/**
+ * The JSON an estimate prints: SCENARIO.md's fields plus the resolved scenario and model; a model named
+ * other than by its catalog id says how it was resolved (resolvedFrom, variant, release, mirror,
+ * prequantized, contextLength).
+ */
 export function estimateJson(
   result: Estimate,
   scenario: Scenario,
-  modelSource: string,
+  model: ResolvedModel,
 ): Record<string, unknown> {
-  return { ...result, scenario, model: { id: scenario.model, source: modelSource } };
+  return { ...result, scenario, model: { id: scenario.model, source: model.source, ...model.resolution } };
 }
 
 async function estimateOne(
@@ -112,7 +117,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     if (values.json) {
       const { mapped, unmapped, assumed } = imported.imported!;
       const json = {
-        ...estimateJson(one.result, one.scenario, one.model.source),
+        ...estimateJson(one.result, one.scenario, one.model),
         imported: { file: values.from, format: imported.imported!.format, mapped, unmapped, assumed },
       };
       ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
@@ -135,7 +140,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     const one = await estimateOne(applyScenarioFlags({}, values, positionalModel), hub, margin);
     ctx.stdout.write(
       values.json
-        ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model.source), null, 2)}\n`
+        ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model), null, 2)}\n`
         : `${renderEstimate({ ...one, style, explain: values.explain === true })}\n`,
     );
     return 0;
@@ -150,7 +155,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       merged = applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel);
       const one = await estimateOne(merged, hub, margin);
       if (values.json) {
-        const json = estimateJson(one.result, one.scenario, one.model.source);
+        const json = estimateJson(one.result, one.scenario, one.model);
         ctx.stdout.write(
           `${entries.length > 1 ? JSON.stringify({ line: entry.line, ...json }) : JSON.stringify(json, null, 2)}\n`,
         );

@@ -14,7 +14,13 @@ import {
 import { type CommandContext, parseFlags } from './_command.js';
 import { type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
-import { FROM_HELP, HEADROOM_HELP, importSummary, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
+import {
+  FROM_HELP,
+  HEADROOM_HELP,
+  importSummary,
+  modelSummary,
+  SCENARIO_INPUT_OPTIONS,
+} from './_scenario-input.js';
 
 export const help = `headroom fit — the largest micro-batch and the longest sequence a GPU holds
 
@@ -157,6 +163,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
+  const said = modelSummary(loaded, style);
+  if (said) ctx.stdout.write(`${said}\n`);
   ctx.stdout.write(`${renderFit(result, loaded.model.id, style, args)}\n`);
   if (calibrated && plain)
     ctx.stdout.write(`${renderFitMoved(result, plain, describeCalibration(calibrated), style)}\n`);

@@ -20,6 +20,7 @@ import {
   importSummary,
   type LoadedScenario,
   loadScenario,
+  modelSummary,
   SCENARIO_INPUT_OPTIONS,
   tokensFlag,
 } from './_scenario-input.js';
@@ -218,6 +219,8 @@ async function runCapacity(
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
+  const said = modelSummary(loaded, style);
+  if (said) ctx.stdout.write(`${said}\n`);
   if (gpus.length === 0) {
     ctx.stdout.write(`no catalog GPU matches "${query}"; headroom gpus lists all ${searchGpus().length}\n`);
     return 0;

@@ -18,6 +18,7 @@ import {
   HEADROOM_HELP,
   importSummary,
   loadScenario,
+  modelSummary,
   SCENARIO_INPUT_OPTIONS,
   tokensFlag,
 } from './_scenario-input.js';
@@ -186,6 +187,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
+  const said = modelSummary(loaded, style);
+  if (said) ctx.stdout.write(`${said}\n`);
   ctx.stdout.write(`${renderMigration(report, loaded.model.id, style)}\n`);
   return 0;
 }

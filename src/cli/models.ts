@@ -1,14 +1,19 @@
 /** `headroom models [query]`: list and search the embedded model catalog. */
 import { searchModels } from '../core/catalog/index.js';
+import { resolveModelRef } from '../core/model-ref.js';
 import { formatParams } from '../core/units.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { resolutionLine } from './_model-words.js';
 import { renderTable, styleFor } from './_output.js';
 
 export const help = `headroom models [QUERY] [--json]
 
-Lists the embedded model catalog; QUERY keeps models whose id, repo or architecture contain every word.
+Lists the embedded model catalog; QUERY keeps models whose id, repo or architecture contain every word,
+and a Hub id of a catalog model under another spelling (an instruct variant, a re-upload, a
+pre-quantized copy) finds that model.
   headroom models qwen3
-  headroom models llama 8b --json`;
+  headroom models llama 8b --json
+  headroom models unsloth/Llama-3.2-3B-Instruct-bnb-4bit`;
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, 'models', 10);
@@ -25,6 +30,9 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     );
     return 0;
   }
+  const resolved = query.trim() === '' ? null : resolveModelRef(query);
+  const line = resolved ? resolutionLine(resolved) : null;
+  if (line) ctx.stdout.write(`${style.dim(line)}\n`);
   const rows = models.map((m) => [
     style.bold(m.id),
     m.hfRepo,

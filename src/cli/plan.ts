@@ -16,7 +16,13 @@ import {
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
-import { FROM_HELP, HEADROOM_HELP, importSummary, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
+import {
+  FROM_HELP,
+  HEADROOM_HELP,
+  importSummary,
+  modelSummary,
+  SCENARIO_INPUT_OPTIONS,
+} from './_scenario-input.js';
 
 export const help = `headroom plan — the cheapest changes that make a run fit
 
@@ -249,6 +255,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout);
   const summary = importSummary(loaded, style);
   if (summary) ctx.stdout.write(`${summary}\n`);
+  const said = modelSummary(loaded, style);
+  if (said) ctx.stdout.write(`${said}\n`);
   if (calibrated && prediction)
     ctx.stdout.write(`${renderPrediction(prediction, describeCalibration(calibrated), style)}\n`);
   const text = renderPlan(plan, loaded.model.id, style);

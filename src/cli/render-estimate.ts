@@ -7,6 +7,7 @@ import { type Fit, MARGIN_REASON } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import type { Scenario } from '../core/scenario.js';
 import { formatBytes, formatParams } from '../core/units.js';
+import { prequantizedNote, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 
 const BAR_WIDTH = 40;
@@ -41,6 +42,10 @@ export function renderEstimate(input: {
   const { result, scenario, model, gpu, style } = input;
   const lines: string[] = [];
   lines.push(style.bold(describeScenario(scenario, model.id)));
+  const resolved = resolutionLine(model);
+  if (resolved) lines.push(style.dim(resolved));
+  const stored = prequantizedNote(model, scenario.quantization);
+  if (stored) lines.push(style.yellow(stored));
   const params = `${formatParams(result.params.total)} parameters (${result.params.exactFromWeights ? 'exact, from the weight files' : model.source}), ${formatParams(result.params.trainable)} trained`;
   lines.push(style.dim(`${params}; every figure is per GPU`));
   lines.push('');

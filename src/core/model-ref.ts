@@ -1,7 +1,8 @@
 /** Resolving the scenario's `model` field when no file or network is needed: catalog ids and inline configs. */
 import { type ModelShape, shapeFromConfig } from './architecture.js';
 import type { CatalogModel } from './catalog/catalog-model.js';
-import { findModel, MODELS, suggestIds } from './catalog/index.js';
+import { type ModelResolution, matchHubName } from './catalog/hub-names.js';
+import { nearestModelIds } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
 import type { ModelRef } from './scenario.js';
 
@@ -14,9 +15,14 @@ export interface ResolvedModel {
   readonly catalog: CatalogModel | null;
   /** Where the shape came from, for the report ("catalog", "config.json", "safetensors headers", "hub"). */
   readonly source: string;
+  /** How a name other than the catalog id reached the catalog model (variant, copy, release). */
+  readonly resolution?: ModelResolution;
 }
 
-/** Resolves a catalog id, a catalog model's HF repo id, or an inline config object; null for anything else. */
+/**
+ * Resolves a catalog id, a Hub id of a catalog model (under the spellings hub-names.ts accepts), or an
+ * inline config object; null for anything else.
+ */
 export function resolveModelRef(ref: ModelRef): ResolvedModel | null {
   if (typeof ref !== 'string') {
     return {
@@ -27,23 +33,27 @@ export function resolveModelRef(ref: ModelRef): ResolvedModel | null {
       source: 'inline config',
     };
   }
-  const entry = findModel(ref);
-  if (!entry) return null;
+  const match = matchHubName(ref);
+  if (!match) return null;
+  const { model: entry, resolution } = match;
+  // A re-release with a longer context (Qwen3 -2507) keeps every weight shape; only the context differs.
+  const config =
+    resolution?.contextLength == null
+      ? entry
+      : { ...entry, max_position_embeddings: resolution.contextLength };
   return {
     id: entry.id,
-    shape: shapeFromConfig(entry, `catalog entry ${entry.id}`),
+    shape: shapeFromConfig(config, `catalog entry ${entry.id}`),
     exactParams: null,
     catalog: entry,
     source: 'catalog',
+    ...(resolution ? { resolution } : {}),
   };
 }
 
 /** The error for a model name that is neither in the catalog nor a file, with the nearest catalog ids. */
 export function unknownModelError(ref: string, reason: string): HeadroomUserError {
-  const close = suggestIds(
-    ref,
-    MODELS.map((m) => m.id),
-  );
+  const close = nearestModelIds(ref);
   return new HeadroomUserError({
     code: 'unknown-model',
     where: 'model',

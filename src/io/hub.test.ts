@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { asyncUserErrorOf as userErrorOf } from '../core/test-helpers/user-error.js';
-import { fetchHubModel } from './hub.js';
+import { fetchHubModel, HubUnreachableError } from './hub.js';
 import { buildSafetensors, type FixtureTensor } from './test-helpers/safetensors-fixture.js';
 
 /** A local stand-in for the Hub: `/{repo}/resolve|raw/{revision}/{file}`, with Range support. */
@@ -263,6 +263,8 @@ describe('fetchHubModel', () => {
     const error = await userErrorOf(() => fetchHubModel('acme/missing', { hubUrl: hub.url }));
     expect(error.code).toBe('unknown-model');
     expect(error.message).toBe('acme/missing: no such repo on the Hub');
+    // An answer, not an unreachable Hub: the catalog suggestions of an offline error do not apply.
+    expect(error).not.toBeInstanceOf(HubUnreachableError);
     const revision = await userErrorOf(() =>
       fetchHubModel('acme/single', { hubUrl: hub.url, revision: 'v9' }),
     );
@@ -323,6 +325,7 @@ describe('fetchHubModel without a network', () => {
     const error = await userErrorOf(() => fetchHubModel('acme/tiny-llama', { hubUrl: url }));
     expect(error.code).toBe('network');
     expect(error.where).toBe('acme/tiny-llama');
+    expect(error).toBeInstanceOf(HubUnreachableError);
     expect(error.message).toBe(
       `acme/tiny-llama is not in the catalog and the Hugging Face Hub (${url}) could not be reached (ECONNREFUSED)`,
     );
@@ -348,6 +351,7 @@ describe('fetchHubModel without a network', () => {
         `acme/tiny-llama is not in the catalog and the Hugging Face Hub (${url}) did not answer within 0.3 s`,
       );
       expect(error.hint).toMatch(/^check the network or HF_ENDPOINT/);
+      expect(error).toBeInstanceOf(HubUnreachableError);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));

@@ -61,6 +61,12 @@ const NO_SAFETENSORS_MESSAGE = 'does not seem to contain safetensors weights';
 
 const NETWORK_HINT = 'use a catalog id (headroom models), or pass a local folder or a config.json path';
 
+/**
+ * The Hub could not be reached at all (refused, no DNS, no answer in time), as opposed to an answer
+ * that refused the repo: the caller may then say what works offline.
+ */
+export class HubUnreachableError extends HeadroomUserError {}
+
 /** Fetches config.json and the safetensors headers of Hub repo `repoId`; counts parameters without weights. */
 export async function fetchHubModel(repoId: string, options: HubOptions = {}): Promise<ModelFiles> {
   if (repoId.length > MAX_REPO_ID_CHARS || !REPO_ID_PATTERN.test(repoId) || repoId.includes('..')) {
@@ -202,7 +208,7 @@ function toUserError(
   if (error instanceof HeadroomUserError) return error;
   const host = hubUrl ?? 'https://huggingface.co';
   if (networkFailure instanceof HubTimeout) {
-    return new HeadroomUserError({
+    return new HubUnreachableError({
       code: 'network',
       where: ref,
       message: `${ref} is not in the catalog and the Hugging Face Hub (${host}) did not answer within ${networkFailure.ms / 1000} s`,
@@ -210,7 +216,7 @@ function toUserError(
     });
   }
   if (networkFailure !== undefined) {
-    return new HeadroomUserError({
+    return new HubUnreachableError({
       code: 'network',
       where: ref,
       message: `${ref} is not in the catalog and the Hugging Face Hub (${host}) could not be reached${describeCause(networkFailure)}`,

@@ -5,6 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { shapeFromConfig } from '../core/architecture.js';
+import { likenessKey } from '../core/catalog/hub-names.js';
+import { nearestModelIds, searchModels } from '../core/catalog/index.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type ResolvedModel, resolveModelRef, unknownModelError } from '../core/model-ref.js';
 import type { ModelRef } from '../core/scenario.js';
@@ -56,6 +58,36 @@ export async function resolveModel(ref: ModelRef, hub: HubOptions = {}): Promise
       hint: 'check the path: a model folder with config.json in it, or a config.json file (a catalog id or a Hugging Face repo id works too)',
     });
   }
-  if (HUB_REPO_ID.test(name)) return fromFiles(await (await import('./hub.js')).fetchHubModel(name, hub));
+  if (HUB_REPO_ID.test(name)) {
+    const { fetchHubModel, HubUnreachableError } = await import('./hub.js');
+    try {
+      return fromFiles(await fetchHubModel(name, hub));
+    } catch (error) {
+      if (error instanceof HubUnreachableError) throw offlineModelError(name, error);
+      throw error;
+    }
+  }
   throw unknownModelError(name, 'is not a catalog model, a file, a folder or a Hugging Face repo id');
+}
+
+/**
+ * A Hub id the catalog does not know, with the Hub out of reach: the Hub's message, then the nearest
+ * catalog models (names compared without org, case and variant suffixes), how to size a model the
+ * catalog lacks, and the `headroom models` query that lists its family.
+ */
+function offlineModelError(ref: string, unreachable: HeadroomUserError): HeadroomUserError {
+  const nearest = nearestModelIds(ref);
+  const key = likenessKey(ref);
+  const family = key.split('-')[0] ?? '';
+  const query = family !== '' && searchModels(family).length > 0 ? family : (nearest[0] ?? '').split('-')[0];
+  const sameName = nearest.find((id) => likenessKey(id) === key);
+  const hint = [
+    ...(sameName
+      ? [`${ref} has the name of catalog model ${sameName}: if it is a copy of it, use ${sameName}`]
+      : []),
+    `the nearest catalog models are ${nearest.join(', ')} (headroom models ${query} lists that family)`,
+    'for a model the catalog lacks, give its folder or its config.json: headroom estimate ./my-model/',
+    'or check the network and HF_ENDPOINT',
+  ].join('; ');
+  return new HeadroomUserError({ code: 'network', where: ref, message: unreachable.message, hint });
 }

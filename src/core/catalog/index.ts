@@ -2,6 +2,7 @@
 import type { CatalogModel } from './catalog-model.js';
 import type { GpuSpec } from './gpu-spec.js';
 import { GPUS_DATA } from './gpus.data.js';
+import { likenessKey, matchHubName } from './hub-names.js';
 import { MODELS_DATA } from './models.data.js';
 
 export const GPUS: readonly GpuSpec[] = GPUS_DATA;
@@ -9,18 +10,12 @@ export const MODELS: readonly CatalogModel[] = MODELS_DATA;
 
 const normalize = (text: string): string => text.toLowerCase().replace(/[\s_]+/g, '-');
 
-/** Finds a catalog model by id or Hugging Face repo id (case-insensitive; "-Instruct"/"-it" variants map to their base). */
+/**
+ * Finds a catalog model by id or Hugging Face repo id, under the spellings hub-names.ts accepts (case,
+ * base/instruct variants, known re-uploads and pre-quantized copies, same-shape releases).
+ */
 export function findModel(ref: string): CatalogModel | undefined {
-  const key = normalize(ref);
-  const exact = MODELS.find((m) => normalize(m.id) === key || normalize(m.hfRepo) === key);
-  if (exact) return exact;
-  const repoName = key.includes('/') ? key.slice(key.lastIndexOf('/') + 1) : key;
-  const base = repoName.replace(/-(instruct|chat|it|hf|base)(-\d+)?$/, '').replace(/^meta-/, '');
-  return MODELS.find((m) => {
-    const id = normalize(m.id);
-    const hfName = normalize(m.hfRepo.slice(m.hfRepo.lastIndexOf('/') + 1));
-    return id === base || hfName === repoName || normalize(hfName.replace(/^meta-/, '')) === base;
-  });
+  return matchHubName(ref)?.model;
 }
 
 /** Finds a catalog GPU by id, or by its full name ("NVIDIA A10G 24GB (AWS G5)"). */
@@ -39,10 +34,18 @@ function matches(haystack: readonly (string | undefined)[], query: string): bool
   return words.every((w) => text.includes(w));
 }
 
-/** Catalog models whose id, repo or architecture contain every word of the query. */
+/**
+ * Catalog models whose id, repo or architecture contain every word of the query; a query that is a Hub
+ * id of a catalog model under another spelling (Qwen/Qwen2-7B-Instruct) finds that model first.
+ */
 export function searchModels(query = ''): CatalogModel[] {
-  return MODELS.filter((m) => matches([m.id, m.hfRepo, m.model_type], query));
+  const named = query.trim() === '' ? undefined : matchHubName(query)?.model;
+  const found = MODELS.filter((m) => matchesAny(m, query));
+  return named ? [named, ...found.filter((m) => m !== named)] : found;
 }
+
+const matchesAny = (m: CatalogModel, query: string): boolean =>
+  matches([m.id, m.hfRepo, m.model_type], query);
 
 /** Catalog GPUs whose id, name, vendor or architecture contain every word of the query. */
 export function searchGpus(query = ''): GpuSpec[] {
@@ -55,7 +58,31 @@ export function searchGpus(query = ''): GpuSpec[] {
  * "h20"), then by edit distance.
  */
 export function suggestIds(ref: string, ids: readonly string[], count = 3): string[] {
-  const key = normalize(ref);
+  return rankBySimilarity(
+    normalize(ref),
+    ids.map((id) => ({ id, key: normalize(id) })),
+    count,
+  );
+}
+
+/**
+ * The catalog models nearest to a model name the catalog does not know, by likeness of the names with
+ * org, case, pre-quantized suffix and variant suffixes dropped: "acme/Llama-3.1-8B-Instruct" ranks
+ * llama-3.1-8b first.
+ */
+export function nearestModelIds(ref: string, count = 3): string[] {
+  const candidates = MODELS.flatMap((m) => [
+    { id: m.id, key: likenessKey(m.id) },
+    { id: m.id, key: likenessKey(m.hfRepo) },
+  ]);
+  return rankBySimilarity(likenessKey(ref), candidates, count);
+}
+
+function rankBySimilarity(
+  key: string,
+  candidates: ReadonlyArray<{ readonly id: string; readonly key: string }>,
+  count: number,
+): string[] {
   const distance = (a: string, b: string): number => {
     const row = Array.from({ length: b.length + 1 }, (_, i) => i);
     for (let i = 1; i <= a.length; i++) {
@@ -80,9 +107,15 @@ export function suggestIds(ref: string, ids: readonly string[], count = 3): stri
     }
     return best;
   };
-  return ids
-    .map((id) => ({ id, run: sharedRun(key, id), edits: distance(key, id) }))
-    .sort((a, b) => b.run - a.run || a.edits - b.edits)
+  const best = new Map<string, { run: number; edits: number }>();
+  for (const c of candidates) {
+    const score = { run: sharedRun(key, c.key), edits: distance(key, c.key) };
+    const seen = best.get(c.id);
+    if (!seen || score.run > seen.run || (score.run === seen.run && score.edits < seen.edits))
+      best.set(c.id, score);
+  }
+  return [...best]
+    .sort(([, a], [, b]) => b.run - a.run || a.edits - b.edits)
     .slice(0, count)
-    .map((s) => s.id);
+    .map(([id]) => id);
 }

@@ -5,7 +5,7 @@
  * torchtune's LoRA module names map to Hugging Face ones: output_proj → o_proj, and the MLP's
  * w1/w3/w2 → gate_proj/up_proj/down_proj (torchtune/models/convert_weights.py).
  */
-import { findModel } from '../catalog/index.js';
+import { MODELS } from '../catalog/index.js';
 import type { Method } from '../scenario.js';
 import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { TORCHTUNE_OPTIMIZERS } from './_names.js';
@@ -60,9 +60,9 @@ export function catalogIdForTorchtuneModel(component: string): string | null {
     const sizeName = size.replace(/_(instruct|base|chat|it)$/, '').replace(/_/g, '-');
     const candidates = [`${spell(version)}-${sizeName}`];
     if (family === 'mistral') candidates.push(`mistral-${sizeName}-v0.1`);
+    // Catalog ids exactly: findModel would also take qwen2-7b for qwen2.5-7b (same shapes, another model).
     for (const id of candidates) {
-      const found = findModel(id);
-      if (found) return found.id;
+      if (MODELS.some((m) => m.id === id)) return id;
     }
   }
   return null;
