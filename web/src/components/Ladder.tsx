@@ -8,7 +8,14 @@ import { makePlan, type Plan } from '../../../src/core/plan.js';
 import type { Scenario } from '../../../src/core/scenario.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { useLang, useT } from '../i18n.js';
-import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../plan-words.js';
+import {
+  alternativeBase,
+  DROPPED_HEADING,
+  droppedNote,
+  riskNoteZh,
+  rungSummaryZh,
+  scenariosBefore,
+} from '../plan-words.js';
 
 function planFor(scenario: Scenario, config: Record<string, unknown> | null): Plan | string | null {
   const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
@@ -32,7 +39,8 @@ export function Ladder({
   baseDeviceBytes: number;
 }) {
   const t = useT();
-  const zh = useLang() === 'zh';
+  const lang = useLang();
+  const zh = lang === 'zh';
   const plan = useMemo(() => planFor(scenario, shapeSource), [scenario, shapeSource]);
   if (plan === null) return null;
   if (typeof plan === 'string') return <p className="error">{plan}</p>;
@@ -84,6 +92,16 @@ export function Ladder({
           ))}
         </tbody>
       </table>
+      {plan.dropped.length > 0 ? (
+        <div className="muted dropped" data-testid="ladder-dropped">
+          <p>{DROPPED_HEADING[lang]}</p>
+          <ul>
+            {plan.dropped.map((d) => (
+              <li key={d.rung.change.id}>{droppedNote(plan, d, lang)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {plan.alternatives.length > 0 ? (
         <p className="muted">
           {plan.alternatives
