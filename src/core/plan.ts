@@ -599,7 +599,16 @@ export function makePlan(input: PlanInput): Plan {
     return { scenario: base, target, fitsAlready: true, rungs: [], alternatives: [], dropped: [] };
 
   const ctx: Context = { input, budget: target.budgetBytes, gpus: target.gpus, estimateOf };
+  // The pruning climbs again over the same scenarios (the same objects: each climb's steps are the
+  // rungs built before), so each rung is built on each scenario once.
+  const built = new Map<Scenario, Map<RungId, Rung | null>>();
   const build = (spec: RungSpec, from: Scenario): Rung | null => {
+    const onFrom = built.get(from) ?? new Map<RungId, Rung | null>();
+    built.set(from, onFrom);
+    if (!onFrom.has(spec.id)) onFrom.set(spec.id, buildNew(spec, from));
+    return onFrom.get(spec.id)!;
+  };
+  const buildNew = (spec: RungSpec, from: Scenario): Rung | null => {
     const applied = spec.apply(from, ctx);
     if (!applied) return null;
     const before = estimateOf(from);
