@@ -62,16 +62,18 @@ function needless(without: readonly Rung[], ladder: readonly Rung[]): boolean {
   const last = without.at(-1);
   if (!last?.fits) return false;
   const now = ladder.at(-1)!;
-  return (
-    last.relativeStepTime <= now.relativeStepTime * (1 + 1e-9) && last.scenario.seqLen >= now.scenario.seqLen
-  );
+  // No slower: the same time, to the rounding of the time model's sums.
+  const noSlower = last.relativeStepTime <= now.relativeStepTime * (1 + 1e-9);
+  return noSlower && last.scenario.seqLen >= now.scenario.seqLen;
 }
 
 /**
  * Drops, latest first, each climbed rung the ladder does without (see needless), and repeats until
- * every rung left is needed. The latest rungs go first because the ladder is cheapest first: where either of two
- * rungs would do, the cheaper, earlier one stays. At most n passes of n replays of n rungs (n ≤ the 23
- * rungs of the ladder; a few hundred estimates, cached), the same answer for the same input.
+ * every rung left is needed. The latest rungs go first because the ladder is cheapest first: where
+ * either of two rungs would do, the cheaper, earlier one stays. At most n + 1 passes of n climbs over
+ * at most n rungs (n ≤ the 23 rungs of the ladder), each rung built on each scenario once: for an 8B
+ * full fine-tune on a 24 GB card, 50 estimates where the climb alone made 23. The same answer for the
+ * same input.
  */
 export function pruneLadder(input: PruneInput): Pruned {
   let ladder: readonly Rung[] = input.climbed;
@@ -98,8 +100,8 @@ export function pruneLadder(input: PruneInput): Pruned {
 
 /**
  * What a dropped rung (climbed at position p) saves applied on top of the shown ladder as it grows past
- * p: on the rungs climbed before it, then after each later rung in turn. The later rung across which
- * the saving falls most, when it falls by more than half, is the one that made it pointless.
+ * p: on the shown rungs the climb had applied before it, then after each further shown rung in turn.
+ * The rung across which the saving falls most, when it falls by more than half, made it pointless.
  */
 function afterWhich(
   input: PruneInput,
@@ -108,14 +110,15 @@ function afterWhich(
   id: RungId,
   p: number,
 ): Pick<DroppedRung, 'savingBytes' | 'after'> {
-  const earlier = ladder.filter((r) => order.get(idOf(r))! < p);
-  const later = ladder.filter((r) => order.get(idOf(r))! > p);
+  // From the end of the ladder's first run of rungs the climb had applied before this one.
+  const before = ladder.findIndex((r) => order.get(idOf(r))! > p);
+  const k = before < 0 ? ladder.length : before;
   const savingOn = (s: Scenario) => input.build(id, s)?.savedBytes ?? 0;
-  const start = savingOn(earlier.at(-1)?.scenario ?? input.base);
+  const start = savingOn(k === 0 ? input.base : ladder[k - 1]!.scenario);
   let saving = start;
   let after: RungId | null = null;
   let largestFall = 0;
-  for (const r of later) {
+  for (const r of ladder.slice(k)) {
     const next = savingOn(r.scenario);
     if (saving - next > largestFall) {
       largestFall = saving - next;

@@ -2,9 +2,9 @@
  * The ladder: what to change, cheapest first, until a scenario fits a GPU with the margin. Each rung is
  * applied on top of the ones before and skipped where it changes nothing; the ladder stops at the first
  * rung that fits, then drops the rungs a later one made pointless (plan-prune.ts), and names the next
- * best alternatives. Each rung carries the memory it saves (the
- * estimator), its cost (relative time per training token, the time model) and its risk. When nothing
- * fits, the hardware that would is listed instead.
+ * best alternatives. Each rung carries the memory it saves (the estimator), its cost (relative time per
+ * training token, the time model) and its risk. When nothing fits, the hardware that would is listed
+ * instead.
  */
 import type { ModelShape } from './architecture.js';
 import { upgradeFreesInputs } from './bitsandbytes.js';
@@ -16,12 +16,11 @@ import { type Estimate, estimate, fitOn, reduceBucketElements, requiredDeviceByt
 import { largestFitting } from './fit.js';
 import { DEFAULT_MARGIN_FRACTION, type MemoryTarget, memoryTarget } from './margin.js';
 import { type DroppedRung, pruneLadder } from './plan-prune.js';
-
-export type { DroppedRung } from './plan-prune.js';
-
 import { fusesInTorch, type Scenario, type Strategy } from './scenario.js';
 import { stepTime } from './time-model.js';
 import { formatBytes, formatElements } from './units.js';
+
+export type { DroppedRung } from './plan-prune.js';
 
 export const RUNG_IDS = [
   'expandable-segments',
@@ -88,7 +87,8 @@ export interface Plan {
   readonly fitsAlready: boolean;
   /**
    * The rungs applied, in ladder order; the last one fits when any does, and then each one is needed:
-   * without it (and the rungs that only apply on top of it) the ladder does not fit.
+   * without it (and the rungs that only apply on top of it) the ladder does not fit, or fits only
+   * slower or with shorter sequences.
    */
   readonly rungs: readonly Rung[];
   /**
