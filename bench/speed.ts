@@ -1,6 +1,7 @@
 /**
- * Speed benchmark: estimates per second in process, and the cold start of `headroom estimate`
- * against `node -e 0`. Run: npm run bench:speed (builds first). Figures go in the README.
+ * Speed benchmark: estimates per second in process, a whole plan (the climb, its pruning and the
+ * alternatives) in process, and the cold start of `headroom estimate` against `node -e 0`. Run: npm run
+ * bench:speed (builds first). Figures go in the README and docs/plan-fit-move.md.
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -15,6 +16,7 @@ const { shapeFromConfig } = await built<typeof import('../src/core/architecture.
 const { findGpu, findModel } = await built<typeof import('../src/core/catalog/index.js')>('catalog/index.js');
 const { estimate } = await built<typeof import('../src/core/estimate.js')>('estimate.js');
 const { parseScenario } = await built<typeof import('../src/core/scenario.js')>('scenario.js');
+const { makePlan } = await built<typeof import('../src/core/plan.js')>('plan.js');
 
 function throughput(): { median: number; min: number; max: number } {
   // A mix of setups, parsed once (as a planner would): the figure is the estimator itself.
@@ -62,7 +64,27 @@ function throughput(): { median: number; min: number; max: number } {
   return { median: median(rounds), min: Math.min(...rounds), max: Math.max(...rounds) };
 }
 
+/** Milliseconds per makePlan call, median of ROUNDS rounds, and the plan's rungs shown and dropped. */
+function planMs(raw: Record<string, unknown>, gpuId: string): { ms: number; shown: number; dropped: number } {
+  const scenario = parseScenario(raw);
+  const input = {
+    scenario,
+    shape: shapeFromConfig(findModel(scenario.model as string)!),
+    gpu: findGpu(gpuId)!,
+  };
+  const plan = makePlan(input);
+  for (let i = 0; i < 50; i++) makePlan(input); // warm-up
+  const rounds: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < PLANS_PER_ROUND; i++) makePlan(input);
+    rounds.push(Number(process.hrtime.bigint() - start) / 1e6 / PLANS_PER_ROUND);
+  }
+  return { ms: median(rounds), shown: plan.rungs.length, dropped: plan.dropped.length };
+}
+
 const ROUNDS = 7;
+const PLANS_PER_ROUND = 200;
 const CALLS_PER_ROUND = 200_000;
 
 function median(values: number[]): number {
@@ -86,6 +108,15 @@ const perSecond = (n: number) => Math.round(n).toLocaleString('en-US');
 console.log(
   `estimates per second (in process): ${perSecond(t.median)}, median of ${ROUNDS} rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls (range ${perSecond(t.min)}–${perSecond(t.max)}; target ≥ 200,000)`,
 );
+for (const [raw, gpu] of [
+  [{ model: 'llama-3.1-8b', method: 'full' }, 'rtx-4090'],
+  [{ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090'],
+] as const) {
+  const p = planMs(raw, gpu);
+  console.log(
+    `makePlan ${JSON.stringify(raw)} on ${gpu} (in process): ${p.ms.toFixed(2)} ms per plan, median of ${ROUNDS} rounds of ${PLANS_PER_ROUND} (${p.shown} rungs shown of ${p.shown + p.dropped} climbed)`,
+  );
+}
 const runs = 15;
 const bare = coldStartMs(['-e', '0'], runs);
 const cli = coldStartMs(

@@ -30,7 +30,7 @@ export {
 export { type CheckItem, checkMigration, type MigrationReport } from './core/migrate.js';
 export { type ResolvedModel, resolveModelRef } from './core/model-ref.js';
 export { type ParamBreakdown, paramBreakdown } from './core/params.js';
-export { makePlan, type Plan, type Rung } from './core/plan.js';
+export { type DroppedRung, makePlan, type Plan, type Rung } from './core/plan.js';
 export { countSafetensorsParameters, parseSafetensorsHeader } from './core/safetensors.js';
 export { parseScenario, type Scenario } from './core/scenario.js';
 export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';

@@ -133,30 +133,41 @@ describe('headroom plan', () => {
       'rtx-4090',
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^ {4}as given +█+┃█+ +182\.15 GiB +1\.00× +✗$/m);
+    expect(r.stdout).toMatch(/^ {3}as given +█+┃█+ +182\.15 GiB +1\.00× +✗$/m);
     expect(r.stdout).toMatch(
-      /^1 {3}PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True .* 178\.71 GiB +−3\.44 GiB +1\.00× +none +✗$/m,
+      /^1 {2}micro-batch 4 → 1, accumulation 1 → 4 .* 154\.93 GiB +−27\.22 GiB +1\.00× +none +✗$/m,
     );
     expect(r.stdout).toMatch(
-      /^2 {3}micro-batch 4 → 1, accumulation 1 → 4 .* 153\.63 GiB +−25\.08 GiB +1\.00× +none +✗$/m,
+      /^2 {2}full gradient checkpointing .* 153\.73 GiB +−1\.20 GiB +1\.31× +none +✗$/m,
     );
     expect(r.stdout).toMatch(
-      /^4 {3}fused AdamW kernel \(torch fused=True; HF optim adamw_torch_fused\) .* 145\.54 GiB +−6\.93 GiB +1\.02× +none +✗$/m,
+      /^4 {2}LoRA r16 on all linear layers .* 20\.03 GiB +−57\.12 GiB +1\.01× +medium +✓$/m,
+    );
+    expect(r.stdout).toContain('✓ fits after 4 changes: 20.03 GiB per GPU');
+    // The rungs the climb applied on the way that LoRA made pointless, each with what it saved then and now.
+    expect(r.stdout).toContain(
+      'tried on the way and not needed: the changes above fit without each, as fast',
     );
     expect(r.stdout).toMatch(
-      /^7 {3}torch\.compile with the chunked loss .* 136\.90 GiB +−1\.05 GiB +1\.31× +low +✗$/m,
+      /^ {2}fused AdamW kernel \(torch fused=True; HF optim adamw_torch_fused\) +−6\.93 GiB +nothing +not needed after 4 \(LoRA r16 on all linear layers\)$/m,
     );
     expect(r.stdout).toMatch(
-      /^10 {2}LoRA r16 on all linear layers .* 17\.65 GiB +−29\.39 GiB +1\.01× +medium +✓$/m,
+      /^ {2}torch\.compile with the chunked loss +−1\.05 GiB +nothing +not needed: fits without it$/m,
     );
-    expect(r.stdout).toContain('✓ fits after 10 changes: 17.65 GiB per GPU');
-    expect(r.stdout).toContain('instead of 10, each of these fits too:');
+    expect(r.stdout).toContain('instead of 4, each of these fits too:');
     expect(r.stdout).toContain('real batches vary in length');
   });
 
-  it('--json is exactly { scenario, target, fitsAlready, rungs, alternatives } with rungs in order', () => {
+  it('--json is exactly { scenario, target, fitsAlready, rungs, alternatives, dropped } with rungs in order', () => {
     const out = json(['plan', 'llama-3.1-8b', '--method', 'full', '--micro-batch', '4', '--gpu', 'rtx-4090']);
-    expect(Object.keys(out)).toEqual(['scenario', 'target', 'fitsAlready', 'rungs', 'alternatives']);
+    expect(Object.keys(out)).toEqual([
+      'scenario',
+      'target',
+      'fitsAlready',
+      'rungs',
+      'alternatives',
+      'dropped',
+    ]);
     const rungs = out.rungs as Record<string, unknown>[];
     expect(Object.keys(rungs[0]!)).toEqual([
       'change',
@@ -168,18 +179,40 @@ describe('headroom plan', () => {
       'fits',
     ]);
     expect(rungs.map((r) => (r.change as { id: string }).id)).toEqual([
-      'expandable-segments',
       'smaller-micro-batch',
-      'selective-checkpointing',
-      'fused-optimizer',
       'full-checkpointing',
-      'chunked-loss',
-      'compile-loss',
       'pure-bf16',
-      '8bit-optimizer',
       'lora',
     ]);
+    const dropped = out.dropped as {
+      rung: { change: { id: string } };
+      savingBytes: number;
+      after: string | null;
+    }[];
+    expect(Object.keys(dropped[0]!)).toEqual(['rung', 'from', 'savingBytes', 'after']);
+    expect(dropped.map((d) => [d.rung.change.id, d.after])).toEqual([
+      ['expandable-segments', 'smaller-micro-batch'],
+      ['selective-checkpointing', 'full-checkpointing'],
+      ['fused-optimizer', 'lora'],
+      ['chunked-loss', null],
+      ['compile-loss', null],
+      ['8bit-optimizer', 'lora'],
+    ]);
     expect(out.scenario).toMatchObject({ model: 'llama-3.1-8b', microBatchSize: 4, gpu: 'rtx-4090' });
+  });
+
+  it('llama-3.1-8b --method full on an RTX 4090: no 8-bit optimizer in the ladder once LoRA makes it pointless', () => {
+    const r = headroom(['plan', 'llama-3.1-8b', '--method', 'full', '--gpu', 'rtx-4090']);
+    expect(r.code).toBe(0);
+    const ladder = r.stdout.slice(0, r.stdout.indexOf('✓ fits after'));
+    expect(ladder).toMatch(/^1 {2}precision bf16-mixed → bf16-true /m);
+    expect(ladder).toMatch(/^2 {2}LoRA r16 on all linear layers /m);
+    expect(ladder).toMatch(/^3 {2}full gradient checkpointing .* 19\.88 GiB +−20\.48 GiB +1\.01× +none +✓$/m);
+    expect(ladder).not.toContain('adamw-8bit');
+    expect(r.stdout).toContain('✓ fits after 3 changes: 19.88 GiB per GPU');
+    expect(r.stdout).toMatch(
+      /^ {2}optimizer adamw → adamw-8bit +−14\.93 GiB +−240 MiB +not needed after 2 \(LoRA r16 on all linear layers\)$/m,
+    );
   });
 
   it('says when a run fits already, with its headroom', () => {

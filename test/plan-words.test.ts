@@ -6,7 +6,14 @@ import { makePlan } from '../src/core/plan.js';
 import { parseScenario } from '../src/core/scenario.js';
 import { LORA_8B_ZERO3_DEFAULT_BUCKET } from '../src/core/test-helpers/scenarios.js';
 import { formatBytes } from '../src/core/units.js';
-import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../web/src/plan-words.js';
+import {
+  alternativeBase,
+  DROPPED_HEADING,
+  droppedNote,
+  riskNoteZh,
+  rungSummaryZh,
+  scenariosBefore,
+} from '../web/src/plan-words.js';
 
 const plan = (raw: Record<string, unknown>, gpu: string) =>
   makePlan({
@@ -34,13 +41,15 @@ describe('the ladder in Chinese', () => {
 
   it('takes each rung’s figures from its own scenarios', () => {
     const smaller = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
-    const [allocator, first] = smaller.rungs;
-    expect(allocator!.change.summary).toBe('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True');
-    expect(rungSummaryZh(allocator!, scenariosBefore(smaller)[0]!)).toBe(
+    // The allocator setting is a rung the climb applied and the ladder shown dropped: worded as climbed.
+    const allocator = smaller.dropped[0]!;
+    expect(allocator.rung.change.summary).toBe('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True');
+    expect(rungSummaryZh(allocator.rung, allocator.from)).toBe(
       'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（更小的分配器预留）',
     );
-    expect(first!.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
-    expect(rungSummaryZh(first!, scenariosBefore(smaller)[1]!)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
+    const first = smaller.rungs[0]!;
+    expect(first.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(rungSummaryZh(first, scenariosBefore(smaller)[0]!)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
     const offload = long.rungs.find((r) => r.change.id === 'offload-activations-cpu')!;
     expect(riskNoteZh(offload, before[long.rungs.indexOf(offload)]!)).toBe(
       `每个节点需要 ${formatBytes(offload.estimate.host!.cpuBytes)} 锁页 CPU 内存；保存的激活每个 micro-batch 两次经过 PCIe`,
@@ -48,7 +57,7 @@ describe('the ladder in Chinese', () => {
   });
 
   it('words the reduce-bucket rung from the scenarios and the model, with the English figures', () => {
-    const zero = plan(LORA_8B_ZERO3_DEFAULT_BUCKET, 'rtx-3080');
+    const zero = plan(LORA_8B_ZERO3_DEFAULT_BUCKET, 'rtx-3060-12gb');
     const i = zero.rungs.findIndex((r) => r.change.id === 'zero-reduce-bucket');
     const rung = zero.rungs[i]!;
     expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
@@ -111,9 +120,40 @@ describe('the ladder in Chinese', () => {
     for (const p of climbs) {
       const from = scenariosBefore(p);
       for (const [i, r] of p.rungs.entries()) worded.set(r.change.id, rungSummaryZh(r, from[i]!));
+      // The dashboard words the rungs the plan dropped too, as climbed.
+      for (const d of p.dropped) worded.set(d.rung.change.id, rungSummaryZh(d.rung, d.from));
     }
     for (const words of worded.values()) expect(words).toMatch(CJK);
     // 17 of the ladder's rungs are climbed by these six (not ZeRO-2/3, NVMe or a shorter sequence).
     expect(worded.size).toBeGreaterThanOrEqual(17);
+  });
+
+  it('words the rungs a plan dropped, in English and Chinese, with the same figures', () => {
+    // headroom plan llama-3.1-8b --method full --gpu rtx-4090: LoRA makes the 8-bit optimizer pointless.
+    const full = plan({ model: 'llama-3.1-8b', method: 'full' }, 'rtx-4090');
+    const eightBit = full.dropped.find((d) => d.rung.change.id === '8bit-optimizer')!;
+    const then = formatBytes(eightBit.rung.savedBytes);
+    const now = formatBytes(eightBit.savingBytes);
+    expect([then, now]).toEqual(['14.93 GiB', '240 MiB']);
+    expect(droppedNote(full, eightBit, 'en')).toBe(
+      'optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB on top of the changes above — not needed after LoRA r16 on all linear layers',
+    );
+    expect(droppedNote(full, eightBit, 'zh')).toBe(
+      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“在所有线性层上使用 LoRA r16”就不再需要',
+    );
+    const selective = full.dropped.find((d) => d.rung.change.id === 'selective-checkpointing')!;
+    expect(droppedNote(full, selective, 'zh')).toBe(
+      '选择性激活检查点：尝试时节省 1.68 GiB，叠加在上面的调整之上不再节省显存——有了“完整梯度检查点”就不再需要',
+    );
+    // A rung that still saves about what it did, where QLoRA fits without it.
+    const zero = plan(LORA_8B_ZERO3_DEFAULT_BUCKET, 'rtx-3080');
+    const bucket = zero.dropped.find((d) => d.rung.change.id === 'zero-reduce-bucket')!;
+    expect(droppedNote(zero, bucket, 'en')).toBe(
+      'DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M): saved 922 MiB where tried, 922 MiB on top of the changes above — not needed: fits without it',
+    );
+    expect(droppedNote(zero, bucket, 'zh')).toBe(
+      'DeepSpeed 归约桶 reduce_bucket_size 5e8 → auto（hidden² = 16.8M）：尝试时节省 922 MiB，叠加在上面的调整之上节省 922 MiB——不需要：没有它也放得下',
+    );
+    expect(DROPPED_HEADING.zh).toMatch(CJK);
   });
 });

@@ -2,7 +2,7 @@
 import { describeScenario } from '../core/describe.js';
 import { estimate } from '../core/estimate.js';
 import { MARGIN_REASON } from '../core/margin.js';
-import { makePlan, type Plan, type Rung } from '../core/plan.js';
+import { type DroppedRung, makePlan, type Plan, type Rung } from '../core/plan.js';
 import { type CalibratedPrediction, predictCalibrated } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
 import { meterBar } from './_bar.js';
@@ -36,7 +36,9 @@ Climbs a ladder, cheapest change first, each on top of the ones before and skipp
 nothing: sdpa attention, smaller micro-batch with more accumulation (same effective batch), selective
 then full activation checkpointing, chunked loss, shorter sequences (only with --allow-shorter), pure
 bf16, an 8-bit optimizer, LoRA, QLoRA, ZeRO-2 then ZeRO-3 across --gpus, CPU then NVMe offload. Stops at
-the first rung that fits and lists the next best alternatives; if nothing fits, the hardware that would.
+the first rung that fits, then leaves out each rung a later one made pointless (an 8-bit optimizer once
+LoRA trains only the adapters): every change shown is needed to fit as fast, with sequences as long.
+Lists the next best alternatives; if nothing fits, the hardware that would.
 Each rung shows the memory it saves, the time per training token relative to the start (docs/time-model.md)
 and its risk.
 
@@ -48,7 +50,10 @@ ${CALIBRATED_HELP}
 
 Output:
   --json                    { scenario, target, fitsAlready, rungs: [{ change, scenario, estimate, savedBytes,
-                            relativeStepTime, risk, fits }], alternatives }, rungs in the order applied;
+                            relativeStepTime, risk, fits }], alternatives, dropped: [{ rung, from,
+                            savingBytes, after }] }, rungs in the order applied; dropped: the rungs climbed
+                            and left out (rung and from as climbed, savingBytes on top of the rungs shown,
+                            after: the shown rung that took most of its saving, or null);
                             with --calibrated also calibration: { run, factors, estimated, predicted,
                             movedBytes } for the scenario as given
 
@@ -169,6 +174,19 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
       style.red(`✗ nothing on the ladder fits ${target.gpus > 1 ? `${target.gpus} × ` : ''}${target.gpu}`),
     );
   }
+  if (plan.dropped.length > 0) {
+    lines.push('');
+    lines.push(
+      `  tried on the way and not needed: the change${plan.rungs.length > 1 ? 's' : ''} above fit${plan.rungs.length > 1 ? '' : 's'} without each, as fast`,
+    );
+    lines.push(
+      renderTable(
+        ['  change', 'saved then', 'saves now', ''],
+        plan.dropped.map((d) => droppedRow(plan, d, style)),
+        [1, 2],
+      ),
+    );
+  }
   const risky = plan.rungs.filter((r) => r.risk.level !== 'none');
   if (risky.length > 0) {
     lines.push('');
@@ -203,6 +221,17 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
     ),
   );
   return lines.join('\n');
+}
+
+/** A dropped rung: what it saved where the climb tried it, what it would save on the ladder shown, and why not. */
+function droppedRow(plan: Plan, d: DroppedRung, style: Style): string[] {
+  const n = d.after === null ? -1 : plan.rungs.findIndex((r) => r.change.id === d.after);
+  return [
+    `  ${style.dim(d.rung.change.summary)}`,
+    `−${formatBytes(d.rung.savedBytes)}`,
+    d.savingBytes > 0 ? `−${formatBytes(d.savingBytes)}` : 'nothing',
+    n >= 0 ? `not needed after ${n + 1} (${plan.rungs[n]!.change.summary})` : 'not needed: fits without it',
+  ];
 }
 
 /** How far calibration moved the prediction for the scenario as given. */

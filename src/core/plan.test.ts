@@ -4,7 +4,7 @@ import { findGpu } from './catalog/index.js';
 import { estimate } from './estimate.js';
 import { memoryTarget } from './margin.js';
 import { resolveModelRef } from './model-ref.js';
-import { makePlan, SEQ_LEN_STEP } from './plan.js';
+import { makePlan, type Plan, SEQ_LEN_STEP } from './plan.js';
 import { parseScenario } from './scenario.js';
 import { LORA_8B_ZERO3_DEFAULT_BUCKET } from './test-helpers/scenarios.js';
 
@@ -15,6 +15,10 @@ const plan = (
   extra: { marginFraction?: number; allowShorter?: boolean } = {},
 ) =>
   makePlan({ scenario: parseScenario(raw), shape: shapeOf(String(raw.model)), gpu: findGpu(gpu)!, ...extra });
+
+/** The rung `id` of a plan: shown, or as the climb applied it where the ladder shown dropped it. */
+const rungOf = (p: Plan, id: string) =>
+  p.rungs.find((r) => r.change.id === id) ?? p.dropped.find((d) => d.rung.change.id === id)!.rung;
 
 /** Llama-3.1-8B QLoRA (NF4, bf16, full checkpointing): the setup a 24 GB card is sized for. */
 const QLORA_8B = {
@@ -30,62 +34,83 @@ describe('makePlan: the ladder', () => {
 
   it('applies rungs cheapest first: the changes that cost no quality before those that may', () => {
     expect(fullOn4090.rungs.map((r) => r.change.id)).toEqual([
-      'expandable-segments',
       'smaller-micro-batch',
-      'selective-checkpointing',
-      'fused-optimizer',
       'full-checkpointing',
-      'chunked-loss',
-      'compile-loss',
       'pure-bf16',
-      '8bit-optimizer',
       'lora',
     ]);
+    // The climb applied six more on the way, in ladder order; LoRA made them pointless.
+    expect(fullOn4090.dropped.map((d) => d.rung.change.id)).toEqual([
+      'expandable-segments',
+      'selective-checkpointing',
+      'fused-optimizer',
+      'chunked-loss',
+      'compile-loss',
+      '8bit-optimizer',
+    ]);
     // The 8-bit optimizer is bitsandbytes' own kernel: torch's fused flag does not follow it.
-    const eightBit = fullOn4090.rungs.find((r) => r.change.id === '8bit-optimizer')!;
+    const eightBit = rungOf(fullOn4090, '8bit-optimizer');
     expect(eightBit.scenario.optimizer).toBe('adamw-8bit');
     expect('fusedOptimizer' in eightBit.scenario).toBe(false);
   });
 
   it('retries a rung that saved nothing once it would', () => {
-    // Lion has no fused kernel here: its step temporary keeps the optimizer step the peak of a full
-    // fine-tune, so full checkpointing saves nothing at first and is applied once LoRA has shrunk it.
+    // A 70B full fine-tune's fp32 optimizer step is its peak: full checkpointing saves nothing there
+    // and is applied once LoRA has shrunk the step.
+    const raw = { model: 'llama-3.1-70b', method: 'full' };
+    const peak = (s: Record<string, unknown>) =>
+      estimate({ scenario: parseScenario(s), shape: shapeOf('llama-3.1-70b'), gpu: findGpu('rtx-4090')! })
+        .peak.deviceBytes;
+    expect(peak({ ...raw, gradientCheckpointing: 'full' })).toBe(peak(raw));
+    const big = plan(raw, 'rtx-4090');
+    expect(big.rungs.map((r) => r.change.id)).toEqual([
+      'lora',
+      'full-checkpointing',
+      'qlora',
+      'offload-params-cpu',
+    ]);
+    // Lion has no fused kernel here: the climb applies selective checkpointing, the rest of the way
+    // full checkpointing takes over from it.
     const lion = plan(
       { model: 'llama-3.1-8b', method: 'full', microBatchSize: 4, optimizer: 'lion' },
       'rtx-4090',
     );
     expect(lion.rungs.map((r) => r.change.id)).toEqual([
-      'expandable-segments',
       'smaller-micro-batch',
-      'selective-checkpointing',
+      'full-checkpointing',
       'pure-bf16',
       'lora',
-      'full-checkpointing',
+    ]);
+    expect(lion.dropped.map((d) => [d.rung.change.id, d.after])).toEqual([
+      ['expandable-segments', 'smaller-micro-batch'],
+      ['selective-checkpointing', 'full-checkpointing'],
     ]);
   });
 
   it('a fused optimizer kernel drops the step temporary, one state’s size', () => {
-    const fused = fullOn4090.rungs.find((r) => r.change.id === 'fused-optimizer')!;
+    const fused = rungOf(fullOn4090, 'fused-optimizer');
     expect(fused.risk.level).toBe('none');
     expect(fused.change.summary).toBe('fused AdamW kernel (torch fused=True; HF optim adamw_torch_fused)');
-    const before = fullOn4090.rungs[fullOn4090.rungs.indexOf(fused) - 1]!;
+    const from = fullOn4090.dropped.find((d) => d.rung === fused)!.from;
+    const before = estimate({ scenario: from, shape: shapeOf('llama-3.1-8b'), gpu: findGpu('rtx-4090')! });
     // bf16-mixed AdamW: fp32 states, 4 bytes a parameter each.
-    expect(before.estimate.breakdown.optimizerTempBytes).toBe(8_030_261_248 * 4);
+    expect(before.breakdown.optimizerTempBytes).toBe(8_030_261_248 * 4);
     expect(fused.estimate.breakdown.optimizerTempBytes).toBe(0);
   });
 
   it('stops at the first rung that fits, and each rung builds on the ones before', () => {
     const fits = fullOn4090.rungs.map((r) => r.fits);
-    expect(fits).toEqual([false, false, false, false, false, false, false, false, false, true]);
+    expect(fits).toEqual([false, false, false, true]);
     const last = fullOn4090.rungs.at(-1)!;
+    // The 8-bit optimizer and the chunked loss the climb applied are not needed with LoRA.
     expect(last.scenario).toMatchObject({
       method: 'lora',
       microBatchSize: 1,
       gradAccumSteps: 4,
       precision: 'bf16-true',
-      optimizer: 'adamw-8bit',
+      optimizer: 'adamw',
       gradientCheckpointing: 'full',
-      loss: 'chunked',
+      loss: 'standard',
       lora: { rank: 16, targets: 'all-linear' },
     });
     expect(last.estimate.peak.deviceBytes).toBeLessThanOrEqual(fullOn4090.target.budgetBytes);
@@ -116,8 +141,9 @@ describe('makePlan: the ladder', () => {
   });
 
   it('sets expandable segments first: less allocator reserve, the same allocated bytes and step time', () => {
-    const first = fullOn4090.rungs[0]!;
+    const first = fullOn4090.dropped[0]!.rung;
     expect(first.change.id).toBe('expandable-segments');
+    expect(fullOn4090.dropped[0]!.from).toEqual(fullOn4090.scenario);
     expect(first.scenario.expandableSegments).toBe(true);
     expect(first.risk.level).toBe('none');
     expect(first.relativeStepTime).toBe(1);
@@ -141,7 +167,9 @@ describe('makePlan: the ladder', () => {
   });
 
   it('prices recomputation in time and quantization in risk', () => {
-    const byId = new Map(fullOn4090.rungs.map((r) => [r.change.id, r]));
+    const byId = new Map(
+      [...fullOn4090.dropped.map((d) => d.rung), ...fullOn4090.rungs].map((r) => [r.change.id, r]),
+    );
     expect(byId.get('full-checkpointing')!.risk.level).toBe('none');
     expect(byId.get('full-checkpointing')!.relativeStepTime).toBeGreaterThan(
       byId.get('fused-optimizer')!.relativeStepTime,
@@ -160,21 +188,18 @@ describe('makePlan: the ladder', () => {
       'a100-sxm-80gb',
     );
     expect(four.rungs.map((r) => r.change.id)).toEqual([
-      'expandable-segments',
       'smaller-micro-batch',
       'selective-checkpointing',
-      'fused-optimizer',
-      'full-checkpointing',
-      'chunked-loss',
-      'compile-loss',
       'pure-bf16',
       '8bit-optimizer',
     ]);
     expect(four.alternatives.map((a) => a.change.id)).toEqual(['zero2', 'zero3', 'offload-optimizer-cpu']);
     for (const a of four.alternatives) {
       expect(a.fits).toBe(true);
-      // Applied to the scenario before the winning rung (the 8-bit optimizer), not after it.
+      // Applied to the scenario before the winning rung (the 8-bit optimizer), not after it: the ladder
+      // shown, without the checkpointing it does not need.
       expect(a.scenario.optimizer).toBe('adamw');
+      expect(a.scenario.gradientCheckpointing).toBe('selective');
     }
   });
 
@@ -190,11 +215,8 @@ describe('makePlan: the ladder', () => {
       seqLen: 8192,
     };
     const p = plan(raw, 'rtx-4090');
-    expect(p.rungs.map((r) => [r.change.id, r.fits])).toEqual([
-      ['expandable-segments', false],
-      ['compile-loss', true],
-    ]);
-    const rung = p.rungs[1]!;
+    expect(p.rungs.map((r) => [r.change.id, r.fits])).toEqual([['compile-loss', true]]);
+    const rung = p.rungs[0]!;
     expect(rung.scenario.torchCompile).toBe(true);
     const before = estimate({ scenario: parseScenario(raw), shape: shapeOf('llama-3.1-8b'), gpu: null });
     expect(before.breakdown.lossResidentBytes! - rung.estimate.breakdown.lossResidentBytes!).toBe(
@@ -221,6 +243,9 @@ describe('makePlan: the ladder', () => {
     ]);
     const rung = allowed.rungs[3]!;
     expect(rung.scenario.seqLen).toBe(8256);
+    // Each rung before it lets the sequence stay longer: without any of them it would be cut shorter
+    // still, so the ladder keeps them all.
+    expect(allowed.dropped).toEqual([]);
     expect(rung.scenario.seqLen % SEQ_LEN_STEP).toBe(0);
     expect(rung.fits).toBe(true);
     // One step longer does not fit.
@@ -258,10 +283,7 @@ describe('makePlan: the stopping rule and the margin', () => {
     expect(plan(raw, 'rtx-4090', { marginFraction: 0 }).fitsAlready).toBe(true);
     const tight = plan(raw, 'rtx-4090', { marginFraction: 0.1 });
     expect(tight.fitsAlready).toBe(false);
-    expect(tight.rungs.map((r) => [r.change.id, r.fits])).toEqual([
-      ['expandable-segments', false],
-      ['chunked-loss', true],
-    ]);
+    expect(tight.rungs.map((r) => [r.change.id, r.fits])).toEqual([['chunked-loss', true]]);
   });
 
   it('shrinks the micro-batch to the largest divisor that fits, keeping the effective batch', () => {
@@ -353,16 +375,16 @@ describe('makePlan: FSDP rungs', () => {
       'a10g',
     );
     const ids = p.rungs.map((r) => r.change.id);
-    expect(ids).toEqual(['expandable-segments', 'fsdp-sync-each-micro-batch', 'fsdp-wrap-embeddings']);
-    expect(p.rungs.map((r) => r.fits)).toEqual([false, false, true]);
-    expect(p.rungs[1]!.risk.level).toBe('none');
-    expect(p.rungs[2]!.scenario.parallelism).toEqual({
+    expect(ids).toEqual(['fsdp-sync-each-micro-batch', 'fsdp-wrap-embeddings']);
+    expect(p.rungs.map((r) => r.fits)).toEqual([false, true]);
+    expect(p.rungs[0]!.risk.level).toBe('none');
+    expect(p.rungs[1]!.scenario.parallelism).toEqual({
       strategy: 'fsdp',
       gpus: 4,
       syncEachMicroBatch: true,
       wrapEmbeddings: true,
     });
-    expect(p.rungs[2]!.fits).toBe(true);
+    expect(p.rungs[1]!.fits).toBe(true);
   });
 
   it('upgrading bitsandbytes is a free rung, right after the allocator setting, when an old one keeps the 4-bit inputs', () => {
@@ -375,15 +397,20 @@ describe('makePlan: FSDP rungs', () => {
       quantizedInputsKept: 'next-forward',
     };
     const p = plan(raw, 'rtx-4090');
-    expect(p.rungs[0]!.change.id).toBe('expandable-segments');
-    const first = p.rungs[1]!;
-    expect(first.change.id).toBe('bitsandbytes-upgrade');
+    // The climb applies both; the smaller micro-batch and selective checkpointing it needs after them fit
+    // without either (the upgrade still saves 1.45 GiB there: worth doing, not needed to fit).
+    expect(p.rungs.map((r) => r.change.id)).toEqual(['smaller-micro-batch', 'selective-checkpointing']);
+    expect(p.dropped.map((d) => d.rung.change.id)).toEqual(['expandable-segments', 'bitsandbytes-upgrade']);
+    const [allocator, upgrade] = p.dropped;
+    const first = upgrade!.rung;
+    expect(upgrade!.from).toEqual(allocator!.rung.scenario);
     expect(first.scenario.quantizedInputsKept).toBe('none');
     expect(first.risk.level).toBe('none');
     expect(first.relativeStepTime).toBe(1);
-    const before = p.rungs[0]!.estimate;
+    const before = allocator!.rung.estimate;
     expect(first.savedBytes).toBe(before.peak.deviceBytes - first.estimate.peak.deviceBytes);
     expect(first.savedBytes).toBeGreaterThan(0);
+    expect(upgrade!.savingBytes).toBeGreaterThan(2 ** 30);
     // int8 keeps its input in every bitsandbytes version: nothing to upgrade.
     const int8 = plan({ ...raw, quantization: 'int8', quantizedInputsKept: 'step' }, 'rtx-4090');
     expect(int8.rungs.map((r) => r.change.id)).not.toContain('bitsandbytes-upgrade');
@@ -403,21 +430,25 @@ describe('makePlan: FSDP rungs', () => {
     };
     const p = plan(raw, 'rtx-4090');
     const ids = p.rungs.map((r) => r.change.id);
-    expect(ids.slice(0, 2)).toEqual(['expandable-segments', 'offload-activations-cpu']);
-    const rung = p.rungs[1]!;
+    expect(ids[0]).toBe('offload-activations-cpu');
+    const rung = p.rungs[0]!;
     expect(rung.scenario.offload).toEqual({ optimizer: 'none', params: 'none', activations: 'cpu' });
     expect(rung.change.summary).toBe('activation offload to CPU (the checkpointed layer inputs)');
-    const before = p.rungs[0]!.estimate;
+    const before = estimate({
+      scenario: parseScenario(raw),
+      shape: shapeOf('llama-3.1-8b'),
+      gpu: findGpu('rtx-4090')!,
+    });
     expect(before.peak.allocatedBytes - rung.estimate.peak.allocatedBytes).toBe(30 * 32768 * 4096 * 2);
     expect(rung.savedBytes).toBe(before.peak.deviceBytes - rung.estimate.peak.deviceBytes);
     expect(rung.risk.note).toBe(
       'needs 8.00 GiB of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch',
     );
     // Later offload rungs keep the activations offloaded.
-    for (const later of p.rungs.slice(2)) expect(later.scenario.offload.activations).toBe('cpu');
+    for (const later of p.rungs.slice(1)) expect(later.scenario.offload.activations).toBe('cpu');
     // Optimizer offload is no rung here: ZeRO-Offload's 1 GB reduce bucket (DeepSpeed allocates all
     // reduce_bucket_size = 5e8 bf16 elements) outweighs the adapters' 8-bit states it would move.
-    expect(ids.slice(2)).toEqual(['offload-params-cpu']);
+    expect(ids.slice(1)).toEqual(['offload-params-cpu']);
   });
 });
 
@@ -425,8 +456,12 @@ describe("makePlan: DeepSpeed's reduce bucket", () => {
   const lora = LORA_8B_ZERO3_DEFAULT_BUCKET;
 
   it('offers "auto" (hidden²) when the default 5e8-element bucket is what stands between a ZeRO run and the card', () => {
-    const p = plan(lora, 'rtx-3080');
-    const rung = p.rungs.find((r) => r.change.id === 'zero-reduce-bucket')!;
+    const p = plan(lora, 'rtx-3060-12gb');
+    expect(p.rungs.map((r) => [r.change.id, r.fits])).toEqual([
+      ['expandable-segments', false],
+      ['zero-reduce-bucket', true],
+    ]);
+    const rung = p.rungs[1]!;
     expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
     expect(rung.scenario.parallelism).toEqual({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' });
     // 5e8 − 4,096² bf16 elements, on every GPU.
@@ -436,7 +471,7 @@ describe("makePlan: DeepSpeed's reduce bucket", () => {
 
   it('has nothing to offer a bucket already "auto", or a run that is not ZeRO', () => {
     const ids = (parallelism: Record<string, unknown>) =>
-      plan({ ...lora, parallelism }, 'rtx-3080').rungs.map((r) => r.change.id);
+      plan({ ...lora, parallelism }, 'rtx-3060-12gb').rungs.map((r) => r.change.id);
     expect(ids({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' })).not.toContain('zero-reduce-bucket');
     expect(ids({ strategy: 'fsdp', gpus: 2 })).not.toContain('zero-reduce-bucket');
   });
@@ -450,7 +485,9 @@ describe("makePlan: DeepSpeed's reduce bucket", () => {
         gradientCheckpointing: 'full',
         parallelism: { strategy: 'zero2', gpus: 8, reduceBucketSize: 'auto', overlapComm: true },
       },
-      'rtx-4090',
+      // On a 4090 the ladder shown (an 8-bit optimizer, a chunked loss) leaves activation offload, not
+      // parameter offload, among the three alternatives; the A10G's ladder leaves all three DeepSpeed moves.
+      'a10g',
     );
     // Here they are alternatives to the winning rung; each keeps what the run said about DeepSpeed.
     const kept = { reduceBucketSize: 'auto', overlapComm: true };

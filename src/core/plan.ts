@@ -1,9 +1,10 @@
 /**
  * The ladder: what to change, cheapest first, until a scenario fits a GPU with the margin. Each rung is
  * applied on top of the ones before and skipped where it changes nothing; the ladder stops at the first
- * rung that fits and names the next best alternatives. Each rung carries the memory it saves (the
- * estimator), its cost (relative time per training token, the time model) and its risk. When nothing
- * fits, the hardware that would is listed instead.
+ * rung that fits, then drops the rungs a later one made pointless (plan-prune.ts), and names the next
+ * best alternatives. Each rung carries the memory it saves (the estimator), its cost (relative time per
+ * training token, the time model) and its risk. When nothing fits, the hardware that would is listed
+ * instead.
  */
 import type { ModelShape } from './architecture.js';
 import { upgradeFreesInputs } from './bitsandbytes.js';
@@ -14,9 +15,12 @@ import { GPUS } from './catalog/index.js';
 import { type Estimate, estimate, reduceBucketElements } from './estimate.js';
 import { largestFitting } from './fit.js';
 import { DEFAULT_MARGIN_FRACTION, fitVerdict, type MemoryTarget, memoryTarget } from './margin.js';
+import { type DroppedRung, pruneLadder } from './plan-prune.js';
 import { fusesInTorch, type Scenario, type Strategy } from './scenario.js';
 import { stepTime } from './time-model.js';
 import { formatBytes, formatElements } from './units.js';
+
+export type { DroppedRung } from './plan-prune.js';
 
 export const RUNG_IDS = [
   'expandable-segments',
@@ -81,13 +85,22 @@ export interface Plan {
   readonly scenario: Scenario;
   readonly target: PlanTarget;
   readonly fitsAlready: boolean;
-  /** The rungs applied, in ladder order; the last one fits when any does. */
+  /**
+   * The rungs applied, in ladder order; the last one fits when any does, and then each one is needed:
+   * without it (and the rungs that only apply on top of it) the ladder does not fit, or fits only
+   * slower or with shorter sequences.
+   */
   readonly rungs: readonly Rung[];
   /**
    * The next best ways to fit: other rungs applied instead of the winning one, fastest first; or, when
    * nothing on the ladder fits, the hardware that runs the scenario (its rungs without risk applied).
    */
   readonly alternatives: readonly Rung[];
+  /**
+   * Rungs the climb applied that a later rung made pointless (an 8-bit optimizer once LoRA trains only
+   * the adapters), in the order climbed; empty unless a rung fits.
+   */
+  readonly dropped: readonly DroppedRung[];
 }
 
 export interface PlanInput {
@@ -544,6 +557,8 @@ const LADDER: readonly RungSpec[] = [
   },
 ];
 
+const SPEC_BY_ID: ReadonlyMap<RungId, RungSpec> = new Map(LADDER.map((spec) => [spec.id, spec]));
+
 const RISK_ORDER: Readonly<Record<Risk['level'], number>> = { none: 0, low: 1, medium: 2, high: 3 };
 
 /**
@@ -580,10 +595,20 @@ export function makePlan(input: PlanInput): Plan {
     pagedToHostBytes: baseFit.pagedToHostBytes,
   };
   const fits = (est: Estimate) => fitVerdict(est, memory).ok;
-  if (fits(baseEstimate)) return { scenario: base, target, fitsAlready: true, rungs: [], alternatives: [] };
+  if (fits(baseEstimate))
+    return { scenario: base, target, fitsAlready: true, rungs: [], alternatives: [], dropped: [] };
 
   const ctx: Context = { input, budget: target.budgetBytes, gpus: target.gpus, estimateOf };
+  // The pruning climbs again over the same scenarios (the same objects: each climb's steps are the
+  // rungs built before), so each rung is built on each scenario once.
+  const built = new Map<Scenario, Map<RungId, Rung | null>>();
   const build = (spec: RungSpec, from: Scenario): Rung | null => {
+    const onFrom = built.get(from) ?? new Map<RungId, Rung | null>();
+    built.set(from, onFrom);
+    if (!onFrom.has(spec.id)) onFrom.set(spec.id, buildNew(spec, from));
+    return onFrom.get(spec.id)!;
+  };
+  const buildNew = (spec: RungSpec, from: Scenario): Rung | null => {
     const applied = spec.apply(from, ctx);
     if (!applied) return null;
     const before = estimateOf(from);
@@ -602,34 +627,42 @@ export function makePlan(input: PlanInput): Plan {
   };
 
   // Each step applies the cheapest rung not yet applied that saves memory now: a rung that changed
-  // nothing earlier (checkpointing while the optimizer step was the peak) is tried again later.
-  const rungs: Rung[] = [];
-  const applied = new Set<RungId>();
-  let current = base;
-  let winner: RungId | null = null;
-  for (;;) {
-    let next: Rung | null = null;
-    for (const spec of LADDER) {
-      if (applied.has(spec.id)) continue;
-      next = build(spec, current);
-      if (next) break;
+  // nothing earlier (checkpointing while the optimizer step was the peak) is tried again later. The
+  // climb stops at the first rung that fits; `allowed` limits it to some rungs (to prune the ladder).
+  const climb = (allowed: (id: RungId) => boolean): Rung[] => {
+    const out: Rung[] = [];
+    const taken = new Set<RungId>();
+    let current = base;
+    for (;;) {
+      let next: Rung | null = null;
+      for (const spec of LADDER) {
+        if (taken.has(spec.id) || !allowed(spec.id)) continue;
+        next = build(spec, current);
+        if (next) break;
+      }
+      if (!next) return out;
+      taken.add(next.change.id as RungId);
+      out.push(next);
+      if (next.fits) return out;
+      current = next.scenario;
     }
-    if (!next) break;
-    applied.add(next.change.id as RungId);
-    rungs.push(next);
-    if (next.fits) {
-      winner = next.change.id as RungId;
-      break;
-    }
-    current = next.scenario;
-  }
+  };
+  const rungs = climb(() => true);
+  const applied = new Set(rungs.map((r) => r.change.id));
 
-  if (winner !== null) {
-    // Alternatives: every other rung not yet applied, applied instead of the winning one.
+  if (rungs.at(-1)?.fits) {
+    const shown = pruneLadder({
+      climbed: rungs,
+      climbOnly: (ids) => climb((id) => ids.has(id)),
+      build: (id, from) => build(SPEC_BY_ID.get(id)!, from),
+      base,
+    });
+    // Alternatives: every rung not climbed, applied instead of the winning one on the ladder shown.
+    const before = shown.rungs.length >= 2 ? shown.rungs.at(-2)!.scenario : base;
     const alternatives: Rung[] = [];
     for (const spec of LADDER) {
       if (applied.has(spec.id)) continue;
-      const rung = build(spec, current);
+      const rung = build(spec, before);
       if (rung?.fits) alternatives.push(rung);
     }
     alternatives.sort(
@@ -640,8 +673,9 @@ export function makePlan(input: PlanInput): Plan {
       scenario: base,
       target,
       fitsAlready: false,
-      rungs,
+      rungs: shown.rungs,
       alternatives: alternatives.slice(0, MAX_ALTERNATIVES),
+      dropped: shown.dropped,
     };
   }
 
@@ -661,7 +695,7 @@ export function makePlan(input: PlanInput): Plan {
   const alternatives = capacity.options
     .slice(0, MAX_ALTERNATIVES)
     .map((o) => hardwareRung(o, estimateOf(base), baseSeconds));
-  return { scenario: base, target, fitsAlready: false, rungs, alternatives };
+  return { scenario: base, target, fitsAlready: false, rungs, alternatives, dropped: [] };
 }
 
 function hardwareRung(option: CapacityOption, base: Estimate, baseSeconds: number): Rung {

@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { shapeFromConfig } from '../../src/core/architecture.js';
 import { findGpu, findModel } from '../../src/core/catalog/index.js';
 import { estimate } from '../../src/core/estimate.js';
+import { makePlan } from '../../src/core/plan.js';
 import { parseScenario } from '../../src/core/scenario.js';
 import { formatBytes } from '../../src/core/units.js';
 import { createApp } from '../../src/server/app.js';
+import { DROPPED_HEADING, droppedNote } from '../../web/src/plan-words.js';
 import { REPO_ROOT } from '../shared.js';
 import { browserSession, screenshot } from './browser.js';
 
@@ -339,15 +341,44 @@ describe('Estimate page', () => {
     expect(await session.page.getByTestId('reduce-bucket-size').count()).toBe(0);
   });
 
+  it('shows the ladder headroom plan shows: the rungs needed, and those a later rung made pointless', async () => {
+    await session.page.goto(`${session.url}/#/estimate?method=full`);
+    const full = makePlan({
+      scenario: parseScenario({
+        model: 'llama-3.1-8b',
+        method: 'full',
+        precision: 'bf16-true',
+        gpu: 'rtx-4090',
+      }),
+      shape: shapeFromConfig(findModel('llama-3.1-8b')!),
+      gpu: findGpu('rtx-4090')!,
+    });
+    expect(full.rungs.map((r) => r.change.id)).toEqual(['lora', 'full-checkpointing']);
+    await expect.poll(() => session.page.getByTestId('ladder-dropped').count()).toBe(1);
+    const rows = await session.page.getByTestId('ladder').locator('tr').allTextContents();
+    // The scenario as given, then each rung shown.
+    expect(rows).toHaveLength(full.rungs.length + 1);
+    for (const [i, r] of full.rungs.entries()) expect(rows[i + 1]).toContain(r.change.summary);
+    const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
+    expect(notes).toEqual(full.dropped.map((d) => droppedNote(full, d, 'en')));
+    expect(notes.join('\n')).toContain('optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB');
+  });
+
   it('switches the labels to Simplified Chinese', async () => {
     await session.page.goto(`${session.url}/#/estimate`);
     await session.page.getByTestId('lang-zh').click();
     await expect.poll(() => session.page.getByTestId('nav-runs').textContent()).toBe('运行记录');
     expect(await session.page.locator('figcaption').textContent()).toContain('激活值');
-    // The ladder too: a full fine-tune of an 8B model on the 4090 climbs it in Chinese.
+    // The ladder too: a full fine-tune of an 8B model on the 4090 climbs it in Chinese, and says in
+    // Chinese which rungs LoRA made pointless (the fused AdamW kernel among them).
     await session.page.goto(`${session.url}/#/estimate?method=full`);
-    await expect.poll(() => session.page.getByTestId('ladder').textContent()).toContain('融合 AdamW 内核');
+    await expect
+      .poll(() => session.page.getByTestId('ladder').textContent())
+      .toContain('在所有线性层上使用 LoRA r16');
     expect(await session.page.getByTestId('ladder').textContent()).toContain('预算');
+    const dropped = await session.page.getByTestId('ladder-dropped').textContent();
+    expect(dropped).toContain(DROPPED_HEADING.zh);
+    expect(dropped).toContain('融合 AdamW 内核');
     await screenshot(session.page, 'estimate-page-zh');
     await session.page.getByTestId('lang-en').click();
   });

@@ -1,14 +1,15 @@
 /**
  * The ladder's words in Chinese. The core words each rung in English when it builds the plan; here the
  * same rung is worded from its id and the scenarios before and after it, so nothing is parsed back out
- * of English.
+ * of English. The rungs the plan dropped are worded here in both languages.
  */
 import { findGpu } from '../../src/core/catalog/index.js';
 import { reduceBucketElements } from '../../src/core/estimate.js';
 import { resolveModelRef } from '../../src/core/model-ref.js';
-import type { Plan, Rung } from '../../src/core/plan.js';
+import type { DroppedRung, Plan, Rung } from '../../src/core/plan.js';
 import type { Scenario } from '../../src/core/scenario.js';
 import { formatBytes, formatElements } from '../../src/core/units.js';
+import type { Lang } from './i18n.js';
 
 const STRATEGY_NAMES: Readonly<Record<string, string>> = {
   zero2: 'ZeRO-2',
@@ -146,4 +147,30 @@ export function riskNoteZh(rung: Rung, before: Scenario): string {
     default:
       return '无：训练相同，只是计算方式不同';
   }
+}
+
+/** The heading over the rungs the plan dropped. */
+export const DROPPED_HEADING: Readonly<Record<Lang, string>> = {
+  en: 'Tried on the way and not needed: the changes above fit without each, as fast',
+  zh: '途中尝试过、但并不需要的调整：没有它们，上面的调整也放得下，而且一样快',
+};
+
+/**
+ * A dropped rung in words: what it saved where the climb tried it, what it would save on top of the
+ * ladder shown, and the rung of the ladder after which it is not needed, by name (the dashboard does not
+ * number its rows), or that the ladder fits without it.
+ */
+export function droppedNote(plan: Plan, dropped: DroppedRung, lang: Lang): string {
+  const n = dropped.after === null ? -1 : plan.rungs.findIndex((r) => r.change.id === dropped.after);
+  const then = formatBytes(dropped.rung.savedBytes);
+  const now = formatBytes(dropped.savingBytes);
+  if (lang === 'zh') {
+    const after = n >= 0 ? rungSummaryZh(plan.rungs[n]!, scenariosBefore(plan)[n]!) : '';
+    return `${rungSummaryZh(dropped.rung, dropped.from)}：尝试时节省 ${then}，${
+      dropped.savingBytes > 0 ? `叠加在上面的调整之上节省 ${now}` : '叠加在上面的调整之上不再节省显存'
+    }——${n >= 0 ? `有了“${after}”就不再需要` : '不需要：没有它也放得下'}`;
+  }
+  return `${dropped.rung.change.summary}: saved ${then} where tried, ${
+    dropped.savingBytes > 0 ? `${now} on top of the changes above` : 'nothing on top of the changes above'
+  } — ${n >= 0 ? `not needed after ${plan.rungs[n]!.change.summary}` : 'not needed: fits without it'}`;
 }

@@ -8,7 +8,14 @@ import { makePlan, type Plan } from '../../../src/core/plan.js';
 import type { Scenario } from '../../../src/core/scenario.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { useLang, useT } from '../i18n.js';
-import { alternativeBase, riskNoteZh, rungSummaryZh, scenariosBefore } from '../plan-words.js';
+import {
+  alternativeBase,
+  DROPPED_HEADING,
+  droppedNote,
+  riskNoteZh,
+  rungSummaryZh,
+  scenariosBefore,
+} from '../plan-words.js';
 
 function planFor(
   scenario: Scenario,
@@ -38,7 +45,8 @@ export function Ladder({
   marginFraction: number;
 }) {
   const t = useT();
-  const zh = useLang() === 'zh';
+  const lang = useLang();
+  const zh = lang === 'zh';
   const plan = useMemo(
     () => planFor(scenario, shapeSource, marginFraction),
     [scenario, shapeSource, marginFraction],
@@ -93,6 +101,16 @@ export function Ladder({
           ))}
         </tbody>
       </table>
+      {plan.dropped.length > 0 ? (
+        <div className="muted dropped" data-testid="ladder-dropped">
+          <p>{DROPPED_HEADING[lang]}</p>
+          <ul>
+            {plan.dropped.map((d) => (
+              <li key={d.rung.change.id}>{droppedNote(plan, d, lang)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {plan.alternatives.length > 0 ? (
         <p className="muted">
           {plan.alternatives
