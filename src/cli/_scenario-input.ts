@@ -9,6 +9,7 @@ import { HeadroomUserError } from '../core/errors.js';
 import type { ImportReport } from '../core/import/import-report.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
+import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import { formatBytes } from '../core/units.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
@@ -126,6 +127,12 @@ export async function loadScenario(
     read.base,
   );
   const model = await resolveModel(parsed.model, hub);
+  const file = typeof values.scenario === 'string' ? values.scenario : null;
+  try {
+    checkScenarioAgainstModel(parsed, model);
+  } catch (error) {
+    throw file === null ? error : inScenarioFile(error, file, read.base, raw);
+  }
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
   return { scenario, model, gpu, imported, importedFrom };
@@ -184,16 +191,16 @@ export function importSummary(
   );
 }
 
-/** A positive whole number from a flag, or undefined when absent. */
-export function countFlag(values: Values, flag: string): number | undefined {
+/** A positive whole number from a flag (at most `max` when given), or undefined when absent. */
+export function countFlag(values: Values, flag: string, max?: number): number | undefined {
   const raw = values[flag];
   if (raw === undefined) return undefined;
   const n = typeof raw === 'string' ? Number(raw.replace(/_/g, '')) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1) {
+  if (!Number.isInteger(n) || n < 1 || (max !== undefined && n > max)) {
     throw new HeadroomUserError({
-      code: 'bad-flag',
+      code: 'out-of-range',
       where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a whole number of at least 1`,
+      message: `--${flag} ${String(raw)}: not a whole number ${max === undefined ? 'of at least 1' : `from 1 to ${max}`}`,
       hint: `e.g. --${flag} 8`,
     });
   }
