@@ -331,7 +331,7 @@ export const SCENARIO_LIMITS = {
   /** 2^16: above every model's hidden size (the widest in the catalog, Llama-3.1-405B, is 16,384), where a rank adds nothing. */
   'lora.rank': {
     max: 65_536,
-    unit: 'ranks',
+    unit: '',
     why: "above every model's hidden size, where a rank adds nothing",
   },
   /** Decoder blocks: the deepest models have a few hundred at most (Llama-3.1-405B: 126). */
