@@ -8,7 +8,7 @@ import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
 import { HeadroomUserError } from '../core/errors.js';
 import type { ImportReport } from '../core/import/import-report.js';
 import type { ResolvedModel } from '../core/model-ref.js';
-import { parseScenario, type Scenario } from '../core/scenario.js';
+import { parseScenario, SCENARIO_LIMITS, type Scenario } from '../core/scenario.js';
 import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import { formatBytes } from '../core/units.js';
 import type { HubOptions } from '../io/hub.js';
@@ -191,8 +191,16 @@ export function importSummary(
   );
 }
 
-/** A positive whole number from a flag (at most `max` when given), or undefined when absent. */
-export function countFlag(values: Values, flag: string, max?: number): number | undefined {
+/**
+ * A positive whole number from a flag, or undefined when absent; with `limitOf`, at most the limit of
+ * that scenario field (--max-gpus counts GPUs as parallelism.gpus does).
+ */
+export function countFlag(
+  values: Values,
+  flag: string,
+  limitOf?: keyof typeof SCENARIO_LIMITS,
+): number | undefined {
+  const max = limitOf === undefined ? undefined : SCENARIO_LIMITS[limitOf].max;
   const raw = values[flag];
   if (raw === undefined) return undefined;
   const n = typeof raw === 'string' ? Number(raw.replace(/_/g, '')) : Number.NaN;

@@ -7,7 +7,6 @@ import { describeScenario } from '../core/describe.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { usableBytes } from '../core/estimate.js';
 import { MARGIN_REASON, parseMarginFraction } from '../core/margin.js';
-import { SCENARIO_LIMITS } from '../core/scenario.js';
 import { formatBytes, GIB } from '../core/units.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
@@ -172,9 +171,7 @@ async function runCapacity(
   const { values, model } = forValues(raw);
   const loaded = await loadScenario(values, model, 'gpus', undefined, hubProgress(ctx.stderr));
   const tokens = tokensFlag(values, 'tokens') ?? null;
-  const maxGpus =
-    countFlag(values, 'max-gpus', SCENARIO_LIMITS['parallelism.gpus'].max) ??
-    GPU_COUNTS[GPU_COUNTS.length - 1]!;
+  const maxGpus = countFlag(values, 'max-gpus', 'parallelism.gpus') ?? GPU_COUNTS[GPU_COUNTS.length - 1]!;
   const sort = values.sort ?? 'cost';
   if (sort !== 'cost' && sort !== 'time') {
     throw new HeadroomUserError({
