@@ -191,17 +191,15 @@ export function importSummary(
   );
 }
 
-/**
- * A positive whole number from a flag, or undefined when absent; with `limitOf`, at most the limit of
- * that scenario field (--max-gpus counts GPUs as parallelism.gpus does).
- */
+/** A positive whole number from a flag, or undefined when absent. */
 export function countFlag(
   values: Values,
   flag: string,
   limitOf?: keyof typeof SCENARIO_LIMITS,
 ): number | undefined {
-  const max = limitOf === undefined ? undefined : SCENARIO_LIMITS[limitOf].max;
   const raw = values[flag];
+  // With `limitOf`, at most that scenario field's limit (--max-gpus counts GPUs as parallelism.gpus does).
+  const max = limitOf === undefined ? undefined : SCENARIO_LIMITS[limitOf].max;
   if (raw === undefined) return undefined;
   const n = typeof raw === 'string' ? Number(raw.replace(/_/g, '')) : Number.NaN;
   if (!Number.isInteger(n) || n < 1 || (max !== undefined && n > max)) {
