@@ -338,12 +338,12 @@ describe('headroom estimate', () => {
     ],
     [
       ['import', '/nonexistent/x.yaml'],
-      /cannot read config \/nonexistent\/x\.yaml: ENOENT/,
+      /trainer config \/nonexistent\/x\.yaml does not exist/,
       /check the path: a trainer config/,
     ],
     [
       ['estimate', '--scenario', '/nonexistent/x.jsonl'],
-      /cannot read scenario file \/nonexistent\/x.jsonl: ENOENT/,
+      /scenario file \/nonexistent\/x\.jsonl does not exist/,
       /--scenario/,
     ],
   ])('a user mistake (%j) gets a message and a Try line, never a stack trace', (args, message, hint) => {
@@ -361,13 +361,13 @@ describe('headroom estimate', () => {
       const r = headroom(command, '--scenario', file, '--gpu', 'a10g');
       expect([command, r.code]).toEqual([command, 1]);
       expect(r.stderr).toBe(
-        `error: ${file}: microBatchSize: -2 must be a whole number of at least 1\nTry: fix microBatchSize in ${file}; SCENARIO.md lists every field and the values it takes\n`,
+        `error: ${file}: microBatchSize: -2 must be a whole number from 1 to 65536\nTry: fix microBatchSize in ${file}; SCENARIO.md lists every field and the values it takes\n`,
       );
     }
     // A flag that overrides the file is the flag's mistake, not the file's.
     const flag = headroom('estimate', '--scenario', file, '--micro-batch', '0');
     expect(flag.stderr).toBe(
-      'error: --micro-batch 0 must be a whole number of at least 1\nTry: e.g. --micro-batch 4\n',
+      'error: --micro-batch 0 must be a whole number from 1 to 65536\nTry: e.g. --micro-batch 4\n',
     );
   });
 
@@ -384,7 +384,7 @@ describe('headroom estimate', () => {
       /^error: --strategy zero4 is not one of single \| ddp/,
     );
     expect(headroom('estimate', 'llama-3.2-1b', '--method', 'lora', '--lora-rank', '0').stderr).toMatch(
-      /^error: --lora-rank 0 must be a whole number of at least 1\nTry: e.g. --lora-rank 16\n/,
+      /^error: --lora-rank 0 must be a whole number from 1 to 65536\nTry: e.g. --lora-rank 16\n/,
     );
     // A field no flag set keeps the field's name: here quantization, left at its default.
     expect(headroom('estimate', 'llama-3.2-1b', '--method', 'qlora').stderr).toMatch(

@@ -337,7 +337,7 @@ describe('diagnose RUN: mistakes', () => {
     );
     const file = headroom(env, 'diagnose', 'train.log');
     expect(file.code).toBe(1);
-    expect(file.stderr).toMatch(/^error: cannot read log file train\.log: ENOENT/);
+    expect(file.stderr).toMatch(/^error: log file train\.log does not exist\n/);
     const lang = headroom(env, 'diagnose', '-', '--lang', 'fr');
     expect(lang.stderr).toBe(
       'error: --lang fr: the findings speak en (English) and zh (简体中文)\nTry: --lang zh or --lang en\n',

@@ -129,7 +129,7 @@ describe('headroom diagnose', () => {
     [
       ['/nonexistent/train.log'],
       '',
-      /cannot read log file \/nonexistent\/train.log: ENOENT/,
+      /log file \/nonexistent\/train\.log does not exist/,
       /Try: give the path of a log file/,
     ],
     [['-'], '   \n', /standard input is empty/, /Try: give the log of the failed run/],

@@ -8,12 +8,44 @@ export interface CommandContext {
   readonly env: NodeJS.ProcessEnv;
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** The parsed value of each flag: booleans for boolean flags, strings otherwise. */
 export type FlagValues<T extends Options> = {
   [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string;
 };
+
+/** What a negative number looks like on a command line: -2, -0.5, -.5, -5%, -1e3. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/**
+ * The arguments with a negative number after a flag that takes a value joined to it (`--gpus -8` →
+ * `--gpus=-8`). parseArgs reads a value that starts with a dash as a forgotten value ("argument is
+ * ambiguous"); a number is a value, and its range is for the flag's own check to judge. Nothing after
+ * `--` is touched.
+ */
+export function joinNegativeValues(args: readonly string[], options: Options): string[] {
+  const takesValue = (arg: string): boolean => {
+    if (arg.startsWith('--')) return options[arg.slice(2)]?.type === 'string';
+    if (!/^-[A-Za-z]$/.test(arg)) return false;
+    return Object.values(options).some((o) => o.short === arg.slice(1) && o.type === 'string');
+  };
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    if (next !== undefined && NEGATIVE_NUMBER.test(next) && takesValue(arg)) {
+      // `-o-5` is parseArgs' spelling of a short option's value; `--flag=-5` a long one's.
+      out.push(arg.startsWith('--') ? `${arg}=${next}` : `${arg}${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
 
 /** Parses flags strictly; an unknown flag or a missing value is a user error naming the flag. */
 export function parseFlags<T extends Options>(
@@ -26,7 +58,12 @@ export function parseFlags<T extends Options>(
     typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
   >;
   try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(args, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/, '');
     throw new HeadroomUserError({

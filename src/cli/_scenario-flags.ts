@@ -4,7 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { HeadroomUserError } from '../core/errors.js';
-import { fusesInTorch, torchaoQuantizes } from '../core/scenario.js';
+import { fusesInTorch, SCENARIO_LIMITS, torchaoQuantizes } from '../core/scenario.js';
+import { joinNegativeValues } from './_command.js';
 
 /** parseArgs option table for the scenario flags. */
 export const SCENARIO_OPTIONS = {
@@ -167,7 +168,7 @@ const PREDICATE = /^(is|must|applies|steps|wraps|quantizes|says)\b/;
  */
 function givenFlag(args: readonly string[], flag: string): string | boolean | undefined {
   const { values } = parseArgs({
-    args: [...args],
+    args: joinNegativeValues(args, SCENARIO_OPTIONS),
     options: SCENARIO_OPTIONS,
     strict: false,
     allowPositionals: true,
@@ -193,16 +194,22 @@ export function namedByFlag(
   if (given === undefined || given === false) return error;
   let said = error.message.slice(prefix.length);
   const typed = given === true ? `--${flag}` : `--${flag} ${given}`;
-  // The field's message opens with the value as JSON ("fp8" or 0): the flag shows it as typed.
+  // The field's message opens with the value as JSON ("fp8" or 0), or as the number the flag was read
+  // as (1e12 is 1000000000000, 8k is 8192): the flag shows it as typed.
+  const read = given === true ? undefined : /^-?\d+(\.\d+)? /.exec(said)?.[0];
   const value =
-    given === true ? undefined : [JSON.stringify(given), `${given} `].find((v) => said.startsWith(v));
+    given === true
+      ? undefined
+      : [JSON.stringify(given), `${given} `, ...(read ? [read] : [])].find((v) => said.startsWith(v));
   if (value !== undefined) said = said.slice(value.length).trimStart();
   // "is not one of …", "applies to …" go on from the flag; a sentence of its own follows a colon.
   const message = PREDICATE.test(said) ? `${typed} ${said}` : `${typed}: ${said}`;
   return new HeadroomUserError({
-    code: 'bad-flag',
+    // A number out of range stays one (its params say by how much); any other field error is the flag's.
+    code: error.code === 'out-of-range' ? error.code : 'bad-flag',
     where: `--${flag}`,
     message,
+    ...(error.params === undefined ? {} : { params: error.params }),
     hint:
       error.hint ??
       (said.includes('is not one of')
@@ -234,10 +241,13 @@ function numeric(values: Values, flag: string, options: { readonly k?: boolean }
   const thousands = options.k && typeof raw === 'string' ? /^\s*(\d+)\s*k\s*$/i.exec(raw) : null;
   const n = thousands ? Number(thousands[1]) * 1024 : Number(raw);
   if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
+    // A count says its range, from the one declaration the scenario's own check uses.
+    const field = Object.keys(FLAG_OF_FIELD).find((f) => FLAG_OF_FIELD[f] === flag);
+    const limit = field === undefined ? undefined : SCENARIO_LIMITS[field as keyof typeof SCENARIO_LIMITS];
     throw new HeadroomUserError({
       code: 'bad-flag',
       where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a number`,
+      message: `--${flag} ${String(raw)}: not a number${limit ? `; give a whole number from 1 to ${limit.max}` : ''}`,
       hint: `e.g. --${flag} ${EXAMPLE[flag] ?? '4'}`,
     });
   }

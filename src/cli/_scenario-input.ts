@@ -8,7 +8,8 @@ import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
 import { HeadroomUserError } from '../core/errors.js';
 import type { ImportReport } from '../core/import/import-report.js';
 import type { ResolvedModel } from '../core/model-ref.js';
-import { parseScenario, type Scenario } from '../core/scenario.js';
+import { parseScenario, SCENARIO_LIMITS, type Scenario } from '../core/scenario.js';
+import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import { formatBytes } from '../core/units.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
@@ -127,6 +128,12 @@ export async function loadScenario(
     read.base,
   );
   const model = await resolveModel(parsed.model, hub);
+  const file = typeof values.scenario === 'string' ? values.scenario : null;
+  try {
+    checkScenarioAgainstModel(parsed, model);
+  } catch (error) {
+    throw file === null ? error : inScenarioFile(error, file, read.base, raw);
+  }
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
   return { scenario, model, gpu, imported, importedFrom };
@@ -200,15 +207,21 @@ export function modelSummary(
 }
 
 /** A positive whole number from a flag, or undefined when absent. */
-export function countFlag(values: Values, flag: string): number | undefined {
+export function countFlag(
+  values: Values,
+  flag: string,
+  limitOf?: keyof typeof SCENARIO_LIMITS,
+): number | undefined {
   const raw = values[flag];
+  // With `limitOf`, at most that scenario field's limit (--max-gpus counts GPUs as parallelism.gpus does).
+  const max = limitOf === undefined ? undefined : SCENARIO_LIMITS[limitOf].max;
   if (raw === undefined) return undefined;
   const n = typeof raw === 'string' ? Number(raw.replace(/_/g, '')) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1) {
+  if (!Number.isInteger(n) || n < 1 || (max !== undefined && n > max)) {
     throw new HeadroomUserError({
-      code: 'bad-flag',
+      code: 'out-of-range',
       where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a whole number of at least 1`,
+      message: `--${flag} ${String(raw)}: not a whole number ${max === undefined ? 'of at least 1' : `from 1 to ${max}`}`,
       hint: `e.g. --${flag} 8`,
     });
   }

@@ -1,9 +1,9 @@
 /** `headroom env capture|show`: record this machine's training environment, or show a recorded one. */
-import { readFile, writeFile } from 'node:fs/promises';
 import { type Captured, type EnvSnapshot, parseEnvSnapshot } from '../core/env.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { formatBytes } from '../core/units.js';
 import { captureEnvironment } from '../io/env-capture.js';
+import { readUserFile, refuseFolder, type UserFileKind, writeUserFile } from '../io/user-file.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { type Style, styleFor } from './_output.js';
 
@@ -99,6 +99,8 @@ export function renderEnv(env: EnvSnapshot, style: Style): string {
 
 async function capture(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values } = parseFlags(args, OPTIONS, 'env capture', 0);
+  // A folder for -o is refused before the capture, which takes seconds.
+  if (values.output !== undefined) refuseFolder(values.output, ENV_FILE);
   const env = await captureEnvironment({
     dir: values.dir ?? '.',
     env: ctx.env,
@@ -106,16 +108,7 @@ async function capture(args: readonly string[], ctx: CommandContext): Promise<nu
   });
   const json = `${JSON.stringify(env, null, 2)}\n`;
   if (values.output !== undefined) {
-    try {
-      await writeFile(values.output, json);
-    } catch (error) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: values.output,
-        message: `cannot write ${values.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        hint: 'choose a writable path for -o',
-      });
-    }
+    await writeUserFile(values.output, json, ENV_FILE);
   }
   if (values.json || values.output === undefined) {
     ctx.stdout.write(json);
@@ -144,18 +137,17 @@ async function show(args: readonly string[], ctx: CommandContext): Promise<numbe
   return 0;
 }
 
-/** Reads an environment file's text; a missing file is a user error. */
+/** An environment file (env capture's JSON), for the messages about the file itself. */
+const ENV_FILE: UserFileKind = {
+  what: 'environment file',
+  example: 'env.json',
+  extensions: ['.json'],
+  hint: 'capture one with: headroom env capture -o env.json',
+};
+
+/** Reads an environment file's text; a missing file, a folder or an unreadable one is a user error. */
 export async function readEnvFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `cannot read environment file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      hint: 'capture one with: headroom env capture -o env.json',
-    });
-  }
+  return readUserFile(path, ENV_FILE);
 }
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {

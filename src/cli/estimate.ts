@@ -5,6 +5,7 @@ import { type Estimate, estimate } from '../core/estimate.js';
 import { DEFAULT_MARGIN_FRACTION, parseMarginFraction } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
+import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
@@ -77,6 +78,7 @@ async function estimateOne(
 }> {
   const parsed = parseScenario(raw);
   const model = await resolveModel(parsed.model, hub);
+  checkScenarioAgainstModel(parsed, model);
   const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
   // Report the model as the user can name it again: a catalog id instead of an alias.
   const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };

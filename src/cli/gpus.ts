@@ -1,5 +1,5 @@
 /** `headroom gpus [query]`: list and search the embedded GPU catalog; with --for, plan capacity for a scenario. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { type CapacityResult, GPU_COUNTS, planCapacity } from '../core/capacity.js';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { searchGpus } from '../core/catalog/index.js';
@@ -79,9 +79,11 @@ function forValues(values: Record<string, string | boolean | undefined>): {
   const target = values.for;
   if (typeof target !== 'string') return { values, model: undefined };
   const lower = target.toLowerCase();
-  if (existsSync(target) && (lower.endsWith('.yaml') || lower.endsWith('.yml')))
+  // Only a plain file is sniffed: a folder is a model folder whatever its name (and a pipe would block).
+  const file = existsSync(target) && statSync(target).isFile();
+  if (file && (lower.endsWith('.yaml') || lower.endsWith('.yml')))
     return { values: { ...values, from: target }, model: undefined };
-  if (existsSync(target) && (lower.endsWith('.json') || lower.endsWith('.jsonl'))) {
+  if (file && (lower.endsWith('.json') || lower.endsWith('.jsonl'))) {
     // A Headroom scenario has a model field; a DeepSpeed or TrainingArguments JSON does not use that key.
     const text = readFileSync(target, 'utf8');
     const scenarioLike = /"model"\s*:/.test(text) && !/"model_name_or_path"|"zero_optimization"/.test(text);
@@ -169,7 +171,7 @@ async function runCapacity(
   const { values, model } = forValues(raw);
   const loaded = await loadScenario(values, model, 'gpus', undefined, hubProgress(ctx.stderr));
   const tokens = tokensFlag(values, 'tokens') ?? null;
-  const maxGpus = countFlag(values, 'max-gpus') ?? GPU_COUNTS[GPU_COUNTS.length - 1]!;
+  const maxGpus = countFlag(values, 'max-gpus', 'parallelism.gpus') ?? GPU_COUNTS[GPU_COUNTS.length - 1]!;
   const sort = values.sort ?? 'cost';
   if (sort !== 'cost' && sort !== 'time') {
     throw new HeadroomUserError({

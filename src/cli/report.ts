@@ -1,22 +1,30 @@
 /** `headroom report RUN -o FILE.html`: a self-contained HTML report of a recorded run. */
-import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { writeUserFile } from '../io/user-file.js';
 import { runFindings } from '../server/dashboard.js';
 import { buildDemoRun, DEMO_RUN_ID } from '../server/demo-run.js';
 import { renderReportHtml } from '../server/report-html.js';
 import { runDetail } from '../server/runs-api.js';
 import { type CommandContext, parseFlags } from './_command.js';
 
-export const help = `headroom report RUN -o FILE.html
+export const help = `headroom report RUN -o FILE.html [--json]
 
 Writes one self-contained HTML file (no network needed to open it) with the run's memory chart,
 estimate vs measured, the diagnosis and the scenario. RUN is an id, a name, or "last" (headroom runs);
 "demo" is the dashboard's synthetic demo run.
+  -o, --output FILE         the HTML file to write (required)
+  --json                    print { file, bytes, run: { id, name } } instead of the "wrote" line
   headroom report last -o run.html`;
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseFlags(args, { output: { type: 'string', short: 'o' } }, 'report', 1);
+  const { values, positionals } = parseFlags(
+    args,
+    { output: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
+    'report',
+    1,
+  );
   const ref = positionals[0];
   if (ref === undefined) {
     throw new HeadroomUserError({
@@ -53,16 +61,16 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ledger.close();
     }
   }
-  await writeFile(out, renderReportHtml(detail, new Date().toISOString())).catch(
-    (error: NodeJS.ErrnoException) => {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: out,
-        message: `cannot write ${out}: ${error.code ?? error.message}`,
-        hint: 'check the folder exists and is writable',
-      });
-    },
-  );
-  ctx.stdout.write(`wrote ${out} (run #${detail.run.id} ${detail.run.name})\n`);
+  const html = renderReportHtml(detail, new Date().toISOString());
+  await writeUserFile(out, html, {
+    what: 'HTML report',
+    example: `run-${detail.run.id}.html`,
+    hint: '-o takes the HTML file to write',
+  });
+  if (values.json) {
+    ctx.stdout.write(
+      `${JSON.stringify({ file: resolve(out), bytes: Buffer.byteLength(html), run: { id: detail.run.id, name: detail.run.name } })}\n`,
+    );
+  } else ctx.stdout.write(`wrote ${out} (run #${detail.run.id} ${detail.run.name})\n`);
   return 0;
 }

@@ -20,6 +20,7 @@ import {
   queryNvidiaSmi,
 } from '../io/sampler.js';
 import { StderrRelay } from '../io/stderr-capture.js';
+import { refuseFolder, type UserFileKind } from '../io/user-file.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { liveTimings, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
@@ -53,7 +54,8 @@ Options:
   --no-smi                  do not run nvidia-smi (probe layer only)
   --status-every S          without a terminal: a status line every S seconds [30]
   --log FILE                where the probe writes (default: the run's folder in HEADROOM_HOME)
-  --json                    after the command's own output, print the run's record as JSON on stdout
+  --json                    print the run's record as JSON on stdout, alone: the command's own
+                            stdout goes to stderr then (headroom run --json -- … | jq parses)
 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
@@ -79,6 +81,13 @@ const OPTIONS = {
   log: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
+
+/** The probe log, for the messages about --log. */
+const PROBE_LOG: UserFileKind = {
+  what: 'probe log',
+  example: 'probe.jsonl',
+  hint: 'give --log a file name (or leave it out: the run gets its own in HEADROOM_HOME)',
+};
 
 /** How long the command gets after Ctrl-C before SIGTERM, and after SIGTERM before SIGKILL. */
 export const STOP_GRACE_MS = 10_000;
@@ -162,6 +171,15 @@ export function prelaunchWarnings(
 
 const SIGNALS = constants.signals as Readonly<Record<string, number>>;
 
+/**
+ * Where the command's stdout goes under --json: our stderr's own descriptor when it has one (a terminal
+ * stays a terminal, so the training's prints are not held in a pipe's buffer), else a pipe we relay.
+ */
+function stdoutForJson(ctx: CommandContext): number | 'pipe' {
+  const fd = (ctx.stderr as { fd?: unknown }).fd;
+  return typeof fd === 'number' ? fd : 'pipe';
+}
+
 /** Runs the command; returns its exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const sep = args.indexOf('--');
@@ -176,6 +194,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       hint: 'headroom run -- python train.py',
     });
   }
+  // The probe writes --log FILE: a folder there would fail in the training, after its start-up.
+  if (typeof values.log === 'string') refuseFolder(values.log, PROBE_LOG);
   const { intervalMs, statusEveryMs, queryTimeoutMs } = liveTimings(values, ctx.env);
   const err = styleFor(ctx.stderr, ctx.env);
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
@@ -301,10 +321,13 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       HEADROOM_RUN_ID: String(runId),
       PYTHONPATH: [probeDir(), ctx.env.PYTHONPATH].filter((p) => p !== undefined && p !== '').join(delimiter),
     };
+    // With --json our stdout is the record alone (so `headroom run --json -- … | jq` parses): the
+    // command's own stdout goes to our stderr, where the user still sees it.
     const child = spawn(command[0]!, command.slice(1), {
-      stdio: ['inherit', 'inherit', stderrFd],
+      stdio: ['inherit', values.json ? stdoutForJson(ctx) : 'inherit', stderrFd],
       env: childEnv,
     });
+    if (values.json && child.stdout) child.stdout.pipe(ctx.stderr, { end: false });
     closeSync(stderrFd);
     const spawnError = await new Promise<NodeJS.ErrnoException | null>((settle) => {
       child.once('spawn', () => settle(null));

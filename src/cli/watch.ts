@@ -5,16 +5,20 @@ import { resolve } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
 import type { RunStatus } from '../core/run-record.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
-import { probeLogFiles } from '../io/follow-log.js';
+import { probeLogFiles, waitForProbeLog } from '../io/follow-log.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { alive } from '../io/recorder.js';
 import { DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { readFileTail } from '../io/stderr-capture.js';
+import { refuseFolder, type UserFileKind } from '../io/user-file.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { liveTimings, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
 import { renderRunSummary, runJson } from './render-run.js';
 import { visibleGpus } from './run.js';
+
+/** Seconds watch waits for a probe log that is not there yet: a training takes a while to import torch. */
+export const DEFAULT_WAIT_S = 30;
 
 export const help = `headroom watch — record a run started elsewhere, from its probe log
 
@@ -32,6 +36,8 @@ Options:
   --interval-ms N           nvidia-smi sampling period in milliseconds        [${DEFAULT_SAMPLE_INTERVAL_MS}]
   --no-smi                  do not run nvidia-smi (probe layer only)
   --status-every S          without a terminal: a status line every S seconds [30]
+  --wait S                  how long to wait for FILE to appear before giving up, in seconds
+                            (nothing is recorded then)                      [${DEFAULT_WAIT_S}]
   --json                    print the run's record as JSON at the end
 
 Start the training with the probe's log named, e.g.:
@@ -40,7 +46,31 @@ Start the training with the probe's log named, e.g.:
 
 Ctrl-C stops watching (the training goes on); the run stays "running" and watch --log resumes it.`;
 
+/** The probe log, for the messages about the path itself. */
+const PROBE_LOG: UserFileKind = {
+  what: 'probe log',
+  example: 'probe.jsonl',
+  extensions: ['.jsonl'],
+  hint: 'give the HEADROOM_LOG file the training was started with, e.g. headroom watch --log /tmp/probe.jsonl',
+};
+
+/** --wait: seconds, 0 or more. */
+function waitSeconds(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_WAIT_S;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new HeadroomUserError({
+      code: 'out-of-range',
+      where: '--wait',
+      message: `--wait ${raw}: not a number of seconds (0 or more)`,
+      hint: `e.g. --wait ${DEFAULT_WAIT_S}`,
+    });
+  }
+  return n;
+}
+
 const OPTIONS = {
+  wait: { type: 'string' },
   log: { type: 'string' },
   name: { type: 'string' },
   'interval-ms': { type: 'string' },
@@ -61,6 +91,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     });
   }
   const logPath = resolve(values.log);
+  refuseFolder(values.log, PROBE_LOG, 'read');
+  const waitS = waitSeconds(values.wait);
   const { intervalMs, statusEveryMs, queryTimeoutMs } = liveTimings(values, ctx.env);
   const err = styleFor(ctx.stderr, ctx.env);
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
@@ -90,6 +122,20 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         message: `run ${run.id} already recorded ${logPath} (${run.status})`,
         hint: `headroom runs show ${run.id}; to record the log again, headroom runs rm ${run.id} first`,
       });
+    }
+    // Nothing goes into the ledger until the log is there: a path that never appears (a typo, a training
+    // that failed before its first step) leaves no run "running" for ever.
+    if (probeLogFiles(logPath).length === 0) {
+      say(err.dim(`headroom: waiting up to ${waitS} s for ${logPath} …`));
+      if (!(await waitForProbeLog(logPath, waitS * 1000))) {
+        throw new HeadroomUserError({
+          code: 'timeout',
+          where: '--log',
+          message: `${values.log} did not appear within ${waitS} s; is the training writing its probe log there? (HEADROOM_LOG=${logPath})`,
+          hint: `start the training with HEADROOM_LOG=${logPath} PYTHONPATH="$(headroom probe path)", or wait longer: --wait ${Math.max(120, waitS * 4)}`,
+          params: { path: logPath, waitedSeconds: waitS },
+        });
+      }
     }
     const resumed = run !== undefined;
     if (run) {
@@ -121,7 +167,6 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ledger.updateRun(run.id, { logPath });
     }
     const runId = run.id;
-    if (probeLogFiles(logPath).length === 0) say(err.dim(`headroom: waiting for ${logPath} …`));
 
     const query = values['no-smi'] ? null : await queryNvidiaSmi({ env: ctx.env }, queryTimeoutMs);
     if (query && !query.ok) {

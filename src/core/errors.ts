@@ -9,7 +9,11 @@ export type UserErrorCode =
   | 'bad-file'
   | 'bad-flag'
   | 'unsupported'
-  | 'network';
+  | 'network'
+  /** A number outside what the field or flag accepts (below 1, above its limit, beyond the model's shape). */
+  | 'out-of-range'
+  /** A probe log that did not appear in time (`watch --log`). */
+  | 'timeout';
 
 export interface UserErrorInit {
   readonly code: UserErrorCode;
@@ -19,6 +23,8 @@ export interface UserErrorInit {
   readonly where?: string;
   /** What the user can do next (shown as "Try: ..."). */
   readonly hint?: string;
+  /** The raw figures the message is about (the value given, the limit), for a catalog to render. */
+  readonly params?: Readonly<Record<string, number | string>>;
 }
 
 /** A mistake in the user's input: shown as a message and a hint, never as a stack trace. */
@@ -26,6 +32,7 @@ export class HeadroomUserError extends Error {
   readonly code: UserErrorCode;
   readonly where: string | undefined;
   readonly hint: string | undefined;
+  readonly params: Readonly<Record<string, number | string>> | undefined;
 
   constructor(init: UserErrorInit) {
     super(init.message);
@@ -33,6 +40,7 @@ export class HeadroomUserError extends Error {
     this.code = init.code;
     this.where = init.where;
     this.hint = init.hint;
+    this.params = init.params;
   }
 }
 

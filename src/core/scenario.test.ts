@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { allocConfExpandsSegments, parseScenario, withAllocatorSetting } from './scenario.js';
+import {
+  allocConfExpandsSegments,
+  parseScenario,
+  SCENARIO_LIMITS,
+  withAllocatorSetting,
+} from './scenario.js';
 import { userErrorOf } from './test-helpers/user-error.js';
 
 const errorOf = (input: unknown) => userErrorOf(() => parseScenario(input));
@@ -85,13 +90,13 @@ describe('parseScenario', () => {
 
   it.each([
     [{ model: 'x', method: 'dora' }, 'method', /"dora" is not one of full \| lora \| qlora \| freeze/],
-    [{ model: 'x', microBatchSize: -2 }, 'microBatchSize', /-2 must be a whole number of at least 1/],
+    [{ model: 'x', microBatchSize: -2 }, 'microBatchSize', /-2 must be a whole number from 1 to 65536/],
     [{ model: 'x', seqLen: 1.5 }, 'seqLen', /must be a whole number/],
     [{ model: 'x', method: 'qlora' }, 'quantization', /needs a quantized base, but quantization is "none"/],
     [
       { model: 'x', method: 'lora', lora: { rank: 0 } },
       'lora.rank',
-      /0 must be a whole number of at least 1/,
+      /0 must be a whole number from 1 to 65536/,
     ],
     [
       { model: 'x', precision: 'bf16' },
@@ -280,5 +285,40 @@ describe('parseScenario', () => {
 
   it('declines peft-other rows with a clear message', () => {
     expect(errorOf({ model: 'x', method: 'peft-other' }).code).toBe('unsupported');
+  });
+});
+
+describe('the count limits: each field refuses a value past its limit and names it', () => {
+  /** A scenario with `value` at `field` (a SCENARIO.md path), and what the field needs to mean anything. */
+  const withField = (field: keyof typeof SCENARIO_LIMITS, value: number): Record<string, unknown> => {
+    if (field === 'lora.rank') return { model: 'x', method: 'lora', lora: { rank: value } };
+    if (field === 'trainableLayers') return { model: 'x', method: 'freeze', trainableLayers: value };
+    if (field === 'parallelism.gpus') return { model: 'x', parallelism: { strategy: 'ddp', gpus: value } };
+    return { model: 'x', [field]: value };
+  };
+
+  it.each(Object.keys(SCENARIO_LIMITS) as (keyof typeof SCENARIO_LIMITS)[])(
+    '%s: its limit is accepted, one more is out of range with the limit in the message and the params',
+    (field) => {
+      const { max } = SCENARIO_LIMITS[field];
+      expect(() => parseScenario(withField(field, max))).not.toThrow();
+      const error = errorOf(withField(field, max + 1));
+      expect([error.code, error.where]).toEqual(['out-of-range', field]);
+      expect(error.message).toMatch(
+        new RegExp(`^${field}: ${max + 1} is more than ${max}\\b.*, the most Headroom takes \\(`),
+      );
+      expect(error.params).toEqual({ value: max + 1, min: 1, max });
+      const below = errorOf(withField(field, -2));
+      expect([below.code, below.message]).toEqual([
+        'out-of-range',
+        `${field}: -2 must be a whole number from 1 to ${max}`,
+      ]);
+    },
+  );
+
+  it('seqLen 1e12 (a typo for 1e4) is refused, naming the longest context of any model', () => {
+    expect(errorOf({ model: 'x', seqLen: 1e12 }).message).toBe(
+      "seqLen: 1000000000000 is more than 10485760 tokens, the most Headroom takes (Llama 4 Scout's 10M-token context, the longest of any model)",
+    );
   });
 });

@@ -360,10 +360,65 @@ function optionalOneOf<T extends string>(
   return value === undefined || value === null ? undefined : oneOf(value, allowed, where, allowed[0]!);
 }
 
-function positiveInt(value: unknown, where: string, fallback: number): number {
+/** The most a count field takes, in what unit, and why no run needs more. */
+export interface CountLimit {
+  readonly max: number;
+  /** What the count counts, for the message ("tokens", "GPUs"; empty for a plain number). */
+  readonly unit: string;
+  /** Why no training run goes past it: the figure the limit was chosen from. */
+  readonly why: string;
+}
+
+/**
+ * The largest value each count field accepts (by its SCENARIO.md path), without knowing the model. Past
+ * these a figure describes no training run, only a slip of the keyboard (1e12 for 1e4), and its estimate
+ * would mean nothing. Limits that depend on the model (a LoRA rank above its hidden size, more trainable
+ * layers than it has) are checked where the model is known: scenario-limits.ts.
+ */
+export const SCENARIO_LIMITS = {
+  /** 10 × 2^20: Llama 4 Scout's 10M-token context (Meta, "The Llama 4 herd", 2025-04-05) is the longest of any released model. */
+  seqLen: {
+    max: 10_485_760,
+    unit: 'tokens',
+    why: "Llama 4 Scout's 10M-token context, the longest of any model",
+  },
+  /** 2^16 sequences per GPU: far past the per-GPU batches fine-tuning recipes use (tens to a few thousand short ones). */
+  microBatchSize: {
+    max: 65_536,
+    unit: 'sequences',
+    why: 'far past any per-GPU batch a fine-tuning recipe uses',
+  },
+  /** 2^16 micro-batches per optimizer step: far past any recipe's accumulation. */
+  gradAccumSteps: { max: 65_536, unit: 'micro-batches', why: 'far past any accumulation a recipe uses' },
+  /** The largest training clusters hold about 100,000 GPUs (xAI Colossus, 2024: 100k H100). */
+  'parallelism.gpus': { max: 100_000, unit: 'GPUs', why: 'the size of the largest training clusters' },
+  /** 2^16: above every model's hidden size (the widest in the catalog, Llama-3.1-405B, is 16,384), where a rank adds nothing. */
+  'lora.rank': {
+    max: 65_536,
+    unit: '',
+    why: "above every model's hidden size, where a rank adds nothing",
+  },
+  /** Decoder blocks: the deepest models have a few hundred at most (Llama-3.1-405B: 126). */
+  trainableLayers: { max: 1024, unit: 'layers', why: 'deeper than any model' },
+} as const satisfies Readonly<Record<string, CountLimit>>;
+
+function positiveInt(value: unknown, where: keyof typeof SCENARIO_LIMITS, fallback: number): number {
   if (value === undefined || value === null) return fallback;
+  const limit: CountLimit = SCENARIO_LIMITS[where];
+  const outOfRange = (message: string) =>
+    new HeadroomUserError({
+      code: 'out-of-range',
+      where,
+      message: `${where}: ${message}`,
+      params: { value: typeof value === 'number' ? value : JSON.stringify(value), min: 1, max: limit.max },
+    });
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw invalid(where, `${JSON.stringify(value)} must be a whole number of at least 1`);
+    throw outOfRange(`${JSON.stringify(value)} must be a whole number from 1 to ${limit.max}`);
+  }
+  if (value > limit.max) {
+    throw outOfRange(
+      `${value} is more than ${`${limit.max} ${limit.unit}`.trim()}, the most Headroom takes (${limit.why})`,
+    );
   }
   return value;
 }

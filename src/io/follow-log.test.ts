@@ -5,7 +5,7 @@ import { delimiter, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test/shared.js';
 import { MAX_PROBE_LINE_BYTES, parseProbeLine } from '../core/probe-log.js';
-import { ProbeLogFollower, probeLogFiles } from './follow-log.js';
+import { ProbeLogFollower, probeLogFiles, waitForProbeLog } from './follow-log.js';
 
 let dir: string;
 let log: string;
@@ -148,5 +148,24 @@ describe('ProbeLogFollower', () => {
       'phase',
       'end',
     ]);
+  });
+});
+
+describe('waitForProbeLog', () => {
+  it('gives up (false) when no file of the log appears in time', async () => {
+    expect(await waitForProbeLog(log, 60, 10)).toBe(false);
+    expect(probeLogFiles(log)).toEqual([]);
+  });
+
+  it('returns true once a file of the log appears, a rank sibling too', async () => {
+    const rank1 = join(dir, 'probe.rank1.jsonl');
+    setTimeout(() => writeFileSync(rank1, ''), 50);
+    expect(await waitForProbeLog(log, 10_000, 10)).toBe(true);
+    expect(probeLogFiles(log)).toEqual([rank1]);
+  });
+
+  it('returns true at once for a log that is there, even with no time to wait', async () => {
+    writeFileSync(log, '');
+    expect(await waitForProbeLog(log, 0)).toBe(true);
   });
 });

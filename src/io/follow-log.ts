@@ -49,6 +49,27 @@ export function probeLogFiles(basePath: string): string[] {
     .map((name) => join(dir, name));
 }
 
+/** How often waitForProbeLog looks for the log. */
+export const WAIT_POLL_MS = 200;
+
+/**
+ * Waits until some file of the probe log at `basePath` exists (the base file or a rank sibling); true
+ * when one appeared within `timeoutMs`, false when none did.
+ */
+export async function waitForProbeLog(
+  basePath: string,
+  timeoutMs: number,
+  pollMs: number = WAIT_POLL_MS,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (probeLogFiles(basePath).length > 0) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, left)));
+  }
+}
+
 /** Reads a probe log incrementally. */
 export class ProbeLogFollower {
   readonly basePath: string;

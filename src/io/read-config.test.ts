@@ -282,7 +282,7 @@ describe('hostile config files', () => {
   it('a missing file names the path', async () => {
     await expect(readTrainerConfig(join(dir, 'nope.yaml'))).rejects.toMatchObject({
       code: 'bad-file',
-      message: expect.stringContaining('cannot read config') as unknown,
+      message: expect.stringContaining(`trainer config ${join(dir, 'nope.yaml')} does not exist`) as unknown,
     });
   });
 

@@ -4,12 +4,13 @@
  * (LLaMA-Factory and Axolotl write paths from their repository root, e.g. examples/deepspeed/ds_z3_config.json),
  * then in the working directory.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { HeadroomUserError } from '../core/errors.js';
 import { deepspeedReference, detectConfigFormat, importConfig } from '../core/import/import-config.js';
 import type { ImportReport } from '../core/import/import-report.js';
+import { readUserFile, type UserFileKind } from './user-file.js';
 
 /** Trainer configs are kilobytes; anything larger is not one (and is not parsed). */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -42,27 +43,16 @@ export function parseConfigText(text: string, fileName: string): unknown {
   }
 }
 
+/** A trainer config, for the messages about the file itself. */
+const TRAINER_CONFIG: UserFileKind = {
+  what: 'trainer config',
+  example: 'config.yaml',
+  extensions: ['.yaml', '.yml', '.json'],
+  hint: 'check the path: a trainer config in YAML or JSON (LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed)',
+};
+
 async function readText(path: string, what: string): Promise<string> {
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch (error) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      hint: 'check the path: a trainer config in YAML or JSON (LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed)',
-    });
-  }
-  if (size > MAX_CONFIG_BYTES) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `${path} is ${size} bytes: larger than any trainer config (limit ${MAX_CONFIG_BYTES})`,
-      hint: 'pass the training config itself (YAML or JSON), not a data or weights file',
-    });
-  }
-  return readFile(path, 'utf8');
+  return readUserFile(path, { ...TRAINER_CONFIG, what }, { maxBytes: MAX_CONFIG_BYTES });
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -99,7 +89,7 @@ export async function readTrainerConfig(
   path: string,
   cwd: string = process.cwd(),
 ): Promise<ReadConfigResult> {
-  const text = await readText(path, 'config');
+  const text = await readText(path, 'trainer config');
   const fileName = basename(path);
   const config = parseConfigText(text, fileName);
   const format =

@@ -2,8 +2,9 @@
  * Reads the text `headroom diagnose` works on: a log file (its last MAX_LOG_BYTES when larger — an
  * out-of-memory error ends a log) or standard input (a pasted traceback).
  */
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { HeadroomUserError } from '../core/errors.js';
+import { type UserFileKind, userFileError, userFileSize } from './user-file.js';
 
 /** Bytes of a log read at most; a longer log is read from its end. */
 export const MAX_LOG_BYTES = 64 * 1024 * 1024;
@@ -23,23 +24,21 @@ function emptyError(where: string): HeadroomUserError {
   });
 }
 
+/** A training log, for the messages about the file itself. */
+const LOG_FILE: UserFileKind = {
+  what: 'log file',
+  example: 'train.log',
+  extensions: ['.log', '.txt', '.out', '.err'],
+  hint: 'give the path of a log file, or - to read a pasted traceback from standard input',
+};
+
 /** Reads a log file; a missing or unreadable file is a user error naming the path. */
 export async function readLogFile(path: string): Promise<LogText> {
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    size = info.size;
-  } catch (error) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `cannot read log file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      hint: 'give the path of a log file, or - to read a pasted traceback from standard input',
-    });
-  }
+  const size = await userFileSize(path, LOG_FILE);
   const skipped = Math.max(0, size - MAX_LOG_BYTES);
-  const handle = await open(path, 'r');
+  const handle = await open(path, 'r').catch((error: unknown) => {
+    throw userFileError(path, error, LOG_FILE);
+  });
   try {
     const buffer = Buffer.alloc(size - skipped);
     await handle.read(buffer, 0, buffer.length, skipped);

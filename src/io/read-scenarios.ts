@@ -2,8 +2,8 @@
  * Reads a scenario file: one JSON object, or JSON Lines of many. Each line is kept with its number
  * so a bad line becomes an error result for that line, never a lost record.
  */
-import { readFile } from 'node:fs/promises';
 import { HeadroomUserError } from '../core/errors.js';
+import { readUserFile } from './user-file.js';
 
 export interface ScenarioEntry {
   /** 1-based line number (1 for a single JSON object). */
@@ -81,18 +81,13 @@ function lineAndColumn(text: string, offset: number): string {
   return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
 }
 
-/** Reads and splits a scenario file; a missing file is a user error naming the path. */
+/** Reads and splits a scenario file; a missing file, a folder or an unreadable one is a user error naming the path. */
 export async function readScenarioFile(path: string): Promise<ScenarioEntry[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `cannot read scenario file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      hint: 'check the path passed to --scenario',
-    });
-  }
+  const text = await readUserFile(path, {
+    what: 'scenario file',
+    example: 'scenario.json',
+    extensions: ['.json', '.jsonl'],
+    hint: 'check the path passed to --scenario: a JSON object, or JSON Lines of them',
+  });
   return parseScenarioText(text, path);
 }

@@ -261,9 +261,14 @@ export class NvidiaSmiSampler {
       '-lms',
       String(this.intervalMs),
     ];
+    // A process group of its own: the Ctrl-C a terminal sends to headroom's group is for the training,
+    // which headroom goes on sampling while it stops; a loop killed by it would read as a driver fault.
+    // stop() ends the loops, and a loop that outlives a killed headroom dies on its next write to the
+    // closed pipe.
     const child = spawn(command, args, {
       env: this.options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     this.loops.set(kind, child);
     const hangMs = this.options.hangTimeoutMs ?? Math.max(5000, 10 * this.intervalMs);

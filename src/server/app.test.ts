@@ -40,10 +40,28 @@ describe('the API', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
       error: {
-        code: 'invalid-field',
+        code: 'out-of-range',
         where: 'microBatchSize',
-        message: 'microBatchSize: -1 must be a whole number of at least 1',
+        message: 'microBatchSize: -1 must be a whole number from 1 to 65536',
         hint: null,
+        params: { value: -1, min: 1, max: 65536 },
+      },
+    });
+  });
+
+  it('refuses a scenario past what its model has with a 400 carrying the code, message and figures', async () => {
+    const res = await app.request('/api/estimate', {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama-3.1-8b', method: 'freeze', trainableLayers: 40 }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: {
+        code: 'out-of-range',
+        where: 'trainableLayers',
+        message: 'trainableLayers: 40 is more than the 32 layers llama-3.1-8b has',
+        hint: 'from 1 to 32; method full trains every layer and the embeddings too',
+        params: { value: 40, max: 32 },
       },
     });
   });

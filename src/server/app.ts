@@ -13,6 +13,7 @@ import { isUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
 import { parseScenario } from '../core/scenario.js';
+import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 
 /** The optional parts of the app: each route group answers 503 with a reason when its part is absent. */
 export interface AppDeps {
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Hono {
             where: error.where ?? null,
             message: error.message,
             hint: error.hint ?? null,
+            ...(error.params === undefined ? {} : { params: error.params }),
           },
         },
         400,
@@ -157,6 +159,8 @@ export function createApp(deps: AppDeps): Hono {
         400,
       );
     }
+    // Out of the model's range (a rank past its hidden size): a 400 with the code and message, as any user error.
+    checkScenarioAgainstModel(scenario, model);
     const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
     return c.json({ ...estimate({ scenario, shape: model.shape, gpu, terms: true }), scenario });
   });

@@ -57,6 +57,18 @@ describe('Estimate page', () => {
     await screenshot(session.page, 'estimate-page-batch-4');
   });
 
+  it("a LoRA rank past the model's hidden size is refused with the same message as the CLI's", async () => {
+    await session.page.goto(`${session.url}/#/estimate`);
+    await expect.poll(() => session.page.getByTestId('peak-deviceBytes').count()).toBe(1);
+    await session.page.getByTestId('lora-rank').fill('5000');
+    await expect
+      .poll(() => session.page.getByTestId('estimate-error').textContent())
+      .toBe(
+        'lora.rank: 5000 is more than the hidden size of llama-3.1-8b, 4096: a LoRA rank above it adds parameters, not capacity — a rank from 1 to 4096; 8 to 256 are the usual ones',
+      );
+    expect(await session.page.getByTestId('peak-deviceBytes').count()).toBe(0);
+  });
+
   it("lists the estimate's notes: a sequence past the model's context window says so", async () => {
     await session.page.goto(`${session.url}/#/estimate`);
     await expect.poll(() => session.page.getByTestId('peak-deviceBytes').count()).toBe(1);

@@ -25,6 +25,7 @@ import {
   type Scenario,
   STRATEGIES,
 } from '../../../src/core/scenario.js';
+import { checkScenarioAgainstModel } from '../../../src/core/scenario-limits.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { FitsStrip } from '../components/FitsStrip.js';
 import { Ladder } from '../components/Ladder.js';
@@ -53,6 +54,7 @@ function compute(form: FormState, config: Record<string, unknown> | null): Compu
       ? { shape: shapeFromConfig(config, 'pasted config'), id: 'pasted config' }
       : resolveModelRef(scenario.model);
     if (!model) return { result: null, scenario: null, error: `model "${form.model}" is not in the catalog` };
+    checkScenarioAgainstModel(scenario, model);
     const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
     const marginFraction = marginOf(form);
     return {

@@ -6,6 +6,7 @@ import { isUserError } from '../../../src/core/errors.js';
 import { checkMigration, type MigrateSide, type MigrationReport } from '../../../src/core/migrate.js';
 import { resolveModelRef } from '../../../src/core/model-ref.js';
 import { parseScenario } from '../../../src/core/scenario.js';
+import { checkScenarioAgainstModel } from '../../../src/core/scenario-limits.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { useCheckTitle, useT } from '../i18n.js';
 import { formFromQuery, scenarioFromForm } from '../scenario-url.js';
@@ -105,6 +106,7 @@ export function MigratePage() {
       const scenario = parseScenario(JSON.parse(scenarioText));
       const model = resolveModelRef(scenario.model);
       if (!model) return `model ${JSON.stringify(scenario.model)} is not in the catalog`;
+      checkScenarioAgainstModel(scenario, model);
       return checkMigration({ scenario, shape: model.shape, from: toSide(from), to: toSide(to) });
     } catch (error) {
       return isUserError(error) ? error.message : `scenario: ${(error as Error).message}`;
