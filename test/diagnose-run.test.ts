@@ -228,6 +228,8 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     expect(evidence(d.findings[0]!)).toEqual([
       'phase: mid-run (from the recorded steps: the run had completed many training steps before it failed: the setup fit, then something changed)',
       'estimate for this setup (nvidia-smi level): 20.55 GiB / 12.00 GiB, 8.55 GiB short',
+      // The run's highest allocated step against the estimate: the estimate was high (it needed 20 GiB).
+      'estimate against this run (torch allocated): estimate 59.6 % over the measured peak (18.35 GiB estimated, 11.50 GiB measured)',
     ]);
     expect(evidence(d.findings[1]!)).toEqual([
       'allocated: 6.00 GiB at step 4 → 10.75 GiB at step 23',
