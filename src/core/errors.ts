@@ -9,7 +9,9 @@ export type UserErrorCode =
   | 'bad-file'
   | 'bad-flag'
   | 'unsupported'
-  | 'network';
+  | 'network'
+  /** A calibration that cannot be made from a run, or carried to a setup (run-calibration.ts). */
+  | 'calibration-refused';
 
 export interface UserErrorInit {
   readonly code: UserErrorCode;
