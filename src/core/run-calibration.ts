@@ -5,6 +5,7 @@
  * `headroom plan` read back for `--calibrated RUN`. Pure: records in, data out.
  */
 import {
+  type ActivationLimits,
   activationLimitScenarios,
   activationLimits,
   activationTerms,
@@ -264,6 +265,51 @@ export function calibrateRun(
     phase,
   );
 
+  const refusals = measurementRefusals(est, measured, limits);
+  if (refusals.length > 0) return refuse(refusals, est, measured);
+
+  const calibration = calibrate(est, measured, limits);
+  const terms = activationTerms(est, phase);
+  const notes: CalibrationNote[] = [];
+  if (run.batchSize !== null && run.batchSize !== scenario.microBatchSize)
+    notes.push({ code: 'batch-differs', recorded: run.batchSize, scenario: scenario.microBatchSize });
+  if (run.seqLen !== null && run.seqLen !== scenario.seqLen)
+    notes.push({ code: 'seq-len-differs', recorded: run.seqLen, scenario: scenario.seqLen });
+  if (run.status === 'oom') notes.push({ code: 'ended-in-oom' });
+  if (calibration.measured.deviceBytes === null) notes.push({ code: 'no-device-samples' });
+  if (used.length < CALIBRATION_MIN_STEPS) notes.push({ code: 'few-steps', steps: used.length });
+  return {
+    refused: false,
+    calibration: {
+      runId: run.id,
+      runName: run.name,
+      scenario,
+      estimate: peakOf(est),
+      calibration,
+      activationBytes:
+        calibration.activationFactor === null
+          ? null
+          : {
+              estimated: terms,
+              measured: Math.round(terms * calibration.activationFactor),
+            },
+      steps: { used: used.length, first: used[0]!.step, last: used[used.length - 1]!.step, warmup },
+      notes,
+    },
+  };
+}
+
+/**
+ * Why a measurement cannot calibrate the estimate of its scenario: a reserved peak below the allocated
+ * one, an allocated peak below the states the scenario must hold, or more activations than the setup's
+ * most memory-hungry form keeps. Empty when it can.
+ */
+export function measurementRefusals(
+  est: Estimate,
+  measured: MeasuredPeaks,
+  limits: ActivationLimits,
+): CalibrationRefusal[] {
+  const phase = est.peakPhase;
   const refusals: CalibrationRefusal[] = [];
   if (measured.reservedBytes < measured.allocatedBytes)
     refusals.push({
@@ -294,36 +340,7 @@ export function calibrateRun(
         ceilingBytes: limits.ceilingBytes,
       },
     });
-  if (refusals.length > 0) return refuse(refusals, est, measured);
-
-  const calibration = calibrate(est, measured, limits);
-  const notes: CalibrationNote[] = [];
-  if (run.batchSize !== null && run.batchSize !== scenario.microBatchSize)
-    notes.push({ code: 'batch-differs', recorded: run.batchSize, scenario: scenario.microBatchSize });
-  if (run.seqLen !== null && run.seqLen !== scenario.seqLen)
-    notes.push({ code: 'seq-len-differs', recorded: run.seqLen, scenario: scenario.seqLen });
-  if (run.status === 'oom') notes.push({ code: 'ended-in-oom' });
-  if (calibration.measured.deviceBytes === null) notes.push({ code: 'no-device-samples' });
-  if (used.length < CALIBRATION_MIN_STEPS) notes.push({ code: 'few-steps', steps: used.length });
-  return {
-    refused: false,
-    calibration: {
-      runId: run.id,
-      runName: run.name,
-      scenario,
-      estimate: peakOf(est),
-      calibration,
-      activationBytes:
-        calibration.activationFactor === null
-          ? null
-          : {
-              estimated: terms,
-              measured: Math.round(terms * calibration.activationFactor),
-            },
-      steps: { used: used.length, first: used[0]!.step, last: used[used.length - 1]!.step, warmup },
-      notes,
-    },
-  };
+  return refusals;
 }
 
 function peakOf(e: Estimate): EstimatedPeak {
