@@ -7,7 +7,7 @@
  * §6–7): the activation terms of the peak phase, and reserved − allocated. calibratedEstimate gives fit and
  * plan an Estimate whose peaks are the calibrated ones.
  *
- * A factor is physically bounded (docs/memory-model.md §10): each acts on one part, and no measured run
+ * A factor is physically bounded (docs/diagnose.md, "What a calibration keeps and refuses"): each acts on one part, and no measured run
  * makes a part smaller than its tensors must hold. Weights, gradients and optimizer states are known
  * exactly from the parameter counts and dtypes and are never scaled; the activations never drop below
  * what every layer's input takes (what full checkpointing keeps); the allocator's cache and the memory
