@@ -153,10 +153,16 @@ describe('estimate, then calibrate with a short trial run', () => {
     expect(cal.calibration.nonTorchBytes).toBe(500 * 2 ** 20); // the stand-in's CUDA context
     expect(cal.steps).toEqual({ used: 7, first: 2, last: 8, warmup: 1 });
     expect(cal.notes).toEqual([]);
+    // Inside its physical range: no bound acted, nothing refused.
+    expect(cal.calibration.bounds).toEqual([]);
+    expect(cal.calibration.activationRange.min).toBeLessThan(K);
+    expect(cal.calibration.activationRange.max).toBeGreaterThan(K);
+    const { refusals, ...stored } = cal;
+    expect(refusals).toEqual([]);
     const events = json(env, 'runs', 'show', 'trial').events.filter(
       (e: { kind: string }) => e.kind === 'calibration',
     );
-    expect(events.at(-1).data).toEqual(cal);
+    expect(events.at(-1).data).toEqual(stored);
   });
 
   it('plan --calibrated: micro-batch 8 predicted from the trial within 2 % of the truth, on all three levels', () => {
@@ -199,10 +205,11 @@ describe('estimate, then calibrate with a short trial run', () => {
       'measured over steps 2–8 (7 steps; the first step is left out: optimizer states, allocator warm-up)',
       '',
     ]);
+    // The trial kept 1.3 × the activations estimated: the estimate was low, on every level.
     expect(out.slice(6, 9).map((l) => l.trim().split(/ {2,}/))).toEqual([
-      ['allocated', '8.30 GiB', '10.08 GiB', '−17.7 %'],
-      ['reserved', '9.07 GiB', '11.60 GiB', '−21.8 %'],
-      ['nvidia-smi', '9.56 GiB', '12.09 GiB', '−20.9 %'],
+      ['allocated', '8.30 GiB', '10.08 GiB', 'estimate 17.7 % under the measured peak'],
+      ['reserved', '9.07 GiB', '11.60 GiB', 'estimate 21.8 % under the measured peak'],
+      ['nvidia-smi', '9.56 GiB', '12.09 GiB', 'estimate 20.9 % under the measured peak'],
     ]);
     expect(out).toContain(
       "  activations    1.30 × the estimate's (7.75 GiB at the peak where 5.96 GiB were estimated)",

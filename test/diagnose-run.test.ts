@@ -226,14 +226,18 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     expect(d.findings.map((f) => f.code)).toEqual(['mid-run', 'leak']);
     // The run's stored scenario (llama-3.2-1b, LoRA on a bf16 base by default, micro-batch 4) is
     // estimated against the 12 GiB card.
-    const stored = estimate({
+    const storedPeak = estimate({
       scenario: parseScenario({ model: 'llama-3.2-1b', method: 'lora', microBatchSize: 4, seqLen: 1024 }),
       shape: resolveModelRef('llama-3.2-1b')!.shape,
-    }).peak.deviceBytes;
+    }).peak;
+    const stored = storedPeak.deviceBytes;
+    const storedAllocated = storedPeak.allocatedBytes;
     expect(stored).toBeGreaterThan(12 * GIB);
     expect(evidence(d.findings[0]!)).toEqual([
       'phase: mid-run (from the recorded steps: the run had completed many training steps before it failed: the setup fit, then something changed)',
       `estimate for this setup (nvidia-smi level): ${formatBytes(stored)} / 12.00 GiB, ${formatBytes(stored - 12 * GIB)} short`,
+      // The run's highest allocated step against the estimate: the estimate was high.
+      `estimate against this run (torch allocated): estimate ${(((storedAllocated - 11.5 * GIB) / (11.5 * GIB)) * 100).toFixed(1)} % over the measured peak (${formatBytes(storedAllocated)} estimated, 11.50 GiB measured)`,
     ]);
     expect(evidence(d.findings[1]!)).toEqual([
       'allocated: 6.00 GiB at step 4 → 10.75 GiB at step 23',

@@ -2,11 +2,16 @@
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { parseMarginFraction } from '../core/margin.js';
-import type { RunCalibration } from '../core/run-calibration.js';
+import {
+  CALIBRATION_MAX_TOKEN_RATIO,
+  calibrationCarries,
+  type RunCalibration,
+} from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
 import { calibrationOf } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { requireRun } from '../io/run-context.js';
+import { refusalError } from './_calibration-words.js';
 import type { CommandContext } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
 import { type LoadedScenario, loadScenario } from './_scenario-input.js';
@@ -15,7 +20,8 @@ export const CALIBRATED_OPTIONS = { calibrated: { type: 'string' } } as const;
 
 export const CALIBRATED_HELP = `  --calibrated RUN          predict from a measured run (headroom calibrate RUN): its activation and
                             allocator factors and memory outside torch; its scenario is the base the
-                            flags change`;
+                            flags change, within the same model, method, quantization and strategy and
+                            ${CALIBRATION_MAX_TOKEN_RATIO}× its tokens per micro-batch either way`;
 
 /** The calibration --calibrated names, or null without the flag. */
 export async function loadCalibrated(
@@ -25,7 +31,10 @@ export async function loadCalibrated(
   if (flag === undefined) return null;
   const ledger = Ledger.open(headroomHome(ctx.env));
   try {
-    return await calibrationOf(ledger, requireRun(ledger, flag));
+    const run = requireRun(ledger, flag, '--calibrated');
+    const outcome = await calibrationOf(ledger, run);
+    if (outcome.refused) throw refusalError(outcome.refusal.refusals, run.id, flag, '--calibrated');
+    return outcome.calibration;
   } finally {
     ledger.close();
   }
@@ -50,6 +59,7 @@ export function calibrationJson(cal: RunCalibration) {
     activationFactor: c.activationFactor,
     allocatorFactor: c.allocatorFactor,
     nonTorchBytes: c.nonTorchBytes,
+    bounds: c.bounds,
   };
 }
 
@@ -84,6 +94,15 @@ export async function loadTargetedScenario(
       hint: gpuHint,
     });
   }
+  // The factors describe the run's own tensors: the flags may change its size, not what it is.
+  const carried = calibrated ? calibrationCarries(calibrated.scenario, loaded.scenario) : [];
+  if (calibrated && carried.length > 0)
+    throw refusalError(
+      carried,
+      calibrated.runId,
+      values.calibrated ?? String(calibrated.runId),
+      '--calibrated',
+    );
   const marginFraction =
     values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');
   return { calibrated, loaded: { ...loaded, gpu: loaded.gpu }, marginFraction };

@@ -1,13 +1,20 @@
 /** `headroom calibrate RUN`: a short recorded run against the estimate of its setup, and the run's own factors. */
 import { describeScenario } from '../core/describe.js';
 import { HeadroomUserError } from '../core/errors.js';
-import type { CalibrationNote, RunCalibration } from '../core/run-calibration.js';
+import { estimateErrorText } from '../core/estimate-error.js';
+import {
+  CALIBRATION_MAX_TOKEN_RATIO,
+  CALIBRATION_MIN_RECORDED_STEPS,
+  type CalibrationNote,
+  type RunCalibration,
+} from '../core/run-calibration.js';
 import type { RunRecord } from '../core/run-record.js';
 import { withAllocatorSetting } from '../core/scenario.js';
 import { formatBytes } from '../core/units.js';
 import { measureCalibration, storeCalibration } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { requireRun } from '../io/run-context.js';
+import { boundText, refusalError } from './_calibration-words.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
@@ -32,9 +39,23 @@ change it, or give it when the run has none.
 ${SCENARIO_FLAGS_HELP.replace('MODEL | --model ID', '--model ID        ')}
 ${FROM_HELP}
 
+Each level's error is (estimate − measured) / measured: "estimate 12.0 % under the measured peak" means
+the run needed more than the estimate said.
+
+The factors are physical: weights, gradients and optimizer states are known exactly and never scaled;
+activations never fall below every layer's input (what full checkpointing keeps); the allocator's cache
+and the memory outside torch never go negative. A bound that acted is printed. A run is refused, with
+the reason, when it has fewer than ${CALIBRATION_MIN_RECORDED_STEPS} training steps (the first creates the optimizer states), when its
+peak is below the scenario's weights and optimizer states, or when it kept more activations than this
+model at this micro-batch and sequence can. fit and plan carry the factors to setups of the same model,
+method, quantization and strategy, within ${CALIBRATION_MAX_TOKEN_RATIO}× the run's tokens per micro-batch either way.
+
 Output:
   --json                    { runId, runName, scenario, estimate, calibration: { activationFactor,
-                            allocatorFactor, nonTorchBytes, errors, measured, peakPhase }, steps, notes }
+                            allocatorFactor, nonTorchBytes, estimatedNonTorchBytes, errors, measured,
+                            peakPhase, activationRange, bounds: [{ code, params }] }, activationBytes,
+                            steps, notes, refusals: [] }; a refused run: { runId, runName, scenario,
+                            estimate, measured, steps, refusals: [{ code, params }] }, exit 1
 
 Examples:
   headroom run --name trial --model llama-3.2-1b --method lora --micro-batch 2 -- python train.py --max-steps 20
@@ -42,8 +63,6 @@ Examples:
   headroom fit --calibrated trial --gpu a10g`;
 
 const OPTIONS = { ...SCENARIO_INPUT_OPTIONS, json: { type: 'boolean' } } as const;
-
-const signedPercent = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)} %`;
 
 function noteText(note: CalibrationNote): string {
   switch (note.code) {
@@ -82,20 +101,19 @@ export function renderCalibration(
     `  ${label}`,
     formatBytes(est),
     measured === null ? '—' : formatBytes(measured),
-    error === null ? '—' : signedPercent(error),
+    error === null ? '—' : estimateErrorText(error),
   ];
   lines.push(
     renderTable(
-      ['  level', 'estimated', 'measured', 'estimate off by'],
+      ['  level', 'estimated', 'measured', 'estimate against the run'],
       [
         row('allocated', cal.estimate.allocatedBytes, c.measured.allocatedBytes, c.errors.allocated),
         row('reserved', cal.estimate.reservedBytes, c.measured.reservedBytes, c.errors.reserved),
         row('nvidia-smi', cal.estimate.deviceBytes, c.measured.deviceBytes, c.errors.device),
       ],
-      [1, 2, 3],
+      [1, 2],
     ),
   );
-  lines.push(style.dim('  (− : the estimate was below what the run used)'));
   lines.push('');
   lines.push(`the run's own factors (peak at ${c.peakPhase}):`);
   const a = cal.activationBytes;
@@ -112,6 +130,7 @@ export function renderCalibration(
       ? '  outside torch  — (no nvidia-smi figure for the run)'
       : `  outside torch  ${formatBytes(c.nonTorchBytes)} (nvidia-smi − reserved: CUDA context, NCCL, other libraries; estimated ${formatBytes(c.estimatedNonTorchBytes)})`,
   );
+  for (const bound of c.bounds) lines.push(style.yellow(`  ! ${boundText(bound)}`));
   for (const note of cal.notes) lines.push(style.yellow(`  ! ${noteText(note)}`));
   lines.push('');
   const ref = run.name ?? String(run.id);
@@ -157,14 +176,21 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           typeof recordedConf === 'string' ? recordedConf : undefined,
           values['no-expandable-segments'] === true,
         );
-    const cal = measureCalibration(ledger, record, {
+    const outcome = measureCalibration(ledger, record, {
       scenario,
       shape: loaded.model.shape,
       exactParams: loaded.model.exactParams,
     });
+    if (outcome.refused) {
+      // Nothing is stored: fit and plan --calibrated keep whatever was stored before, or measure again.
+      const refused = outcome.refusal;
+      if (values.json) ctx.stdout.write(`${JSON.stringify(refused, null, 2)}\n`);
+      throw refusalError(refused.refusals, record.id, ref, 'RUN');
+    }
+    const cal = outcome.calibration;
     storeCalibration(ledger, cal);
     if (values.json) {
-      ctx.stdout.write(`${JSON.stringify(cal, null, 2)}\n`);
+      ctx.stdout.write(`${JSON.stringify({ ...cal, refusals: [] }, null, 2)}\n`);
       return 0;
     }
     ctx.stdout.write(`${renderCalibration(cal, record, loaded.model.id, styleFor(ctx.stdout))}\n`);

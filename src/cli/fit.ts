@@ -2,6 +2,7 @@
 import { describeScenario } from '../core/describe.js';
 import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
 import { MARGIN_REASON, requiredDeviceBytes } from '../core/margin.js';
+import { CALIBRATION_MAX_TOKEN_RATIO, calibratedTokenRange } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
 import { meterBar } from './_bar.js';
 import {
@@ -39,9 +40,10 @@ ${HEADROOM_HELP}
 ${CALIBRATED_HELP}
 
 Output:
-  --json                    { scenario, target, microBatch, seqLen }, each bound with its value, peak and
-                            the next value's peak; with --calibrated also calibration: { run, factors,
-                            uncalibrated: { microBatch, seqLen } } (the estimator's own limits)
+  --json                    { scenario, target, microBatch, seqLen }, each bound with its value, peak,
+                            the next value's peak and what stopped the search (limit: memory, context,
+                            cap, calibration); with --calibrated also calibration: { run, factors,
+                            bounds, uncalibrated: { microBatch, seqLen } } (the estimator's own limits)
 
 Examples:
   headroom fit llama-3.1-8b --method qlora --quantization nf4 --precision bf16-true --gradient-checkpointing full --gpu rtx-4090
@@ -60,6 +62,14 @@ function planCommand(args: readonly string[]): string {
   const quoted = args.map((a) => (/^[\w./:%=,@+-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`));
   return ['headroom plan', ...quoted].join(' ');
 }
+
+/** Why a search stopped short of memory. */
+const LIMIT_WORDS: Readonly<Record<FitBound['limit'], string>> = {
+  memory: 'stopped at memory',
+  context: "stopped at the model's context length",
+  cap: 'stopped at the search limit',
+  calibration: `stopped where the calibration ends (${CALIBRATION_MAX_TOKEN_RATIO}× the run's tokens per micro-batch)`,
+};
 
 function line(label: string, unit: string, b: FitBound, result: FitResult, style: Style): string[] {
   const { target } = result;
@@ -83,11 +93,7 @@ function line(label: string, unit: string, b: FitBound, result: FitResult, style
       ),
     );
   } else {
-    out.push(
-      style.dim(
-        `  ${''.padEnd(12)} ${b.limit === 'context' ? "stopped at the model's context length" : 'stopped at the search limit'}, not at memory`,
-      ),
-    );
+    out.push(style.dim(`  ${''.padEnd(12)} ${LIMIT_WORDS[b.limit]}, not at memory`));
   }
   return out;
 }
@@ -143,7 +149,11 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     contextTokens: context,
     ...(marginFraction === undefined ? {} : { marginFraction }),
   };
-  const result = fitLimits({ ...input, calibration: calibrated?.calibration ?? null });
+  const result = fitLimits({
+    ...input,
+    calibration: calibrated?.calibration ?? null,
+    ...(calibrated ? { calibratedMaxTokens: calibratedTokenRange(calibrated.scenario).maxTokens } : {}),
+  });
   // The estimator's own limits, to say how far the measured baseline moved them.
   const plain = calibrated ? fitLimits(input) : null;
   if (values.json) {

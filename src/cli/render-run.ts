@@ -1,4 +1,6 @@
 /** The views of a recorded run: JSON, the summary, the live status line, the runs table and the diff. */
+
+import { estimateError, estimateErrorText } from '../core/estimate-error.js';
 import type { RunDiff } from '../core/run-diff.js';
 import type { LayerPeak, RunEvent, RunRecord, RunStatus, StepRecord } from '../core/run-record.js';
 import {
@@ -128,11 +130,6 @@ export function renderRunsTable(runs: readonly RunRecord[], style: Style, now: n
   );
 }
 
-function percent(measured: number, estimated: number): string {
-  const p = ((measured - estimated) / estimated) * 100;
-  return `${p >= 0 ? '+' : ''}${p.toFixed(1)} %`;
-}
-
 /** The summary of a run: peaks per layer and when, gaps, estimate, growth, outcome. */
 export function renderRunSummary(
   run: RunRecord,
@@ -208,12 +205,19 @@ export function renderRunSummary(
   if (gapText.length > 0) lines.push(`  between the layers: ${gapText.join(' · ')}`);
   if (run.estimate) {
     const e = run.estimate;
-    const parts = [
-      `allocated ${formatBytes(e.allocatedBytes)}${run.peakAllocated ? ` (measured ${percent(run.peakAllocated.bytes, e.allocatedBytes)})` : ''}`,
-      `reserved ${formatBytes(e.reservedBytes)}${run.peakReserved ? ` (${percent(run.peakReserved.bytes, e.reservedBytes)})` : ''}`,
-      `nvidia-smi ${formatBytes(e.deviceBytes)}${run.peakDevice ? ` (${percent(run.peakDevice.bytes, e.deviceBytes)})` : ''}`,
-    ];
-    lines.push(`  estimate: ${parts.join(' · ')}`);
+    // Each level's estimate against the run's peak, error = (estimate − measured) / measured.
+    const rows = (
+      [
+        ['allocated', e.allocatedBytes, run.peakAllocated?.bytes ?? null],
+        ['reserved', e.reservedBytes, run.peakReserved?.bytes ?? null],
+        ['nvidia-smi', e.deviceBytes, run.peakDevice?.bytes ?? null],
+      ] as const
+    ).map(([level, estimated, measured]) => {
+      const error = estimateError(estimated, measured);
+      return [level, formatBytes(estimated), error === null ? 'not measured' : estimateErrorText(error)];
+    });
+    lines.push("  the scenario's estimate against the run's peaks:");
+    for (const line of renderTable(['', '', ''], rows, [1]).split('\n').slice(2)) lines.push(`    ${line}`);
   }
   const peaks = perStepPeaks(steps);
   const growth = detectGrowth(peaks);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { applyCalibration, calibrate, calibratedEstimate, measuredPeaks } from './calibrate.js';
+import {
+  activationLimitScenarios,
+  activationLimits,
+  activationTerms,
+  applyCalibration,
+  calibrate,
+  calibratedEstimate,
+  measuredPeaks,
+  modelStateBytes,
+} from './calibrate.js';
 import { findGpu } from './catalog/index.js';
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
@@ -61,6 +70,7 @@ describe('calibrate', () => {
     expect(c.activationFactor).toBe(1);
     expect(c.allocatorFactor).toBeCloseTo(1, 9);
     expect(c.errors).toEqual({ allocated: 0, reserved: 0, device: 0 });
+    expect(c.bounds).toEqual([]);
     const p = applyCalibration(e, c);
     expect(Math.abs(p.allocatedBytes - e.peak.allocatedBytes)).toBeLessThanOrEqual(1);
     expect(Math.abs(p.reservedBytes - e.peak.reservedBytes)).toBeLessThanOrEqual(1);
@@ -95,6 +105,112 @@ describe('calibrate', () => {
     expect(
       calibrate(e, { ...e.peak, allocatedBytes: e.peak.allocatedBytes * 1.1 }).activationFactor,
     ).toBeNull();
+  });
+});
+
+describe('calibrate: physical bounds', () => {
+  const shape = resolveModelRef('llama-3.2-1b')!.shape;
+  const scenario = parseScenario({ ...BASE, microBatchSize: 2 });
+  const e = estimate({ scenario, shape });
+  const variants = activationLimitScenarios(scenario);
+  const limits = activationLimits(
+    estimate({ scenario: variants.floor, shape }),
+    estimate({ scenario: variants.ceiling, shape }),
+    e.peakPhase,
+  );
+  const terms = activationTerms(e, 'backward');
+
+  it('the floor is every layer’s input, what full checkpointing keeps: a small share of the activations', () => {
+    // 16 layers × 2048 tokens × 2048 wide × 2 bytes is 128 MiB, with the final norm's inputs.
+    expect(limits.floorBytes).toBe(
+      estimate({ scenario: variants.floor, shape }).breakdown.activationsSavedBytes,
+    );
+    expect(limits.floorBytes).toBeGreaterThanOrEqual(16 * 2048 * 2048 * 2);
+    expect(limits.floorBytes / terms).toBeGreaterThan(0.01);
+    expect(limits.floorBytes / terms).toBeLessThan(0.05);
+    // The ceiling: fp32, eager attention, no checkpointing, the standard loss keep more than this setup.
+    expect(limits.ceilingBytes! / terms).toBeGreaterThan(1.3);
+    const c = calibrate(e, e.peak, limits);
+    expect(c.activationRange).toEqual({ min: limits.floorBytes / terms, max: limits.ceilingBytes! / terms });
+    expect(c.bounds).toEqual([]);
+  });
+
+  it('holds the activation factor at its floor when the run kept less than every layer’s input', () => {
+    // The states and the rest are there, and almost no activations: a factor of 0.005 measured.
+    const allocated = e.peak.allocatedBytes - terms + 0.005 * terms;
+    const c = calibrate(
+      e,
+      { allocatedBytes: allocated, reservedBytes: allocated + GIB, deviceBytes: null },
+      limits,
+    );
+    const floor = limits.floorBytes / terms;
+    expect(c.activationFactor).toBe(floor);
+    expect(c.bounds).toHaveLength(1);
+    expect(c.bounds[0]!.code).toBe('activation-floor');
+    expect(c.bounds[0]!.params).toMatchObject({
+      to: floor,
+      floorBytes: limits.floorBytes,
+      estimatedBytes: terms,
+    });
+    expect((c.bounds[0]!.params as { from: number }).from).toBeCloseTo(0.005, 6);
+    // Held there, the activations still grow with the tokens: 8× the micro-batch keeps more.
+    const large = estimateFor({ ...BASE, microBatchSize: 16 });
+    const p = applyCalibration(large, c);
+    // (16 − 2) / 2 = 7 times the floor's bytes more: the floor scales with the tokens.
+    expect(p.allocatedBytes - applyCalibration(e, c).allocatedBytes).toBeGreaterThanOrEqual(
+      7 * limits.floorBytes - 1,
+    );
+  });
+
+  it('never scales the weights, gradients or optimizer states, whatever the factor', () => {
+    const allocated = e.peak.allocatedBytes - terms + 0.005 * terms;
+    const c = calibrate(
+      e,
+      { allocatedBytes: allocated, reservedBytes: allocated + GIB, deviceBytes: null },
+      limits,
+    );
+    const large = estimateFor({ ...BASE, microBatchSize: 8 });
+    const out = calibratedEstimate(large, c);
+    expect([out.components.weights, out.components.gradients, out.components.optimizer]).toEqual([
+      large.components.weights,
+      large.components.gradients,
+      large.components.optimizer,
+    ]);
+    expect(out.components.activations).toBeGreaterThan(0);
+    expect(modelStateBytes(e)).toEqual({
+      weightsBytes: e.breakdown.weightsBytes,
+      optimizerBytes: e.breakdown.optimizerBytes,
+      gradientBytes: 0,
+      totalBytes: e.breakdown.weightsBytes! + e.breakdown.optimizerBytes!,
+    });
+  });
+
+  it('keeps the allocator’s cache and the memory outside torch from going negative', () => {
+    // reserved below allocated (run-calibration refuses such a record; calibrate alone clamps it).
+    const odd = calibrate(e, {
+      allocatedBytes: e.peak.allocatedBytes,
+      reservedBytes: e.peak.allocatedBytes - GIB,
+      deviceBytes: null,
+    });
+    expect(odd.allocatorFactor).toBe(0);
+    expect(odd.bounds.map((b) => b.code)).toEqual(['allocator-floor']);
+    expect(applyCalibration(e, odd).reservedBytes).toBe(applyCalibration(e, odd).allocatedBytes);
+    // nvidia-smi's highest sample 200 MiB below reserved: the samples missed the peak.
+    const missed = calibrate(e, { ...e.peak, deviceBytes: e.peak.reservedBytes - 200 * MIB });
+    expect(missed.bounds).toEqual([
+      {
+        code: 'non-torch-floor',
+        params: { fromBytes: -200 * MIB, toBytes: e.peak.deviceBytes - e.peak.reservedBytes },
+      },
+    ]);
+    expect(missed.nonTorchBytes).toBe(e.peak.deviceBytes - e.peak.reservedBytes);
+    // A run that measured little outside torch, carried to a setup the estimate gives less: never below 0.
+    const little = calibrate(
+      estimateFor({ ...BASE, microBatchSize: 2, parallelism: { strategy: 'ddp', gpus: 2 } }),
+      { ...e.peak, deviceBytes: e.peak.reservedBytes + 10 * MIB },
+    );
+    const p = applyCalibration(e, little);
+    expect(p.deviceBytes).toBe(p.reservedBytes);
   });
 });
 

@@ -6,7 +6,15 @@
  * The estimator itself is unchanged; the factors act on the terms it reports (estimate.ts, docs/memory-model.md
  * §6–7): the activation terms of the peak phase, and reserved − allocated. calibratedEstimate gives fit and
  * plan an Estimate whose peaks are the calibrated ones.
+ *
+ * A factor is physically bounded (docs/diagnose.md, "What a calibration keeps and refuses"): each acts on one part, and no measured run
+ * makes a part smaller than its tensors must hold. Weights, gradients and optimizer states are known
+ * exactly from the parameter counts and dtypes and are never scaled; the activations never drop below
+ * what every layer's input takes (what full checkpointing keeps); the allocator's cache and the memory
+ * outside torch are never negative. A bound that had to act is recorded (`bounds`), and a measurement no
+ * bound can reconcile with the scenario is refused instead (run-calibration.ts, CalibrationRefusal).
  */
+
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   type Estimate,
@@ -14,7 +22,9 @@ import {
   type Phase,
   type TermBytes,
 } from './estimate.js';
+import { estimateError } from './estimate-error.js';
 import { fitVerdict, targetOf } from './margin.js';
+import type { Scenario } from './scenario.js';
 
 /** One step's measured peaks (torch.cuda.max_memory_allocated / max_memory_reserved; nvidia-smi when sampled). */
 export interface MeasuredStepPeak {
@@ -49,19 +59,76 @@ export function measuredPeaks(
   };
 }
 
+/**
+ * A bound that acted on a factor: the value the measurement gave (`from`), the value kept (`to`), and
+ * the physical floor behind it. Factors are ratios; the memory outside torch is in bytes.
+ */
+export type CalibrationBound =
+  /** The run kept fewer activation bytes than every layer's input takes (full checkpointing's floor). */
+  | {
+      readonly code: 'activation-floor';
+      readonly params: {
+        readonly from: number;
+        readonly to: number;
+        readonly floorBytes: number;
+        readonly estimatedBytes: number;
+      };
+    }
+  /** reserved − allocated came out below zero: the allocator's cache is never negative. */
+  | { readonly code: 'allocator-floor'; readonly params: { readonly from: number; readonly to: 0 } }
+  /**
+   * nvidia-smi's highest sample was below torch's reserved peak, which nvidia-smi always contains: the
+   * samples missed the peak, so the estimate's own memory outside torch is kept.
+   */
+  | {
+      readonly code: 'non-torch-floor';
+      readonly params: { readonly fromBytes: number; readonly toBytes: number };
+    };
+
+/**
+ * The activation bytes of the peak phase that bound the activation factor, from the estimator's own
+ * terms for variants of the run's setup (activationLimitScenarios).
+ */
+export interface ActivationLimits {
+  /**
+   * What no run of this model at this micro-batch × sequence can keep less of: every layer's input,
+   * saved for backward (what full checkpointing keeps: the estimate's saved activations for the setup
+   * with gradientCheckpointing "full"). The activation factor is clamped up to floorBytes ÷ the terms.
+   */
+  readonly floorBytes: number;
+  /**
+   * The most this model at this micro-batch × sequence keeps in its most memory-hungry form: fp32, eager
+   * attention, no checkpointing, the standard loss, nothing offloaded or compiled. A run above it is not
+   * this setup (more tokens, another model): refused, never clamped (a lower factor would under-predict).
+   * Null when the variant cannot be estimated.
+   */
+  readonly ceilingBytes: number | null;
+}
+
 export interface Calibration {
-  /** Measured activation bytes ÷ estimated, at the peak phase; null when the peak holds no activations. */
+  /**
+   * Measured activation bytes ÷ estimated, at the peak phase, within its physical range (bounds says when
+   * the floor acted); null when the peak holds no activations.
+   */
   readonly activationFactor: number | null;
-  /** Measured (reserved − allocated) ÷ the model's, once activations are calibrated. */
+  /** Measured (reserved − allocated) ÷ the model's, once activations are calibrated; never negative. */
   readonly allocatorFactor: number;
   /** Measured device − reserved: CUDA context, NCCL, memory outside torch; null without device samples. */
   readonly nonTorchBytes: number | null;
   /** The estimate's own device − reserved for the calibrated setup (what nonTorchBytes is compared with). */
   readonly estimatedNonTorchBytes: number;
-  /** (estimate − measured) ÷ measured per level, before calibration. */
-  readonly errors: { readonly allocated: number; readonly reserved: number; readonly device: number | null };
+  /** (estimate − measured) ÷ measured per level, before calibration (estimate-error.ts); null without a figure. */
+  readonly errors: {
+    readonly allocated: number | null;
+    readonly reserved: number | null;
+    readonly device: number | null;
+  };
   readonly measured: MeasuredPeaks;
   readonly peakPhase: Phase;
+  /** The activation factor's physical range at the peak phase: its floor and ceiling as factors; null without one. */
+  readonly activationRange: { readonly min: number; readonly max: number | null } | null;
+  /** The bounds that acted, each from what to what; empty when the measurement was inside them all. */
+  readonly bounds: readonly CalibrationBound[];
 }
 
 /** Activation bytes the estimate holds at the high point of a phase (0 for load and the optimizer step). */
@@ -71,6 +138,30 @@ export function activationTerms(e: Estimate, phase: Phase): number {
   if (phase === 'forward') return resident;
   if (phase === 'backward') return resident + (b.backwardTransientBytes ?? 0);
   return 0;
+}
+
+/**
+ * The bytes the estimate's peak holds that are known exactly from the parameter counts and dtypes: the
+ * weights (quantized, sharded, offloaded as the scenario says), the optimizer states on the GPU (paged
+ * ones live in CUDA managed memory, outside torch's allocator), and the gradients when the peak is the
+ * optimizer step. No run of the scenario can peak below them; a calibration never scales them.
+ */
+export function modelStateBytes(e: Estimate): {
+  readonly weightsBytes: number;
+  readonly optimizerBytes: number;
+  readonly gradientBytes: number;
+  readonly totalBytes: number;
+} {
+  const b = e.breakdown;
+  const weightsBytes = b.weightsBytes ?? 0;
+  const optimizerBytes = b.optimizerBytes ?? 0;
+  const gradientBytes = e.peakPhase === 'optimizer-step' ? (b.gradientsBytes ?? 0) : 0;
+  return {
+    weightsBytes,
+    optimizerBytes,
+    gradientBytes,
+    totalBytes: weightsBytes + optimizerBytes + gradientBytes,
+  };
 }
 
 /** Whether the estimate's backward peak is the start of backward (activations and the loss gradients alive). */
@@ -119,29 +210,104 @@ function scale(e: Estimate, k: number): Scaled {
 }
 
 /**
- * Derives the run's factors from its measured peaks and the estimate of its scenario.
+ * The activation factor the measurement gives before any bound: the measured allocated peak less what
+ * the estimate holds besides activations, over the estimate's activation terms; null without terms.
+ */
+export function measuredActivationFactor(estimate: Estimate, measured: MeasuredPeaks): number | null {
+  const terms = activationTerms(estimate, estimate.peakPhase);
+  return terms > 0 ? 1 + (measured.allocatedBytes - estimate.peak.allocatedBytes) / terms : null;
+}
+
+/**
+ * The variants of a setup whose activations bound the factor (ActivationLimits): the same model, tokens
+ * and layout with full checkpointing (the floor), and in its most memory-hungry form (the ceiling).
+ */
+export function activationLimitScenarios(scenario: Scenario): { floor: Scenario; ceiling: Scenario } {
+  const { torchCompile: _compiled, ...uncompiled } = scenario;
+  return {
+    floor: { ...scenario, gradientCheckpointing: 'full' },
+    ceiling: {
+      ...uncompiled,
+      precision: 'fp32',
+      attention: 'eager',
+      gradientCheckpointing: 'none',
+      loss: 'standard',
+      offload: { optimizer: scenario.offload.optimizer, params: scenario.offload.params },
+    },
+  };
+}
+
+/**
+ * The activation limits of the peak phase from the estimates of activationLimitScenarios' variants: the
+ * floor variant's saved activations, the ceiling variant's activation terms at the same phase.
+ */
+export function activationLimits(floor: Estimate, ceiling: Estimate | null, phase: Phase): ActivationLimits {
+  return {
+    floorBytes:
+      phase === 'forward' || phase === 'backward' ? (floor.breakdown.activationsSavedBytes ?? 0) : 0,
+    ceilingBytes: ceiling ? activationTerms(ceiling, phase) : null,
+  };
+}
+
+/**
+ * Derives the run's factors from its measured peaks and the estimate of its scenario, within their
+ * physical bounds (`limits`: without them the activations are only kept from going negative).
  * @example calibrate(estimate({ scenario, shape }), measuredPeaks(steps)).activationFactor // 1.18
  */
-export function calibrate(estimate: Estimate, measured: MeasuredPeaks): Calibration {
+export function calibrate(
+  estimate: Estimate,
+  measured: MeasuredPeaks,
+  limits: ActivationLimits = { floorBytes: 0, ceilingBytes: null },
+): Calibration {
   const phase = estimate.peakPhase;
   const terms = activationTerms(estimate, phase);
-  const activationFactor =
-    terms > 0 ? 1 + (measured.allocatedBytes - estimate.peak.allocatedBytes) / terms : null;
+  const bounds: CalibrationBound[] = [];
+  const raw = measuredActivationFactor(estimate, measured);
+  const range =
+    terms > 0
+      ? {
+          min: Math.min(1, limits.floorBytes / terms),
+          max: limits.ceilingBytes === null ? null : Math.max(1, limits.ceilingBytes / terms),
+        }
+      : null;
+  let activationFactor = raw;
+  if (raw !== null && range && raw < range.min) {
+    activationFactor = range.min;
+    bounds.push({
+      code: 'activation-floor',
+      params: { from: raw, to: range.min, floorBytes: limits.floorBytes, estimatedBytes: terms },
+    });
+  }
   const scaled = scale(estimate, activationFactor ?? 1);
   const measuredGap = measured.reservedBytes - measured.allocatedBytes;
-  const rel = (est: number, real: number) => (est - real) / real;
+  let allocatorFactor = scaled.gapBytes > 0 ? measuredGap / scaled.gapBytes : 1;
+  if (allocatorFactor < 0) {
+    bounds.push({ code: 'allocator-floor', params: { from: allocatorFactor, to: 0 } });
+    allocatorFactor = 0;
+  }
+  const estimatedNonTorchBytes = estimate.peak.deviceBytes - estimate.peak.reservedBytes;
+  let nonTorchBytes = measured.deviceBytes === null ? null : measured.deviceBytes - measured.reservedBytes;
+  if (nonTorchBytes !== null && nonTorchBytes < 0) {
+    bounds.push({
+      code: 'non-torch-floor',
+      params: { fromBytes: nonTorchBytes, toBytes: estimatedNonTorchBytes },
+    });
+    nonTorchBytes = estimatedNonTorchBytes;
+  }
   return {
     activationFactor,
-    allocatorFactor: scaled.gapBytes > 0 ? measuredGap / scaled.gapBytes : 1,
-    nonTorchBytes: measured.deviceBytes === null ? null : measured.deviceBytes - measured.reservedBytes,
-    estimatedNonTorchBytes: estimate.peak.deviceBytes - estimate.peak.reservedBytes,
+    allocatorFactor,
+    nonTorchBytes,
+    estimatedNonTorchBytes,
     errors: {
-      allocated: rel(estimate.peak.allocatedBytes, measured.allocatedBytes),
-      reserved: rel(estimate.peak.reservedBytes, measured.reservedBytes),
-      device: measured.deviceBytes === null ? null : rel(estimate.peak.deviceBytes, measured.deviceBytes),
+      allocated: estimateError(estimate.peak.allocatedBytes, measured.allocatedBytes),
+      reserved: estimateError(estimate.peak.reservedBytes, measured.reservedBytes),
+      device: estimateError(estimate.peak.deviceBytes, measured.deviceBytes),
     },
     measured,
     peakPhase: phase,
+    activationRange: range,
+    bounds,
   };
 }
 
@@ -162,10 +328,11 @@ export function applyCalibration(estimate: Estimate, calibration: Calibration): 
   const scaled = scale(estimate, calibration.activationFactor ?? 1);
   const reserved = scaled.allocatedBytes + calibration.allocatorFactor * scaled.gapBytes;
   const ownNonTorch = estimate.peak.deviceBytes - estimate.peak.reservedBytes;
+  // Memory outside torch is never negative, whatever the run measured beside its own estimate.
   const nonTorch =
     calibration.nonTorchBytes === null
       ? ownNonTorch
-      : ownNonTorch + calibration.nonTorchBytes - calibration.estimatedNonTorchBytes;
+      : Math.max(0, ownNonTorch + calibration.nonTorchBytes - calibration.estimatedNonTorchBytes);
   return {
     allocatedBytes: Math.round(scaled.allocatedBytes),
     reservedBytes: Math.round(reserved),

@@ -13,7 +13,9 @@ export type UserErrorCode =
   /** A number outside what the field or flag accepts (below 1, above its limit, beyond the model's shape). */
   | 'out-of-range'
   /** A probe log that did not appear in time (`watch --log`). */
-  | 'timeout';
+  | 'timeout'
+  /** A calibration that cannot be made from a run, or carried to a setup (run-calibration.ts). */
+  | 'calibration-refused';
 
 export interface UserErrorInit {
   readonly code: UserErrorCode;

@@ -128,6 +128,26 @@ describe('fitLimits with a calibration', () => {
     expect(r.microBatch.next!.deviceBytes).toBe(calibratedEstimate(at(4), calibration).peak.deviceBytes);
   });
 
+  it('stops where the calibration ends: at the most tokens per micro-batch it is carried to', () => {
+    // On an H200 the search would go far; a calibration carried to 8192 tokens stops at b8×1024 and 8192.
+    const h200 = findGpu('h200-sxm')!;
+    const onH200 = calibrate(estimate({ scenario: { ...scenario, microBatchSize: 2 }, shape, gpu: h200 }), {
+      ...e2.peak,
+    });
+    const r = fitLimits({
+      scenario: { ...scenario, microBatchSize: 2 },
+      shape,
+      gpu: h200,
+      calibration: onH200,
+      calibratedMaxTokens: 8192,
+    });
+    expect([r.microBatch.value, r.microBatch.limit, r.microBatch.next]).toEqual([8, 'calibration', null]);
+    expect([r.seqLen.value, r.seqLen.limit]).toEqual([4096, 'calibration']);
+    // The limit applies only with a calibration.
+    const plain = fitLimits({ scenario, shape, gpu: h200, calibratedMaxTokens: 8192 });
+    expect(plain.microBatch.limit).toBe('memory');
+  });
+
   it('without one (null) it is the estimator’s own search', () => {
     expect(fitLimits({ scenario, shape, gpu, calibration: null })).toEqual(
       fitLimits({ scenario, shape, gpu }),

@@ -35,8 +35,11 @@ export interface FitBound {
     readonly deviceBytes: number;
     readonly requiredBytes: number;
   } | null;
-  /** What stopped the search: memory, the model's context length, or the search cap. */
-  readonly limit: 'memory' | 'context' | 'cap';
+  /**
+   * What stopped the search: memory, the model's context length, the search cap, or the end of the
+   * tokens per micro-batch a calibration is carried to (FitInput.calibratedMaxTokens).
+   */
+  readonly limit: 'memory' | 'context' | 'cap' | 'calibration';
 }
 
 export interface FitResult {
@@ -61,6 +64,11 @@ export interface FitInput {
    * estimates returned carry the calibrated peaks. Absent or null: the estimator alone.
    */
   readonly calibration?: Calibration | null;
+  /**
+   * With a calibration: the most tokens per micro-batch it is carried to (run-calibration.ts,
+   * calibratedTokenRange); the searches stop there. Absent: no limit besides the caps.
+   */
+  readonly calibratedMaxTokens?: number;
 }
 
 /**
@@ -93,7 +101,7 @@ function bound(
   input: FitInput,
   budget: number,
   cap: number,
-  capKind: 'context' | 'cap',
+  capKind: FitBound['limit'],
 ): FitBound {
   const cache = new Map<number, Estimate>();
   const at = (n: number): Estimate => {
@@ -139,20 +147,26 @@ function bound(
 export function fitLimits(input: FitInput): FitResult {
   const target = memoryTarget(input.gpu, input.marginFraction ?? DEFAULT_MARGIN_FRACTION);
   const scenario: Scenario = { ...input.scenario, gpu: input.gpu.id };
+  // A calibration is carried only so far in tokens per micro-batch: past it the search stops.
+  const calibrated = input.calibration ? (input.calibratedMaxTokens ?? null) : null;
+  const within = (cap: number, kind: FitBound['limit'], per: number): [number, FitBound['limit']] => {
+    const most = calibrated === null ? Number.POSITIVE_INFINITY : Math.floor(calibrated / per);
+    return most < cap ? [Math.max(1, most), 'calibration'] : [cap, kind];
+  };
+  const [batchCap, batchKind] = within(MAX_MICRO_BATCH, 'cap', scenario.seqLen);
   const microBatch = bound(
     (n) => ({ ...scenario, microBatchSize: n }),
     input,
     target.budgetBytes,
-    MAX_MICRO_BATCH,
-    'cap',
+    batchCap,
+    batchKind,
   );
   const context = input.contextTokens ?? null;
-  const seqLen = bound(
-    (n) => ({ ...scenario, seqLen: n }),
-    input,
-    target.budgetBytes,
+  const [seqCap, seqKind] = within(
     context ?? MAX_SEQ_LEN,
     context === null ? 'cap' : 'context',
+    scenario.microBatchSize,
   );
+  const seqLen = bound((n) => ({ ...scenario, seqLen: n }), input, target.budgetBytes, seqCap, seqKind);
   return { target, scenario, microBatch, seqLen };
 }

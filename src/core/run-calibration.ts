@@ -5,14 +5,20 @@
  * `headroom plan` read back for `--calibrated RUN`. Pure: records in, data out.
  */
 import {
+  type ActivationLimits,
+  activationLimitScenarios,
+  activationLimits,
   activationTerms,
   applyCalibration,
   CALIBRATION_WARMUP_STEPS,
   type CalibratedPeak,
   type Calibration,
   calibrate,
+  type MeasuredPeaks,
   type MeasuredStepPeak,
+  measuredActivationFactor,
   measuredPeaks,
+  modelStateBytes,
 } from './calibrate.js';
 import { timelinePhase } from './diagnose/run-timeline.js';
 import type { Estimate } from './estimate.js';
@@ -33,6 +39,91 @@ export type CalibrationNote =
 
 /** Fewest steps after the warm-up before a calibration is trusted without a note. */
 export const CALIBRATION_MIN_STEPS = 3;
+
+/**
+ * Fewest training steps a calibration is made from: the warm-up step and one more. The first step cannot
+ * show the run's peak: torch's optimizers create their states lazily in the first optimizer.step()
+ * (torch/optim/adamw.py, _init_group: exp_avg and exp_avg_sq on the first step), so the first forward
+ * and backward run without them, and the caching allocator is still growing its segments. The second
+ * step is the first whose forward and backward hold everything every later step holds.
+ */
+export const CALIBRATION_MIN_RECORDED_STEPS = CALIBRATION_WARMUP_STEPS + 1;
+
+/**
+ * The largest change in tokens per micro-batch (micro-batch × sequence, either way) a calibration is
+ * carried across. Measured on the H200 rows (npm run bench:calibration): calibrated on one setup and
+ * predicting the same setup at another token count, the activation factor kept the allocated peak within
+ * 2 % at every ratio measured, up to 16× (h200-010 at 512 tokens → h200-005/006 at 8192). Past 16× nothing
+ * was measured, and whatever the factor absorbed that does not grow with tokens grows with the ratio.
+ */
+export const CALIBRATION_MAX_TOKEN_RATIO = 16;
+
+/**
+ * What a factor is never carried across, each read from a scenario: the factor measures how this model
+ * keeps these tensors, and each of these changes which tensors there are.
+ * - model: another architecture has other layers, widths and vocabulary;
+ * - method: full, LoRA, QLoRA and freeze save different inputs for backward and keep different states;
+ * - quantization: the 4- and 8-bit layers save (or drop) their inputs and dequantize their weights;
+ * - strategy: sharding moves the states, buckets and gathered weights the allocator holds.
+ */
+export const CALIBRATION_FIXED_FIELDS = {
+  model: (s: Scenario) => (typeof s.model === 'string' ? s.model : JSON.stringify(s.model)),
+  method: (s: Scenario) => s.method,
+  quantization: (s: Scenario) => s.quantization,
+  strategy: (s: Scenario) => s.parallelism.strategy,
+} as const satisfies Readonly<Record<string, (s: Scenario) => string>>;
+export type CalibrationFixedField = keyof typeof CALIBRATION_FIXED_FIELDS;
+
+/** Why a run cannot be calibrated from, or a calibration not carried to a setup: a code and its figures. */
+export type CalibrationRefusal =
+  /** No training step recorded torch's memory figures. */
+  | { readonly code: 'no-measured-peak'; readonly params: { readonly steps: number } }
+  /** Fewer training steps than CALIBRATION_MIN_RECORDED_STEPS. */
+  | { readonly code: 'too-few-steps'; readonly params: { readonly steps: number; readonly needed: number } }
+  /** torch's reserved peak below its allocated peak, which a caching allocator cannot show. */
+  | {
+      readonly code: 'reserved-below-allocated';
+      readonly params: { readonly allocatedBytes: number; readonly reservedBytes: number };
+    }
+  /** The measured peak is below the weights and optimizer states the scenario must hold (modelStateBytes). */
+  | {
+      readonly code: 'below-model-states';
+      readonly params: {
+        readonly measuredBytes: number;
+        readonly stateBytes: number;
+        readonly weightsBytes: number;
+        readonly optimizerBytes: number;
+        readonly gradientBytes: number;
+      };
+    }
+  /** More activation bytes than the setup's most memory-hungry form keeps (ActivationLimits.ceilingBytes). */
+  | {
+      readonly code: 'activations-beyond-setup';
+      readonly params: {
+        readonly factor: number;
+        readonly maxFactor: number;
+        readonly measuredBytes: number;
+        readonly ceilingBytes: number;
+      };
+    }
+  /** The setup to predict changes a field the factor cannot be carried across. */
+  | {
+      readonly code: 'setup-differs';
+      readonly params: {
+        readonly field: CalibrationFixedField;
+        readonly run: string;
+        readonly target: string;
+      };
+    }
+  /** The setup to predict has more (or fewer) tokens per micro-batch than the ratio allows. */
+  | {
+      readonly code: 'tokens-beyond-range';
+      readonly params: {
+        readonly runTokens: number;
+        readonly targetTokens: number;
+        readonly maxRatio: number;
+      };
+    };
 
 export interface RunCalibration {
   readonly runId: number;
@@ -108,23 +199,77 @@ export function recordedStepPeaks(
   return out;
 }
 
+/** A run that cannot be calibrated from: what was measured, and why not. */
+export interface RefusedCalibration {
+  readonly runId: number;
+  readonly runName: string | null;
+  readonly scenario: Scenario;
+  /** The estimator's peaks for the scenario; null when nothing was measured to compare them with. */
+  readonly estimate: EstimatedPeak | null;
+  readonly measured: MeasuredPeaks | null;
+  /** Training steps with memory figures. */
+  readonly steps: number;
+  readonly refusals: readonly CalibrationRefusal[];
+}
+
+export type CalibrationOutcome =
+  | { readonly refused: false; readonly calibration: RunCalibration }
+  | { readonly refused: true; readonly refusal: RefusedCalibration };
+
 /**
- * The run's calibration: its measured peaks (after the warm-up) against `estimate`, the estimate of
- * `scenario`. Null when the run recorded no training step with memory figures.
- * @example calibrateRun(run, ledger.steps(run.id), ledger.processSamples(run.id), scenario, est)?.calibration.activationFactor
+ * The run's calibration: its measured peaks (after the warm-up) against the estimate of `scenario`,
+ * within the physical bounds that the estimates of its variants give (activationLimitScenarios), or
+ * the reasons it cannot be made. `estimateOf` estimates a scenario on the run's model.
+ * @example calibrateRun(run, ledger.steps(run.id), ledger.processSamples(run.id), scenario, estimateOf)
  */
 export function calibrateRun(
   run: RunRecord,
   steps: readonly StepRecord[],
   processes: readonly ProcessSampleRecord[],
   scenario: Scenario,
-  estimate: Estimate,
-): RunCalibration | null {
+  estimateOf: (scenario: Scenario) => Estimate,
+): CalibrationOutcome {
   const peaks = recordedStepPeaks(steps, processes);
-  if (peaks.length === 0) return null;
-  const warmup = peaks.length > CALIBRATION_WARMUP_STEPS ? CALIBRATION_WARMUP_STEPS : 0;
+  const refuse = (
+    refusals: CalibrationRefusal[],
+    est: Estimate | null,
+    measured: MeasuredPeaks | null,
+  ): CalibrationOutcome => ({
+    refused: true,
+    refusal: {
+      runId: run.id,
+      runName: run.name,
+      scenario,
+      estimate: est ? peakOf(est) : null,
+      measured,
+      steps: peaks.length,
+      refusals,
+    },
+  });
+  if (peaks.length === 0) return refuse([{ code: 'no-measured-peak', params: { steps: 0 } }], null, null);
+  if (peaks.length < CALIBRATION_MIN_RECORDED_STEPS)
+    return refuse(
+      [{ code: 'too-few-steps', params: { steps: peaks.length, needed: CALIBRATION_MIN_RECORDED_STEPS } }],
+      null,
+      null,
+    );
+  const warmup = CALIBRATION_WARMUP_STEPS;
   const used = peaks.slice(warmup);
-  const calibration = calibrate(estimate, measuredPeaks(peaks, warmup));
+  const measured = measuredPeaks(peaks, warmup);
+  const est = estimateOf(scenario);
+  const phase = est.peakPhase;
+  const variants = activationLimitScenarios(scenario);
+  const limits = activationLimits(
+    estimateOf(variants.floor),
+    tryEstimate(estimateOf, variants.ceiling),
+    phase,
+  );
+
+  const refusals = measurementRefusals(est, measured, limits);
+  if (refusals.length > 0) return refuse(refusals, est, measured);
+
+  const calibration = calibrate(est, measured, limits);
+  const terms = activationTerms(est, phase);
   const notes: CalibrationNote[] = [];
   if (run.batchSize !== null && run.batchSize !== scenario.microBatchSize)
     notes.push({ code: 'batch-differs', recorded: run.batchSize, scenario: scenario.microBatchSize });
@@ -134,27 +279,128 @@ export function calibrateRun(
   if (calibration.measured.deviceBytes === null) notes.push({ code: 'no-device-samples' });
   if (used.length < CALIBRATION_MIN_STEPS) notes.push({ code: 'few-steps', steps: used.length });
   return {
-    runId: run.id,
-    runName: run.name,
-    scenario,
-    estimate: {
-      allocatedBytes: estimate.peak.allocatedBytes,
-      reservedBytes: estimate.peak.reservedBytes,
-      deviceBytes: estimate.peak.deviceBytes,
+    refused: false,
+    calibration: {
+      runId: run.id,
+      runName: run.name,
+      scenario,
+      estimate: peakOf(est),
+      calibration,
+      activationBytes:
+        calibration.activationFactor === null
+          ? null
+          : {
+              estimated: terms,
+              measured: Math.round(terms * calibration.activationFactor),
+            },
+      steps: { used: used.length, first: used[0]!.step, last: used[used.length - 1]!.step, warmup },
+      notes,
     },
-    calibration,
-    activationBytes:
-      calibration.activationFactor === null
-        ? null
-        : {
-            estimated: activationTerms(estimate, calibration.peakPhase),
-            measured: Math.round(
-              activationTerms(estimate, calibration.peakPhase) * calibration.activationFactor,
-            ),
-          },
-    steps: { used: used.length, first: used[0]!.step, last: used[used.length - 1]!.step, warmup },
-    notes,
   };
+}
+
+/**
+ * Why a measurement cannot calibrate the estimate of its scenario: a reserved peak below the allocated
+ * one, an allocated peak below the states the scenario must hold, or more activations than the setup's
+ * most memory-hungry form keeps. Empty when it can.
+ */
+export function measurementRefusals(
+  est: Estimate,
+  measured: MeasuredPeaks,
+  limits: ActivationLimits,
+): CalibrationRefusal[] {
+  const phase = est.peakPhase;
+  const refusals: CalibrationRefusal[] = [];
+  if (measured.reservedBytes < measured.allocatedBytes)
+    refusals.push({
+      code: 'reserved-below-allocated',
+      params: { allocatedBytes: measured.allocatedBytes, reservedBytes: measured.reservedBytes },
+    });
+  const states = modelStateBytes(est);
+  if (measured.allocatedBytes < states.totalBytes)
+    refusals.push({
+      code: 'below-model-states',
+      params: {
+        measuredBytes: measured.allocatedBytes,
+        stateBytes: states.totalBytes,
+        weightsBytes: states.weightsBytes,
+        optimizerBytes: states.optimizerBytes,
+        gradientBytes: states.gradientBytes,
+      },
+    });
+  const raw = measuredActivationFactor(est, measured);
+  const terms = activationTerms(est, phase);
+  if (raw !== null && limits.ceilingBytes !== null && raw * terms > limits.ceilingBytes)
+    refusals.push({
+      code: 'activations-beyond-setup',
+      params: {
+        factor: raw,
+        maxFactor: limits.ceilingBytes / terms,
+        measuredBytes: Math.round(raw * terms),
+        ceilingBytes: limits.ceilingBytes,
+      },
+    });
+  return refusals;
+}
+
+function peakOf(e: Estimate): EstimatedPeak {
+  return {
+    allocatedBytes: e.peak.allocatedBytes,
+    reservedBytes: e.peak.reservedBytes,
+    deviceBytes: e.peak.deviceBytes,
+  };
+}
+
+/** An estimate of a variant, or null when the estimator rejects the variant (no ceiling then). */
+function tryEstimate(estimateOf: (s: Scenario) => Estimate, scenario: Scenario): Estimate | null {
+  try {
+    return estimateOf(scenario);
+  } catch {
+    return null;
+  }
+}
+
+/** Tokens in one micro-batch of a setup. */
+export const tokensPerMicroBatch = (s: Pick<Scenario, 'microBatchSize' | 'seqLen'>): number =>
+  s.microBatchSize * s.seqLen;
+
+/** The tokens per micro-batch a calibration of a run at `run` is carried to: within the ratio either way. */
+export function calibratedTokenRange(run: Pick<Scenario, 'microBatchSize' | 'seqLen'>): {
+  readonly minTokens: number;
+  readonly maxTokens: number;
+} {
+  const tokens = tokensPerMicroBatch(run);
+  return {
+    minTokens: Math.ceil(tokens / CALIBRATION_MAX_TOKEN_RATIO),
+    maxTokens: tokens * CALIBRATION_MAX_TOKEN_RATIO,
+  };
+}
+
+/**
+ * Why a calibration made on `run` cannot be carried to `target`: the fields it is never carried across,
+ * and a token count outside the range. Empty when it can.
+ */
+export function calibrationCarries(run: Scenario, target: Scenario): CalibrationRefusal[] {
+  const out: CalibrationRefusal[] = [];
+  for (const [field, read] of Object.entries(CALIBRATION_FIXED_FIELDS) as [
+    CalibrationFixedField,
+    (s: Scenario) => string,
+  ][]) {
+    if (read(run) !== read(target))
+      out.push({ code: 'setup-differs', params: { field, run: read(run), target: read(target) } });
+  }
+  const range = calibratedTokenRange(run);
+  const targetTokens = tokensPerMicroBatch(target);
+  if (targetTokens < range.minTokens || targetTokens > range.maxTokens)
+    out.push({
+      code: 'tokens-beyond-range',
+      params: {
+        runTokens: tokensPerMicroBatch(run),
+        targetTokens,
+        maxRatio: CALIBRATION_MAX_TOKEN_RATIO,
+      },
+    });
+  return out;
 }
 
 /** What calibration changes for one setup: the estimate alone, the calibrated prediction, and the move. */
@@ -193,8 +439,13 @@ export function readRunCalibration(data: unknown): RunCalibration | null {
   const e = data.estimate;
   const s = data.steps;
   if (!isObject(c) || !isObject(e) || !isObject(s)) return null;
-  if (!(c.activationFactor === null || isNumber(c.activationFactor))) return null;
-  if (!isNumber(c.allocatorFactor) || !isNumber(c.estimatedNonTorchBytes)) return null;
+  // A factor outside its physical range, or a record from before the bounds (no `bounds`), is not used:
+  // the run is measured again (io/calibrate-run.ts, calibrationOf).
+  if (!(c.activationFactor === null || (isNumber(c.activationFactor) && c.activationFactor >= 0)))
+    return null;
+  if (!isNumber(c.allocatorFactor) || c.allocatorFactor < 0 || !isNumber(c.estimatedNonTorchBytes))
+    return null;
+  if (!Array.isArray(c.bounds)) return null;
   if (!(c.nonTorchBytes === null || isNumber(c.nonTorchBytes))) return null;
   if (!isObject(c.measured) || !isObject(c.errors) || typeof c.peakPhase !== 'string') return null;
   if (!isNumber(e.allocatedBytes) || !isNumber(e.reservedBytes) || !isNumber(e.deviceBytes)) return null;

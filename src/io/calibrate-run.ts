@@ -6,36 +6,31 @@ import { withBitsandbytes } from '../core/bitsandbytes.js';
 import type { ScenarioContext } from '../core/diagnose/index.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
-import { calibrateRun, type RunCalibration, readRunCalibration } from '../core/run-calibration.js';
+import {
+  type CalibrationOutcome,
+  calibrateRun,
+  type RunCalibration,
+  readRunCalibration,
+} from '../core/run-calibration.js';
 import type { RunRecord } from '../core/run-record.js';
+import type { Scenario } from '../core/scenario.js';
 import { formatBytes } from '../core/units.js';
 import type { Ledger } from './ledger.js';
-import { recordedBitsandbytes, runScenarioContext } from './run-context.js';
+import { recordedBitsandbytes, runScenarioContext, storedScenarioContext } from './run-context.js';
 
 /** The event kind a calibration is stored under. */
 export const CALIBRATION_EVENT = 'calibration';
 
 /**
  * Calibrates a recorded run against the estimate of `ctx`, as it ran with the bitsandbytes the probe
- * recorded (an old one keeps the 4-bit inputs, which the factors must not absorb); a user error when it
- * recorded no step.
+ * recorded (an old one keeps the 4-bit inputs, which the factors must not absorb): the calibration, or
+ * the reasons the run cannot give one.
  */
-export function measureCalibration(ledger: Ledger, run: RunRecord, ctx: ScenarioContext): RunCalibration {
+export function measureCalibration(ledger: Ledger, run: RunRecord, ctx: ScenarioContext): CalibrationOutcome {
   const scenario = withBitsandbytes(ctx.scenario, recordedBitsandbytes(ledger, run.id)).scenario;
-  const result = calibrateRun(
-    run,
-    ledger.steps(run.id),
-    ledger.processSamples(run.id),
-    scenario,
-    estimate({ scenario, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null }),
-  );
-  if (result) return result;
-  throw new HeadroomUserError({
-    code: 'bad-flag',
-    where: 'RUN',
-    message: `run ${run.id} recorded no training step with memory figures, so there is nothing to calibrate against`,
-    hint: 'call headroom_probe.step(step, ...) after each training step (or use HeadroomCallback), then record a short run with headroom run',
-  });
+  const estimateOf = (s: Scenario) =>
+    estimate({ scenario: s, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null });
+  return calibrateRun(run, ledger.steps(run.id), ledger.processSamples(run.id), scenario, estimateOf);
 }
 
 /** Stores a calibration as the run's latest `calibration` event. */
@@ -50,20 +45,26 @@ export function storeCalibration(ledger: Ledger, calibration: RunCalibration): v
   });
 }
 
-/** The run's latest stored calibration; null when it was never calibrated. */
+/** The run's latest stored calibration; null when it was never calibrated or the record is not usable. */
 export function storedCalibration(ledger: Ledger, run: RunRecord): RunCalibration | null {
   const event = ledger.events(run.id, [CALIBRATION_EVENT]).at(-1);
   return event ? readRunCalibration(event.data) : null;
 }
 
 /**
- * The calibration `--calibrated RUN` uses: the stored one, else one measured now against the run's own
- * scenario (not stored). A user error when neither is possible.
+ * The calibration `--calibrated RUN` uses: the stored one, else one measured now (not stored) against
+ * the scenario a stored record was made for — one written before the physical bounds, or with a factor
+ * outside them, is measured again — or the run's own. A user error when there is no scenario to use.
  */
-export async function calibrationOf(ledger: Ledger, run: RunRecord): Promise<RunCalibration> {
-  const stored = storedCalibration(ledger, run);
-  if (stored) return stored;
-  const ctx = await runScenarioContext(run);
+export async function calibrationOf(ledger: Ledger, run: RunRecord): Promise<CalibrationOutcome> {
+  const event = ledger.events(run.id, [CALIBRATION_EVENT]).at(-1);
+  const stored = event ? readRunCalibration(event.data) : null;
+  if (stored) return { refused: false, calibration: stored };
+  const earlier = event?.data.scenario;
+  const ctx =
+    (typeof earlier === 'object' && earlier !== null
+      ? await storedScenarioContext(earlier as Record<string, unknown>)
+      : null) ?? (await runScenarioContext(run));
   if (!ctx) {
     throw new HeadroomUserError({
       code: 'bad-flag',

@@ -37,15 +37,22 @@ export function recordedBitsandbytes(ledger: Ledger, runId: number): string | nu
   return versions.find((v): v is string => typeof v === 'string') ?? null;
 }
 
-/** The run's stored scenario, parsed; null when it has none (recorded without scenario flags). */
-function storedScenario(run: RunRecord): ReturnType<typeof parseScenario> | null {
-  if (!run.scenario) return null;
+/** A scenario stored in the ledger, parsed; null when there is none or another version wrote it. */
+function parseStored(
+  raw: Readonly<Record<string, unknown>> | null | undefined,
+): ReturnType<typeof parseScenario> | null {
+  if (!raw) return null;
   try {
-    return parseScenario(run.scenario);
+    return parseScenario(raw);
   } catch (error) {
     if (isUserError(error)) return null; // written by another version: diagnose without it
     throw error;
   }
+}
+
+/** The run's stored scenario, parsed; null when it has none (recorded without scenario flags). */
+function storedScenario(run: RunRecord): ReturnType<typeof parseScenario> | null {
+  return parseStored(run.scenario);
 }
 
 /**
@@ -67,7 +74,14 @@ export function runScenarioContextSync(run: RunRecord): ScenarioContext | null {
 
 /** The run's scenario with any model (files and the Hub too); null when the run has none. */
 export async function runScenarioContext(run: RunRecord): Promise<ScenarioContext | null> {
-  const scenario = storedScenario(run);
+  return storedScenarioContext(run.scenario);
+}
+
+/** A scenario stored in the ledger (a run's, a calibration's) with its model resolved; null without one. */
+export async function storedScenarioContext(
+  raw: Readonly<Record<string, unknown>> | null | undefined,
+): Promise<ScenarioContext | null> {
+  const scenario = parseStored(raw);
   if (!scenario) return null;
   const model = await resolveModel(scenario.model);
   return {

@@ -4,6 +4,7 @@
  * Every user string (run names, commands, OOM text) is escaped.
  */
 import type { RunDetail } from '../core/dashboard-types.js';
+import { estimateError, estimateErrorText } from '../core/estimate-error.js';
 import { formatBytes, GIB } from '../core/units.js';
 
 /** Escapes text for HTML element content and attribute values. */
@@ -85,6 +86,12 @@ ${oom}
 <p class="legend"><i style="background:#64748b"></i>nvidia-smi used <i style="background:#d97706"></i>reserved (per-step peak) <i style="background:#2563eb"></i>allocated (per-step peak) <i style="background:#be185d"></i>loss ${capacity ? '<i style="background:#dc2626"></i>card capacity' : ''}</p>`;
 }
 
+/** One level's error in the one convention (estimate − measured) / measured, in words. */
+function errorCell(estimated: number | null, measured: number | null): string {
+  const error = estimated === null ? null : estimateError(estimated, measured);
+  return error === null ? '' : escapeHtml(estimateErrorText(error));
+}
+
 function row(cells: readonly string[]): string {
   return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
 }
@@ -127,8 +134,8 @@ li.error>b{color:#dc2626}li.warn>b{color:#d97706}.muted{color:#64748b;font-size:
 <h1>#${run.id} ${escapeHtml(run.name)} <span class="badge ${escapeHtml(run.status)}">${escapeHtml(run.status)}</span></h1>
 <p class="muted"><code>${escapeHtml(run.command)}</code><br>started ${escapeHtml(run.startedAt)} · ${run.steps} steps${run.durationMs === null ? '' : ` · ${Math.round(run.durationMs / 1000)} s`}${run.demo ? ' · demo data (synthetic)' : ''}</p>
 <section><h2>Memory over time</h2>${memoryChart(detail)}</section>
-<section><h2>Estimate vs measured (per GPU)</h2><table><tr><th></th><th>estimated</th><th>measured</th><th>error</th></tr>
-${levels.map(([label, est, meas]) => row([escapeHtml(label), est === null ? '—' : formatBytes(est), meas === null ? '—' : formatBytes(meas), est === null || meas === null || meas === 0 ? '' : `${(((est - meas) / meas) * 100).toFixed(1)} %`])).join('')}
+<section><h2>Estimate vs measured (per GPU)</h2><table><tr><th></th><th>estimated</th><th>measured</th><th>estimate against the run</th></tr>
+${levels.map(([label, est, meas]) => row([escapeHtml(label), est === null ? '—' : formatBytes(est), meas === null ? '—' : formatBytes(meas), errorCell(est, meas)])).join('')}
 </table></section>
 <section><h2>Diagnosis</h2>${findings ? `<ol>${findings}</ol>` : '<p>Nothing to report.</p>'}${detail.oom ? `<pre>${escapeHtml(detail.oom.text)}</pre>` : ''}</section>
 <section><h2>Scenario</h2>${run.scenario ? `<pre style="background:#f1f5f9">${escapeHtml(JSON.stringify(run.scenario, null, 2))}</pre>` : '<p class="muted">No scenario was given for this run (headroom run --scenario/--from/flags records one).</p>'}</section>

@@ -3,6 +3,7 @@
  * did not fit — loading → weights, forward/backward → activations, optimizer step → optimizer states,
  * one rank failing → imbalance — and, when a scenario is known, each change carries the estimator's figure.
  */
+import { estimateError, estimateErrorText } from '../estimate-error.js';
 import { foreignProcesses, type OomPhase } from '../oom/index.js';
 import type { Evidence, Finding, Severity } from './finding.js';
 import { priceRemedies, type RemediedPart } from './remedies.js';
@@ -56,6 +57,22 @@ function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence
             : c.words.estimateShort(bytes(device - cap)),
         );
   const out = [ev(input, 'estimate-peak', value)];
+  // A recorded run measured its own peak: the estimate against it, in the one sign convention.
+  const trained = (input.timeline?.steps ?? []).filter((s) => s.phase === 'train');
+  const measured = trained.length > 0 ? Math.max(...trained.map((s) => s.peakAllocatedBytes)) : null;
+  const error = estimateError(base.peak.allocatedBytes, measured);
+  if (measured !== null && error !== null)
+    out.push(
+      ev(
+        input,
+        'estimate-error',
+        c.words.estimateAgainst(
+          estimateErrorText(error, c),
+          bytes(base.peak.allocatedBytes),
+          bytes(measured),
+        ),
+      ),
+    );
   if (part) {
     const size = base.components[part];
     out.push(

@@ -6,9 +6,10 @@ import { findGpu } from '../catalog/index.js';
 import { estimate } from '../estimate.js';
 import { resolveModelRef } from '../model-ref.js';
 import { parseScenario, type Scenario } from '../scenario.js';
+import { formatBytes } from '../units.js';
 import { diagnose, withOptimizerKernel } from './diagnose.js';
 import { FINDING_GROUP, FINDING_ORDER } from './finding.js';
-import { EN } from './messages.js';
+import { EN, ZH } from './messages.js';
 import { remedyFigure } from './remedies.js';
 
 const CORPUS: readonly { id: string; text: string }[] = readFileSync(
@@ -388,5 +389,56 @@ describe('the JSON contract', () => {
 
   it('an empty text has no findings', () => {
     expect(diagnose({ text: '' }).findings).toEqual([]);
+  });
+});
+
+describe('diagnose: the estimate against a recorded run, (estimate − measured) / measured', () => {
+  const scenario = parseScenario({ model: 'llama-3.1-8b', method: 'lora', precision: 'bf16-true' });
+  const shape = resolveModelRef('llama-3.1-8b')!.shape;
+  const est = estimate({ scenario, shape }).peak.allocatedBytes;
+  /** Three training steps that peaked at `peak` bytes allocated. */
+  const timeline = (peak: number) => ({
+    steps: [1, 2, 3].map((step) => ({
+      step,
+      phase: 'train' as const,
+      allocatedBytes: peak / 2,
+      reservedBytes: peak,
+      peakAllocatedBytes: peak,
+      peakReservedBytes: peak,
+      inactiveSplitBytes: 0,
+      numAllocRetries: 0,
+      rank: 0,
+      device: 0,
+    })),
+  });
+  const line = (peak: number, lang = EN) =>
+    diagnose({
+      text: text('pt-2.x-16417-batch'),
+      scenario: { scenario, shape },
+      timeline: timeline(peak),
+      catalog: lang,
+    })
+      .findings.find((f) => f.code === 'activations')!
+      .evidence.find((e) => e.label === lang.labels['estimate-error'])?.value;
+
+  it('a run that needed 25 % more than estimated: the estimate under the measured peak', () => {
+    const measured = est * 1.25;
+    expect(line(measured)).toBe(
+      `estimate 20.0 % under the measured peak (${formatBytes(est)} estimated, ${formatBytes(measured)} measured)`,
+    );
+    expect(line(measured, ZH)).toBe(
+      `估算比实测峰值低 20.0 %（估算 ${formatBytes(est)}，实测 ${formatBytes(measured)}）`,
+    );
+  });
+
+  it('a run that needed less than estimated: the estimate over the measured peak', () => {
+    const measured = est / 1.1;
+    expect(line(measured)).toMatch(/^estimate 10\.0 % over the measured peak \(/);
+    expect(line(measured, ZH)).toMatch(/^估算比实测峰值高 10\.0 %/);
+  });
+
+  it('no recorded run, no such line', () => {
+    const f = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } }).findings;
+    expect(f.flatMap((x) => x.evidence).some((e) => e.label === EN.labels['estimate-error'])).toBe(false);
   });
 });

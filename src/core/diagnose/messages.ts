@@ -63,6 +63,7 @@ export type EvidenceLabel =
   | 'phase'
   | 'estimate-peak'
   | 'estimate-part'
+  | 'estimate-error'
   | 'kept-inputs'
   | 'rank'
   | 'allocated'
@@ -125,6 +126,13 @@ export interface MessageCatalog {
     readonly share: (part: string, percent: string) => string;
     readonly estimateFits: (spare: string) => string;
     readonly estimateShort: (short: string) => string;
+    /**
+     * An estimate against a measured peak, error = (estimate − measured) / measured (estimate-error.ts):
+     * "estimate 12.0 % under the measured peak" (too low), "… over …" (too high), or a match.
+     */
+    readonly estimateError: (side: 'under' | 'over' | 'match', percent: string) => string;
+    /** The error with both figures: "estimate 12.0 % under the measured peak (8.80 GiB estimated, 10.00 GiB measured)". */
+    readonly estimateAgainst: (error: string, estimated: string, measured: string) => string;
     readonly remedyFits: (saved: string, spare: string) => string;
     readonly remedyShort: (saved: string, short: string) => string;
     readonly remedySaves: (saved: string) => string;
@@ -386,6 +394,7 @@ export const EN: MessageCatalog = {
     phase: 'phase',
     'estimate-peak': 'estimate for this setup (nvidia-smi level)',
     'estimate-part': 'estimated at the peak',
+    'estimate-error': 'estimate against this run (torch allocated)',
     'kept-inputs': 'inputs the 4-bit layers keep (estimate)',
     rank: 'rank',
     allocated: 'allocated',
@@ -474,6 +483,12 @@ export const EN: MessageCatalog = {
     share: (part, percent) => `${part} (${percent} of the peak)`,
     estimateFits: (spare) => `fits with ${spare} to spare`,
     estimateShort: (short) => `${short} short`,
+    estimateError: (side, percent) =>
+      side === 'match'
+        ? 'estimate matches the measured peak'
+        : `estimate ${percent} ${side} the measured peak`,
+    estimateAgainst: (error, estimated, measured) =>
+      `${error} (${estimated} estimated, ${measured} measured)`,
     remedyFits: (saved, spare) => `−${saved}, fits with ${spare} to spare`,
     remedyShort: (saved, short) => `−${saved}, still ${short} short`,
     remedySaves: (saved) => `−${saved}`,
@@ -723,6 +738,7 @@ export const ZH: MessageCatalog = {
     phase: '阶段',
     'estimate-peak': '该配置的估算（nvidia-smi 口径）',
     'estimate-part': '峰值时的估算',
+    'estimate-error': '估算与本次运行的对比（torch 已分配）',
     'kept-inputs': '4 位层保留的输入（估算）',
     rank: 'rank',
     allocated: '已分配',
@@ -807,6 +823,9 @@ export const ZH: MessageCatalog = {
     share: (part, percent) => `${part}（占峰值的 ${percent}）`,
     estimateFits: (spare) => `放得下，还剩 ${spare}`,
     estimateShort: (short) => `还差 ${short}`,
+    estimateError: (side, percent) =>
+      side === 'match' ? '估算与实测峰值一致' : `估算比实测峰值${side === 'under' ? '低' : '高'} ${percent}`,
+    estimateAgainst: (error, estimated, measured) => `${error}（估算 ${estimated}，实测 ${measured}）`,
     remedyFits: (saved, spare) => `−${saved}，放得下，还剩 ${spare}`,
     remedyShort: (saved, short) => `−${saved}，仍差 ${short}`,
     remedySaves: (saved) => `−${saved}`,

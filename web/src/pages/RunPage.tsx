@@ -1,5 +1,7 @@
 /** One run: memory over time, per-step peaks, loss, phases, the OOM, and the diagnosis beside the chart. */
 import { useContext, useEffect, useMemo, useState } from 'react';
+import { catalogFor } from '../../../src/core/diagnose/messages.js';
+import { estimateError, estimateErrorText } from '../../../src/core/estimate-error.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
 import { type Band, TimeChart, type TimeSeries } from '../components/TimeChart.js';
@@ -77,6 +79,11 @@ export function RunPage({ id }: { id: number }) {
   const lang = useContext(LangContext);
   const [detail, setDetail] = useState<RunDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // An estimate against the run's peak, (estimate − measured) / measured, in the page's language.
+  const errorWords = (estimated: number, measured: number | null): string => {
+    const e = estimateError(estimated, measured);
+    return e === null ? '' : estimateErrorText(e, catalogFor(lang));
+  };
 
   useEffect(() => {
     let source: EventSource | null = null;
@@ -182,7 +189,7 @@ export function RunPage({ id }: { id: number }) {
                       <th>{t(key)}</th>
                       <td>{formatBytes(est)}</td>
                       <td>{meas === null ? '—' : formatBytes(meas)}</td>
-                      <td>{meas === null ? '' : `${(((est - meas) / meas) * 100).toFixed(1)} %`}</td>
+                      <td>{errorWords(est, meas)}</td>
                     </tr>
                   ))}
                 </tbody>
