@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { REPO_ROOT } from '../shared.js';
+import { REPO_ROOT } from '../data.js';
 
 export const CHROMIUM = process.env.HEADROOM_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(REPO_ROOT, 'test-results');
