@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, sharedFile } from '../test/shared.js';
+import { dataFile, REPO_ROOT } from '../test/data.js';
 import {
   type AccuracyRow,
   applyCorrections,
@@ -15,7 +15,7 @@ import {
   stats,
 } from './accuracy-lib.js';
 
-const ROWS: AccuracyRow[] = readFileSync(sharedFile('validation', 'measurements.jsonl'), 'utf8')
+const ROWS: AccuracyRow[] = readFileSync(dataFile('validation', 'measurements.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l));

@@ -1,5 +1,5 @@
 /**
- * Accuracy benchmark: every row of shared/validation/measurements.jsonl through the estimator, compared
+ * Accuracy benchmark: every row of data/validation/measurements.jsonl through the estimator, compared
  * with the level the row measured (allocated, reserved or device). Prints per-source and overall
  * figures and writes bench/results/accuracy.md. Run: npm run bench:accuracy
  */
@@ -18,9 +18,9 @@ import {
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-// The shared validation set, then Headroom's own H200 rows (bench/gpu writes h200-*measurements.jsonl).
+// The public validation set (data/validation), then Headroom's own H200 rows (bench/gpu writes h200-*measurements.jsonl).
 const sources = [
-  process.env.HEADROOM_MEASUREMENTS ?? join(root, '..', 'shared', 'validation', 'measurements.jsonl'),
+  process.env.HEADROOM_MEASUREMENTS ?? join(root, 'data', 'validation', 'measurements.jsonl'),
   ...readdirSync(join(root, 'bench', 'data'))
     .filter((name) => HARNESS_ROWS_FILE.test(name))
     .sort()
@@ -28,7 +28,7 @@ const sources = [
 ].filter((path) => existsSync(path));
 if (sources.length === 0) {
   console.error(
-    'bench:accuracy: no measurements found (expected ../shared/validation/measurements.jsonl). Set HEADROOM_MEASUREMENTS to a JSONL file.',
+    'bench:accuracy: no measurements found (expected data/validation/measurements.jsonl). Set HEADROOM_MEASUREMENTS to a JSONL file.',
   );
   process.exit(1);
 }

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { Ledger } from '../src/io/ledger.js';
 import { createDashboardApp } from '../src/server/dashboard.js';
 import { launch, listen } from '../test/browser/browser.js';
+import { REPO_ROOT } from '../test/data.js';
 import { startRun, tempHome } from '../test/ledger-fixture.js';
-import { REPO_ROOT } from '../test/shared.js';
 
 const STEPS = 100_000;
 const SAMPLES = 25_000;

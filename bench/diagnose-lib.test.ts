@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../test/shared.js';
+import { dataFile } from '../test/data.js';
 import { benchDiagnose, type CorpusCase, renderBenchReport, scoreCase } from './diagnose-lib.js';
 
-const CORPUS: CorpusCase[] = readFileSync(sharedFile('validation', 'oom_corpus.jsonl'), 'utf8')
+const CORPUS: CorpusCase[] = readFileSync(dataFile('validation', 'oom_corpus.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l));

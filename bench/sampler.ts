@@ -104,7 +104,7 @@ const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${proces
 const report = `# Sampler CPU
 
 \`npm run bench:sampler\` (${new Date().toISOString().slice(0, 10)}, ${machine}), ${SECONDS} s per interval,
-sampling one GPU with three other processes (the stand-in replays shared/validation/nvidia-smi 12 and 05),
+sampling one GPU with three other processes (the stand-in replays data/validation/nvidia-smi 12 and 05),
 each sample stored in the ledger. Baseline, the same recorder without the sampler (it still polls the
 probe log every 200 ms): ${pct(idle / baseline.wall)} of one core.
 

@@ -13,7 +13,7 @@ import { activationLimitScenarios, activationTerms } from '../src/core/calibrate
 import { estimate } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './data.js';
 import { standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ALLOCATOR_BASE_RESERVE_BYTES, ALLOCATOR_FRAGMENTATION, estimate } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './data.js';
 import { standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');

@@ -11,10 +11,10 @@ import { usableBytes } from '../src/core/margin.js';
 import { parseScenario } from '../src/core/scenario.js';
 import { TORCHTUNE_8B_FULL_PAGED } from '../src/core/test-helpers/scenarios.js';
 import { formatBytes } from '../src/core/units.js';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { dataFile, REPO_ROOT } from './data.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
-const CONFIGS = (name: string) => sharedFile('fixtures', 'configs', name);
+const CONFIGS = (name: string) => dataFile('fixtures', 'configs', name);
 
 function headroom(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
@@ -428,16 +428,16 @@ describe('headroom gpus --for', () => {
 
 describe('headroom env and migrate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'headroom-cli-env-'));
-  // A stand-in nvidia-smi first on PATH, printing real H200 captures (shared/validation/nvidia-smi).
+  // A stand-in nvidia-smi first on PATH, printing real H200 captures (data/validation/nvidia-smi).
   const bin = join(dir, 'bin');
   spawnSync('mkdir', [bin]);
   writeFileSync(
     join(bin, 'nvidia-smi'),
     `#!/bin/sh
 case "$1" in
-  --query-gpu=*) exec /bin/cat '${sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv')}' ;;
+  --query-gpu=*) exec /bin/cat '${dataFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv')}' ;;
   topo) printf '\\tGPU0\\tCPU Affinity\\nGPU0\\t X \\t0-19\\n' ;;
-  *) exec /bin/cat '${sharedFile('validation', 'nvidia-smi', '04_h200_table_load.txt')}' ;;
+  *) exec /bin/cat '${dataFile('validation', 'nvidia-smi', '04_h200_table_load.txt')}' ;;
 esac
 `,
   );

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './data.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 
@@ -361,7 +361,7 @@ describe('headroom estimate', () => {
       const r = headroom(command, '--scenario', file, '--gpu', 'a10g');
       expect([command, r.code]).toEqual([command, 1]);
       expect(r.stderr).toBe(
-        `error: ${file}: microBatchSize: -2 must be a whole number from 1 to 65536\nTry: fix microBatchSize in ${file}; SCENARIO.md lists every field and the values it takes\n`,
+        `error: ${file}: microBatchSize: -2 must be a whole number from 1 to 65536\nTry: fix microBatchSize in ${file}; docs/scenario.md lists every field and the values it takes\n`,
       );
     }
     // A flag that overrides the file is the flag's mistake, not the file's.

@@ -13,7 +13,7 @@ import { estimate } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
 import { formatBytes } from '../src/core/units.js';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './data.js';
 import { STANDIN_TORCH, standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');

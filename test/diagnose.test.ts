@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { dataFile, REPO_ROOT } from './data.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 
@@ -26,7 +26,7 @@ function headroom(args: readonly string[], input?: string, extraEnv: NodeJS.Proc
 const diagnose = (args: readonly string[], input?: string) => headroom(['diagnose', ...args], input);
 
 const CORPUS: readonly { id: string; text: string; expected: Record<string, unknown> }[] = readFileSync(
-  sharedFile('validation', 'oom_corpus.jsonl'),
+  dataFile('validation', 'oom_corpus.jsonl'),
   'utf8',
 )
   .trim()

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './data.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 

@@ -14,7 +14,7 @@ import { findGpu } from '../src/core/catalog/index.js';
 import { estimate } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
-import { REPO_ROOT } from './shared.js';
+import { REPO_ROOT } from './data.js';
 
 interface HarnessRow {
   id: string;

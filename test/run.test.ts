@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { dataFile, REPO_ROOT } from './data.js';
 import { STANDIN_TORCH, standinHome } from './standins.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
@@ -708,7 +708,7 @@ describe('checks before launch', () => {
   const idleGpuCsv = (dir: string) => {
     // Sample 12's header and row with the GPU idle: nothing used, everything free.
     const [header, row] = readFileSync(
-      sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv'),
+      dataFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv'),
       'utf8',
     ).split('\n');
     const path = join(dir, 'idle.csv');

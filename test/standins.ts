@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { dataFile, REPO_ROOT } from './data.js';
 
 export const STANDIN_BIN = join(REPO_ROOT, 'test', 'fixtures', 'bin');
 export const STANDIN_TORCH = join(REPO_ROOT, 'probe', 'tests', 'standin');
@@ -25,7 +25,7 @@ export function standinHome(
   if (options.idleGpu) {
     // Sample 12's header and row with the GPU idle: nothing used, everything free.
     const [header, row] = readFileSync(
-      sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv'),
+      dataFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv'),
       'utf8',
     ).split('\n');
     const csv = join(dir, 'idle.csv');

@@ -1,11 +1,10 @@
 """Writes bench/gpu/catalog-models.json: the Hugging Face config fields of the grid's models
 and of the models check-scenarios.jsonl adds.
 
-The GPU machine receives the repository and nothing beside it (not ../shared), so the model
-configurations the harness builds must travel inside the repo. This script copies them from the
-shared catalog (`$HEADROOM_SHARED/catalog/models.json`, default `../shared` next to the repo, the
-same convention as scripts/import-catalog.ts) and keeps only the fields that decide tensor shapes or
-the attention computation. Run it again after the catalog or `grid.GRID_MODELS` changes:
+The harness builds each model from its Hugging Face config fields alone. This script takes them
+from the repository's model catalog (data/catalog/models.json, the file scripts/import-catalog.ts
+embeds) and keeps only the fields that decide tensor shapes or the attention computation. Run it
+again after the catalog or `grid.GRID_MODELS` changes:
 
     python3 bench/gpu/export_models.py
 """
@@ -14,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
 OUTPUT = HERE / "catalog-models.json"
+CATALOG = REPO_ROOT / "data" / "catalog" / "models.json"
 
 sys.path.insert(0, str(HERE))
 from grid import CHECK_MODELS, GRID_MODELS  # noqa: E402  (the grid owns the model lists)
@@ -55,11 +54,6 @@ DROPPED_FIELDS = {
 }
 
 
-def shared_dir() -> Path:
-    """The shared folder: $HEADROOM_SHARED, else ../shared next to the repository."""
-    return Path(os.environ.get("HEADROOM_SHARED", REPO_ROOT.parent / "shared"))
-
-
 def hf_config(entry: dict) -> dict:
     """The Hugging Face config fields of one catalog entry."""
     config = {field: entry[field] for field in CONFIG_FIELDS if entry.get(field) is not None}
@@ -78,7 +72,7 @@ def export(catalog_path: Path) -> dict:
     return {
         "_source": {
             "generatedBy": "bench/gpu/export_models.py",
-            "from": "shared/catalog/models.json",
+            "from": "data/catalog/models.json",
             "sha256": hashlib.sha256(raw).hexdigest(),
             "droppedFields": DROPPED_FIELDS,
         },
@@ -94,7 +88,7 @@ def export(catalog_path: Path) -> dict:
 
 
 def main() -> None:
-    document = export(shared_dir() / "catalog" / "models.json")
+    document = export(CATALOG)
     OUTPUT.write_text(json.dumps(document, indent=2) + "\n")
     print(f"wrote {OUTPUT.relative_to(REPO_ROOT)} ({len(document['models'])} models)")
 

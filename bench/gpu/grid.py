@@ -5,9 +5,9 @@ Importable (measure.py and the tests use it) and runnable:
     python3 bench/gpu/grid.py --list      # the grid in run order, each with its reason and time
     python3 bench/gpu/grid.py --markdown  # the same as the table in bench/gpu/README.md
 
-A scenario is a dict in the format of shared/validation/SCENARIO.md. The grid is chosen, not
+A scenario is a dict in the format of docs/scenario.md. The grid is chosen, not
 exhaustive: most scenarios differ from an earlier one in exactly one field, so each pair isolates
-one term of the memory model (docs/MEMORY-MODEL.md in shared), and the list is ordered so that the
+one term of the memory model (data/docs/MEMORY-MODEL.md), and the list is ordered so that the
 most informative runs come first: a run cut short by its time budget still has the anchors.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CATALOG_PATH = HERE / "catalog-models.json"
 
-# --- The scenario format (shared/validation/SCENARIO.md) -------------------------------------
+# --- The scenario format (docs/scenario.md) -------------------------------------
 
 METHODS = ("full", "lora", "qlora", "freeze")
 QUANTIZATIONS = ("none", "int8", "nf4", "nf4-dq", "fp4", "int4-gptq")
@@ -56,7 +56,7 @@ DEFAULTS = {
     "offload": {"optimizer": "none", "params": "none"},
 }
 
-# The catalog id of the GPU the harness runs on (shared/catalog/gpus.json: 'NVIDIA H200 SXM 141GB',
+# The catalog id of the GPU the harness runs on (data/catalog/gpus.json: 'NVIDIA H200 SXM 141GB',
 # the part nvidia-smi names plainly 'NVIDIA H200').
 GPU_ID = "h200-sxm"
 

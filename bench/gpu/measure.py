@@ -1,7 +1,7 @@
 """Measures the peak GPU memory of fine-tuning scenarios on a real GPU, one fresh process each.
 
 Runs where PyTorch and a CUDA GPU exist (the H200 device machine). For every scenario of a grid
-(grid.py) or of a JSON Lines file in the shared/validation/SCENARIO.md format, a child process
+(grid.py) or of a JSON Lines file in the docs/scenario.md format, a child process
 builds the model from its catalog config with random weights on the GPU, trains it for three steps
 (workload.py) and reports three peaks:
 
@@ -10,7 +10,7 @@ builds the model from its catalog config with random weights on the GPU, trains 
   device     this process's GPU memory as NVML reports it (what nvidia-smi shows), sampled every
              10 ms on a background thread and once more at the end
 
-They are written as measurements.jsonl rows (shared/validation/README.md), one per metric, with ids
+They are written as measurements.jsonl rows (data/validation/README.md), one per metric, with ids
 <prefix>-NNN{a,r,d} where NNN is the scenario's 1-based position in the grid. A scenario that runs
 out of memory gives ONE row, metric "device", outcome "oom", peakBytes null: running out is a fact
 about the device's capacity, and one row keeps an OOM from counting three times. Scenarios that are
@@ -301,7 +301,7 @@ def blocker(scenario: dict, model: dict | None) -> str | None:
 
 
 def make_row(case: Case, metric: str, peak: int | None, outcome: str, result: dict, wall_s: float) -> dict:
-    """One measurements.jsonl row (shared/validation/README.md) for one metric of one case."""
+    """One measurements.jsonl row (data/validation/README.md) for one metric of one case."""
     info = result.get("info", {})
     packages = result.get("packages", {})
     versions = ", ".join(f"{name} {version}" for name, version in packages.items() if version)

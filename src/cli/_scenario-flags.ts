@@ -55,7 +55,7 @@ export const SCENARIO_OPTIONS = {
 } as const;
 
 /** One help line per scenario flag. */
-export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; defaults as in SCENARIO.md):
+export const SCENARIO_FLAGS_HELP = `Scenario (flags override --scenario; defaults as in docs/scenario.md):
   MODEL | --model ID        catalog id, HF repo id, config.json path or model folder
   --scenario FILE           a scenario JSON object, or JSON Lines of many (one result each)
   --method M                full | lora | qlora | freeze                      [full]

@@ -176,7 +176,8 @@ export function inScenarioFile(
     where: `${file}: ${error.where}`,
     message: `${file}: ${error.message}`,
     hint:
-      error.hint ?? `fix ${error.where} in ${file}; SCENARIO.md lists every field and the values it takes`,
+      error.hint ??
+      `fix ${error.where} in ${file}; docs/scenario.md lists every field and the values it takes`,
   });
 }
 

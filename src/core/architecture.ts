@@ -259,7 +259,7 @@ const falconKvHeads = (config: Config): number | undefined => {
 
 /**
  * The architecture table: one row per Hugging Face `model_type`. Facts from each model's HF modeling
- * file (transformers/models/<type>/modeling_<type>.py) and the catalog notes in shared/catalog.
+ * file (transformers/models/<type>/modeling_<type>.py) and the catalog notes in data/catalog.
  */
 export const ARCHITECTURES = {
   llama: llamaLike(),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, sharedFile } from '../../test/shared.js';
+import { dataFile, REPO_ROOT } from '../../test/data.js';
 import {
   matchCatalogGpu,
   parseDriverVersions,
@@ -11,7 +11,7 @@ import {
   parseTopoMatrix,
 } from './env.js';
 
-const sample = (name: string) => readFileSync(sharedFile('validation', 'nvidia-smi', name), 'utf8');
+const sample = (name: string) => readFileSync(dataFile('validation', 'nvidia-smi', name), 'utf8');
 const MIB = 1024 ** 2;
 
 // Real `nvidia-smi topo -m` outputs, copied from public READMEs.

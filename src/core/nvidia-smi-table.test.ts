@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { dataFile } from '../../test/data.js';
 import { type NvidiaSmiTable, parseNvidiaSmiTable } from './nvidia-smi-table.js';
 
-const sample = (name: string) => readFileSync(sharedFile('validation', 'nvidia-smi', name), 'utf8');
-const expected = JSON.parse(readFileSync(sharedFile('validation', 'nvidia-smi', 'expected.json'), 'utf8'))
+const sample = (name: string) => readFileSync(dataFile('validation', 'nvidia-smi', name), 'utf8');
+const expected = JSON.parse(readFileSync(dataFile('validation', 'nvidia-smi', 'expected.json'), 'utf8'))
   .files as Record<
   string,
   {

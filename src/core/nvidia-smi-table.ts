@@ -1,8 +1,8 @@
 /**
  * nvidia-smi's human table (plain `nvidia-smi`), parsed from text: per-GPU memory, MIG devices and
  * processes. A fallback for when only a pasted table is at hand; the sampler reads the CSV
- * (nvidia-smi.ts). Layouts seen (shared/docs/MONITORING.md, samples 01–31 in
- * shared/validation/nvidia-smi): the old 79-column table (driver 410–470) and the new 89-column one
+ * (nvidia-smi.ts). Layouts seen (data/docs/MONITORING.md, samples 01–31 in
+ * data/validation/nvidia-smi): the old 79-column table (driver 410–470) and the new 89-column one
  * (GI/CI process columns), `NNNNMiB / NNNNNMiB` memory cells, per-process memory as `NNNNMiB` or
  * `N/A` (Windows WDDM), names truncated with `...`, MIG blocks with a BAR1 line per instance.
  * Rows are recognised by their shape, so excerpts without headers still parse.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { dataFile } from '../../test/data.js';
 import {
   canonicalField,
   parseComputeApps,
@@ -9,9 +9,9 @@ import {
   readComputeApps,
 } from './nvidia-smi.js';
 
-const sample = (name: string) => readFileSync(sharedFile('validation', 'nvidia-smi', name), 'utf8');
+const sample = (name: string) => readFileSync(dataFile('validation', 'nvidia-smi', name), 'utf8');
 const expected = JSON.parse(
-  readFileSync(sharedFile('validation', 'nvidia-smi', 'expected.json'), 'utf8'),
+  readFileSync(dataFile('validation', 'nvidia-smi', 'expected.json'), 'utf8'),
 ).files;
 
 describe('nvidia-smi --query-compute-apps CSV, on the real samples', () => {

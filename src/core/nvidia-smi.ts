@@ -1,6 +1,6 @@
 /**
  * nvidia-smi's machine-readable output, `--query-gpu=…` and `--query-compute-apps=…` with
- * `--format=csv[,noheader][,nounits]`, parsed from text. Format facts (shared/docs/MONITORING.md §A2,
+ * `--format=csv[,noheader][,nounits]`, parsed from text. Format facts (data/docs/MONITORING.md §A2,
  * from `nvidia-smi --help-query-*` of driver 590.48.01 and captured outputs):
  * - values are separated by ", "; the header names the fields with units in brackets
  *   (`memory.used [MiB]`); `noheader` drops that line only, `nounits` drops the units everywhere;

@@ -138,7 +138,7 @@ export function linearModules(shape: ModelShape): LinearModule[] {
 }
 
 /**
- * Counts parameters by part. Formula as in shared/catalog/README.md (embeddings + per-layer attention,
+ * Counts parameters by part. Formula as in data/catalog/README.md (embeddings + per-layer attention,
  * MLP and norms + final norm + untied head), extended for biases, LayerNorm biases, q/k norms, MLA and MoE.
  */
 export function paramBreakdown(shape: ModelShape): ParamBreakdown {

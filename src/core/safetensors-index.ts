@@ -1,6 +1,6 @@
 /**
  * `model.safetensors.index.json`: which shard file holds each tensor of a sharded checkpoint.
- * Text in, data out. Format: shared/catalog/formats.md §2.
+ * Text in, data out. Format: data/catalog/formats.md §2.
  */
 import { HeadroomUserError } from './errors.js';
 

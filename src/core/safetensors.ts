@@ -1,6 +1,6 @@
 /**
  * The safetensors header: the 8-byte length prefix and the JSON table of tensors that follows it.
- * Bytes in, data out; the weights themselves are never needed. Format: shared/catalog/formats.md §1.
+ * Bytes in, data out; the weights themselves are never needed. Format: data/catalog/formats.md §1.
  */
 import { HeadroomUserError } from './errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * The scenario: one fine-tuning setup as a user describes it (shared/validation/SCENARIO.md is the
+ * The scenario: one fine-tuning setup as a user describes it (docs/scenario.md is the
  * contract). Parsing fills defaults and rejects bad values with an error naming the field and the
  * accepted values.
  */

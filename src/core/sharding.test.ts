@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { dataFile } from '../../test/data.js';
 import { fullTrainingModelStates } from './estimate.js';
 import {
   deepspeedZero2Estimate,
@@ -14,7 +14,7 @@ interface Oracle {
   input: Record<string, number | string>;
   expected: unknown;
 }
-const oracles = readFileSync(sharedFile('validation', 'oracles.jsonl'), 'utf8')
+const oracles = readFileSync(dataFile('validation', 'oracles.jsonl'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((line) => JSON.parse(line) as Oracle);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { dataFile } from '../../test/data.js';
 import { findOomInStderr, mentionsOom, OOM_TEXT_MAX_CHARS } from './stderr-oom.js';
 
 interface Case {
@@ -8,12 +8,12 @@ interface Case {
   readonly text: string;
   readonly expected: { readonly family: string };
 }
-const corpus: Case[] = readFileSync(sharedFile('validation', 'oom_corpus.jsonl'), 'utf8')
+const corpus: Case[] = readFileSync(dataFile('validation', 'oom_corpus.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l));
 
-describe('OOM text in stderr, on the real corpus (shared/validation/oom_corpus.jsonl)', () => {
+describe('OOM text in stderr, on the real corpus (data/validation/oom_corpus.jsonl)', () => {
   const oomFamilies = ['torch-v1', 'torch-v2', 'cuda-runtime', 'nccl', 'xla', 'tensorflow', 'bitsandbytes'];
   const oom = corpus.filter((c) => oomFamilies.includes(c.expected.family));
   const notGpuOom = corpus.filter((c) => c.expected.family === 'not-oom' || c.expected.family === 'host-oom');

@@ -1,6 +1,6 @@
 /**
  * Finds the out-of-memory report in a command's stderr: the last line that names one, with the
- * Python traceback that leads to it. Markers (shared/validation/oom_corpus.jsonl families):
+ * Python traceback that leads to it. Markers (data/validation/oom_corpus.jsonl families):
  * PyTorch's `CUDA out of memory` / `OutOfMemoryError` / `Tried to allocate N` (a message cut before
  * its start), the CUDA runtime's `CUDA error: out of memory`, NCCL's `Cuda failure 'out of memory'`,
  * cuBLAS `CUBLAS_STATUS_ALLOC_FAILED`, XLA's `RESOURCE_EXHAUSTED`, TensorFlow's `OOM when allocating`.

@@ -1,13 +1,13 @@
 /**
  * captureEnvironment against stand-in tools: an `nvidia-smi` script placed first on PATH prints real
- * captured outputs from shared/validation/nvidia-smi; a PATH without python3 or nvidia-smi shows what
+ * captured outputs from data/validation/nvidia-smi; a PATH without python3 or nvidia-smi shows what
  * a machine lacking them records.
  */
 import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { dataFile } from '../../test/data.js';
 import { captureDisk, captureEnvironment } from './env-capture.js';
 
 const MIB = 1024 ** 2;
@@ -15,8 +15,8 @@ const MIB = 1024 ** 2;
 /** A folder holding a stand-in nvidia-smi that answers like the H200 of samples 04 and 12. */
 function standInTools(options: { failTopo?: boolean; python?: string } = {}): string {
   const bin = mkdtempSync(join(tmpdir(), 'headroom-bin-'));
-  const query = sharedFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv');
-  const table = sharedFile('validation', 'nvidia-smi', '04_h200_table_load.txt');
+  const query = dataFile('validation', 'nvidia-smi', '12_h200_query_gpu_full.csv');
+  const table = dataFile('validation', 'nvidia-smi', '04_h200_table_load.txt');
   writeFileSync(
     join(bin, 'nvidia-smi'),
     `#!/bin/sh

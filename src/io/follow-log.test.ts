@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, truncateSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../test/shared.js';
+import { REPO_ROOT } from '../../test/data.js';
 import { MAX_PROBE_LINE_BYTES, parseProbeLine } from '../core/probe-log.js';
 import { ProbeLogFollower, probeLogFiles, waitForProbeLog } from './follow-log.js';
 

@@ -1,9 +1,9 @@
-/** Every real config in shared/fixtures/configs must import to the scenario fields its expected.jsonl lists. */
+/** Every real config in data/fixtures/configs must import to the scenario fields its expected.jsonl lists. */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../test/shared.js';
+import { dataFile } from '../../test/data.js';
 import { parseScenario } from '../core/scenario.js';
 import { deepspeedCandidates, MAX_CONFIG_BYTES, readTrainerConfig } from './read-config.js';
 
@@ -15,7 +15,7 @@ interface Expected {
   readonly unmapped: readonly string[];
 }
 
-const EXPECTED: Expected[] = readFileSync(sharedFile('fixtures', 'configs', 'expected.jsonl'), 'utf8')
+const EXPECTED: Expected[] = readFileSync(dataFile('fixtures', 'configs', 'expected.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((line) => JSON.parse(line) as Expected);
@@ -118,11 +118,11 @@ function llamaFactoryCheckout(): string {
   mkdirSync(join(root, 'examples', 'train_full'), { recursive: true });
   mkdirSync(join(root, 'examples', 'deepspeed'), { recursive: true });
   copyFileSync(
-    sharedFile('fixtures', 'configs', 'llama-factory__examples__train_full__qwen3_full_sft.yaml'),
+    dataFile('fixtures', 'configs', 'llama-factory__examples__train_full__qwen3_full_sft.yaml'),
     join(root, 'examples', 'train_full', 'qwen3_full_sft.yaml'),
   );
   copyFileSync(
-    sharedFile('fixtures', 'configs', 'llama-factory__examples__deepspeed__ds_z3_config.json'),
+    dataFile('fixtures', 'configs', 'llama-factory__examples__deepspeed__ds_z3_config.json'),
     join(root, 'examples', 'deepspeed', 'ds_z3_config.json'),
   );
   return join(root, 'examples', 'train_full', 'qwen3_full_sft.yaml');
@@ -131,10 +131,10 @@ function llamaFactoryCheckout(): string {
 const REFERENCES_DEEPSPEED = 'llama-factory__examples__train_full__qwen3_full_sft.yaml';
 
 function pathFor(file: string): string {
-  return file === REFERENCES_DEEPSPEED ? llamaFactoryCheckout() : sharedFile('fixtures', 'configs', file);
+  return file === REFERENCES_DEEPSPEED ? llamaFactoryCheckout() : dataFile('fixtures', 'configs', file);
 }
 
-describe('readTrainerConfig over shared/fixtures/configs', () => {
+describe('readTrainerConfig over data/fixtures/configs', () => {
   it('covers all 19 fixtures', () => expect(EXPECTED).toHaveLength(19));
 
   it.each(EXPECTED.map((e) => [e.file, e] as const))(
@@ -226,7 +226,7 @@ describe('a DeepSpeed file referenced by a trainer config', () => {
 
   it('is reported unresolved, not an error, when it cannot be found', async () => {
     const { report, deepspeedPath } = await readTrainerConfig(
-      sharedFile('fixtures', 'configs', REFERENCES_DEEPSPEED),
+      dataFile('fixtures', 'configs', REFERENCES_DEEPSPEED),
     );
     expect(deepspeedPath).toBeNull();
     const entry = report.unmapped.find((u) => u.key === 'deepspeed');

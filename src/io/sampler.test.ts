@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../test/shared.js';
+import { REPO_ROOT } from '../../test/data.js';
 import { parseComputeApps, parseGpuQuery } from '../core/nvidia-smi.js';
 import {
   type AppsSnapshot,
@@ -17,7 +17,7 @@ import {
 const STANDIN_PATH = [join(REPO_ROOT, 'test', 'fixtures', 'bin'), process.env.PATH].join(delimiter);
 const env = (extra: Record<string, string> = {}) => ({ ...process.env, PATH: STANDIN_PATH, ...extra });
 
-// What the stand-in replays: shared/validation/nvidia-smi/12_h200_query_gpu_full.csv and 05_h200_compute_apps.csv.
+// What the stand-in replays: data/validation/nvidia-smi/12_h200_query_gpu_full.csv and 05_h200_compute_apps.csv.
 const H200 = {
   index: 0,
   uuid: 'GPU-00000000-0000-0000-0000-000000000000',

@@ -1,7 +1,7 @@
 /**
  * The system layer: GPU memory as nvidia-smi reports it, read from two long-lived loops
  * (`--query-gpu=… -lms N` and `--query-compute-apps=… -lms N`, CSV without header or units) rather
- * than one process per sample (shared/docs/MONITORING.md §A2: a call costs tens of milliseconds).
+ * than one process per sample (data/docs/MONITORING.md §A2: a call costs tens of milliseconds).
  * A missing, failing or hanging nvidia-smi becomes a SamplerProblem, never an exception: the probe
  * layer goes on without it.
  */

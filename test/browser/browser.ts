@@ -1,4 +1,4 @@
-/** Debian's Chromium through playwright-core, with the flags this workplace needs, and a live test server. */
+/** A Chromium or Chrome (find-browser.ts) through playwright-core, with the flags it needs here, and a live test server. */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,9 +7,9 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { REPO_ROOT } from '../shared.js';
+import { REPO_ROOT } from '../data.js';
+import { findBrowser } from './find-browser.js';
 
-export const CHROMIUM = process.env.HEADROOM_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(REPO_ROOT, 'test-results');
 
 /** Launches headless Chromium with a fresh profile (its --user-data-dir), in English unless told otherwise. */
@@ -17,9 +17,13 @@ export async function launch(
   locale = 'en-US',
   options: { bypassCSP?: boolean } = {},
 ): Promise<BrowserContext> {
+  const browser = findBrowser();
+  if (!browser.found) {
+    throw new Error(`${browser.reason}. Run npm test, which installs one, or set HEADROOM_CHROMIUM.`);
+  }
   const profile = mkdtempSync(join(tmpdir(), 'headroom-chromium-'));
   return chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: browser.path,
     headless: true,
     locale,
     // Only the benchmark sets this: it evaluates timing code in the page, which the dashboard's CSP forbids.

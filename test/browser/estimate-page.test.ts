@@ -9,7 +9,7 @@ import { parseScenario } from '../../src/core/scenario.js';
 import { formatBytes } from '../../src/core/units.js';
 import { createApp } from '../../src/server/app.js';
 import { DROPPED_HEADING, droppedNote } from '../../web/src/plan-words.js';
-import { REPO_ROOT } from '../shared.js';
+import { REPO_ROOT } from '../data.js';
 import { browserSession, screenshot } from './browser.js';
 
 const session = browserSession(() => createApp({ webRoot: join(REPO_ROOT, 'dist', 'web') }));

@@ -6,7 +6,7 @@ import { checkMigration } from '../../src/core/migrate.js';
 import { resolveModelRef } from '../../src/core/model-ref.js';
 import { parseScenario } from '../../src/core/scenario.js';
 import { createApp } from '../../src/server/app.js';
-import { REPO_ROOT } from '../shared.js';
+import { REPO_ROOT } from '../data.js';
 import { browserSession, screenshot } from './browser.js';
 
 const session = browserSession(() => createApp({ webRoot: join(REPO_ROOT, 'dist', 'web') }));

@@ -4,8 +4,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/core/units.js';
 import { createDashboardApp } from '../../src/server/dashboard.js';
+import { REPO_ROOT } from '../data.js';
 import { GIB, startRun, tempHome } from '../ledger-fixture.js';
-import { REPO_ROOT } from '../shared.js';
 import { launch, listen, screenshot } from './browser.js';
 
 const WEB = join(REPO_ROOT, 'dist', 'web');

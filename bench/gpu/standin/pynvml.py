@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import torch
 
-# A CUDA context of a few hundred MiB (shared/docs/MEMORY-MODEL.md: ~300-500 MiB with lazy loading).
+# A CUDA context of a few hundred MiB (data/docs/MEMORY-MODEL.md: ~300-500 MiB with lazy loading).
 CONTEXT_BYTES = 500 * 2**20
 
 

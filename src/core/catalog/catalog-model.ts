@@ -1,4 +1,4 @@
-/** One model of the embedded model catalog (shared/catalog/models.json): a Hugging Face config plus facts. */
+/** One model of the embedded model catalog (data/catalog/models.json): a Hugging Face config plus facts. */
 export interface CatalogModel {
   readonly id: string;
   readonly hfRepo: string;

@@ -1,4 +1,4 @@
-/** One accelerator of the embedded GPU catalog (shared/catalog/gpus.json, with its sources). */
+/** One accelerator of the embedded GPU catalog (data/catalog/gpus.json, with its sources). */
 export interface GpuSpec {
   readonly id: string;
   readonly name: string;

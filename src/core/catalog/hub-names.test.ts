@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../test/shared.js';
+import { REPO_ROOT } from '../../../test/data.js';
 import { resolveModelRef } from '../model-ref.js';
 import { MIRROR_ORGS, matchHubName, RELEASES, VARIANT_RULES } from './hub-names.js';
 import { findModel, MODELS, nearestModelIds, searchModels } from './index.js';

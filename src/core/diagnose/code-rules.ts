@@ -1,6 +1,6 @@
 /**
  * Step 3 of the troubleshooting order, from the message alone: a large "reserved but unallocated" is
- * memory the allocator holds and cannot hand out — fragmentation (shared/docs/MONITORING.md rule 1:
+ * memory the allocator holds and cannot hand out — fragmentation (data/docs/MONITORING.md rule 1:
  * "R ≥ A and R large → fragmentation; suggest expandable_segments:True"). The step-timeline rules are in
  * timeline-rules.ts.
  */

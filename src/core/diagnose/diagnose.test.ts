@@ -1,7 +1,7 @@
 /** Findings for real corpus cases and hostile variants, in the fixed order, with the numbers they read. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../../test/shared.js';
+import { dataFile } from '../../../test/data.js';
 import { findGpu } from '../catalog/index.js';
 import { estimate } from '../estimate.js';
 import { resolveModelRef } from '../model-ref.js';
@@ -13,7 +13,7 @@ import { EN, ZH } from './messages.js';
 import { remedyFigure } from './remedies.js';
 
 const CORPUS: readonly { id: string; text: string }[] = readFileSync(
-  sharedFile('validation', 'oom_corpus.jsonl'),
+  dataFile('validation', 'oom_corpus.jsonl'),
   'utf8',
 )
   .trim()

@@ -2,7 +2,7 @@
  * Step 1 of the troubleshooting order: the environment. Other processes on the card (and the container
  * trap, where the one "Process N" is this process), leftovers of earlier runs, memory used that no
  * process accounts for, a request no card holds, host-memory kills, a second model copy. Rules follow
- * shared/docs/MONITORING.md's "Rules the corpus suggests" 1, 2, 7 and 8.
+ * data/docs/MONITORING.md's "Rules the corpus suggests" 1, 2, 7 and 8.
  */
 import { upgradeFreesInputs } from '../bitsandbytes.js';
 import { cudaContextBytes } from '../estimate.js';

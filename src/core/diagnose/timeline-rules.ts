@@ -3,7 +3,7 @@
  * step with allocated rising (a leak), growth across evaluation batches, reserved climbing while
  * allocated stays flat (fragmentation), one rank holding more than the others, and the two
  * non-problems — a card that looks full while the run is stable, and num_alloc_retries rising (an early
- * warning). shared/docs/MONITORING.md §A5 and rules 4–6; thresholds are ours, stated below.
+ * warning). data/docs/MONITORING.md §A5 and rules 4–6; thresholds are ours, stated below.
  */
 import { GIB, MIB } from '../units.js';
 import { smiUsedEvidence } from './card-rules.js';

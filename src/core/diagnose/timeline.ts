@@ -1,7 +1,7 @@
 /**
  * A run's memory step by step, per rank and device: the input of the timeline rules. Phase 2 fills it
  * from the run ledger (the probe records torch.cuda.memory_stats() each step); tests build it in code.
- * Field meanings follow torch.cuda.memory_stats() (shared/docs/MONITORING.md §A5).
+ * Field meanings follow torch.cuda.memory_stats() (data/docs/MONITORING.md §A5).
  */
 
 /** What the step was doing. */

@@ -1,6 +1,6 @@
 /**
  * A DeepSpeed config (JSON) to scenario fields. Alone, a DeepSpeed file decides only the parallel layout
- * and offload (shared/fixtures/configs/README.md rule); batch sizes and precision belong to the trainer
+ * and offload (data/fixtures/configs/README.md rule); batch sizes and precision belong to the trainer
  * that launches it, so they are reported, and DeepSpeed's "auto" values are reported, never guessed.
  * Keys and defaults: deepspeed/runtime/zero/config.py and docs/_pages/config-json.md.
  */

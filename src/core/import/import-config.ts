@@ -85,7 +85,7 @@ export function importConfig(input: ImportConfigInput): ImportReport {
       code: 'bad-file',
       where: name,
       message: `${name}: not a trainer config Headroom recognises (${CONFIG_FORMATS.join(', ')})`,
-      hint: 'write the scenario as JSON instead (shared/validation/SCENARIO.md) and pass it with --scenario',
+      hint: 'write the scenario as JSON instead (docs/scenario.md) and pass it with --scenario',
     });
   }
   return MAPPERS[format]({

@@ -1,5 +1,5 @@
 /**
- * Numberless CUDA out-of-memory errors, raised outside PyTorch's caching allocator (shared/docs/MONITORING.md
+ * Numberless CUDA out-of-memory errors, raised outside PyTorch's caching allocator (data/docs/MONITORING.md
  * §A7): `CUDA error: out of memory` (context creation, cuBLAS/cuDNN workspaces, kernels; newer builds raise
  * it as torch.AcceleratorError), legacy THC `THCudaCheck FAIL … error=2 : out of memory` and
  * `cuda runtime error (2) : out of memory`, the driver's `CUDA_ERROR_OUT_OF_MEMORY`, and the library

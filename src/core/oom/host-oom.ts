@@ -1,5 +1,5 @@
 /**
- * Host-memory (CPU RAM) kills, not VRAM (shared/docs/MONITORING.md §A7 and rule 7): the Linux OOM killer
+ * Host-memory (CPU RAM) kills, not VRAM (data/docs/MONITORING.md §A7 and rule 7): the Linux OOM killer
  * (`Killed`, dmesg `Out of memory: Killed process`, `invoked oom-killer`, Kubernetes `OOMKilled`, exit code
  * 137 / -9), DataLoader workers killed or out of shared memory, PyTorch's `DefaultCPUAllocator`, NumPy's
  * `Unable to allocate … for an array`, `std::bad_alloc`, Python's `MemoryError`, ENOMEM.

@@ -1,5 +1,5 @@
 /**
- * NCCL's out-of-memory reports (shared/docs/MONITORING.md §A7): `NCCL WARN Cuda failure 'out of memory'`
+ * NCCL's out-of-memory reports (data/docs/MONITORING.md §A7): `NCCL WARN Cuda failure 'out of memory'`
  * (alloc.h, enqueue.cc), `NCCL WARN Failed to CUDA calloc N bytes`, and how PyTorch surfaces them:
  * `NCCL error … unhandled cuda error` / `ncclUnhandledCudaError` (whose most common cause is memory).
  */

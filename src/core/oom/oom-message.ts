@@ -1,10 +1,10 @@
 /**
  * What an out-of-memory message says, with exactly the names and units of the `expected` objects in
- * shared/validation/oom_corpus.jsonl (README "oom_corpus.jsonl"): byte fields are the printed number
+ * data/validation/oom_corpus.jsonl (README "oom_corpus.jsonl"): byte fields are the printed number
  * times its binary unit, rounded; null where the text does not say.
  */
 
-/** The message families of shared/docs/MONITORING.md §A7, plus `not-oom` (a look-alike) and `none`. */
+/** The message families of data/docs/MONITORING.md §A7, plus `not-oom` (a look-alike) and `none`. */
 export type OomFamily =
   | 'torch-v1'
   | 'torch-v2'

@@ -1,11 +1,11 @@
 /**
- * The grammar against every real case of shared/validation/oom_corpus.jsonl, then the same messages made
+ * The grammar against every real case of data/validation/oom_corpus.jsonl, then the same messages made
  * hostile in code (launcher prefixes, mail quoting, CRLF, colours, hard wrapping, truncation), other
  * real layouts, and look-alikes that are not out-of-memory errors.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../../test/shared.js';
+import { dataFile } from '../../../test/data.js';
 import { findLookAlikeErrors, findOomMessages } from './find-oom-messages.js';
 import type { OomMessage } from './oom-message.js';
 import { findPrimaryOom, parseOomMessage } from './parse-oom-message.js';
@@ -17,7 +17,7 @@ interface CorpusCase {
   readonly expected: OomMessage & { readonly acceptableFamilies?: readonly string[] };
 }
 
-const CORPUS: readonly CorpusCase[] = readFileSync(sharedFile('validation', 'oom_corpus.jsonl'), 'utf8')
+const CORPUS: readonly CorpusCase[] = readFileSync(dataFile('validation', 'oom_corpus.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((line) => JSON.parse(line) as CorpusCase);

@@ -1,7 +1,7 @@
 /** The phase of every corpus case, then tracebacks and logs built in code for each signature. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../../../test/shared.js';
+import { dataFile } from '../../../test/data.js';
 import { findOomMessages } from './find-oom-messages.js';
 import { findPrimaryOom } from './parse-oom-message.js';
 import { detectPhase, type OomPhase } from './phase.js';
@@ -13,7 +13,7 @@ interface CorpusCase {
   readonly acceptablePhases?: readonly OomPhase[];
 }
 
-const CORPUS: readonly CorpusCase[] = readFileSync(sharedFile('validation', 'oom_corpus.jsonl'), 'utf8')
+const CORPUS: readonly CorpusCase[] = readFileSync(dataFile('validation', 'oom_corpus.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((line) => JSON.parse(line) as CorpusCase);

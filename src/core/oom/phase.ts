@@ -1,9 +1,9 @@
 /**
- * When in a run the memory ran out, in shared/validation/oom_corpus.jsonl's `expectedPhase` vocabulary,
+ * When in a run the memory ran out, in data/validation/oom_corpus.jsonl's `expectedPhase` vocabulary,
  * read from (in this order of trust):
  *   1. the family (a host-memory kill),
  *   2. traceback frames and code (`backward`, `optimizer.step`, `evaluation_loop`, `save_pretrained`,
- *      `from_pretrained`, ZeRO-3 `fetch_sub_module`, FSDP hooks …; shared/docs/MONITORING.md rule 3),
+ *      `from_pretrained`, ZeRO-3 `fetch_sub_module`, FSDP hooks …; data/docs/MONITORING.md rule 3),
  *   3. the processes the allocator listed (rank contexts on the card, another job),
  *   4. the log around the failure (progress bars, "Loading checkpoint shards", a training step counter,
  *      a serving engine, words like "during validation"): the last such line before the message wins,
@@ -330,7 +330,7 @@ export const SMALL_SEGMENT_BYTES = 2 * MIB;
 
 /**
  * The allocator's figures, when nothing else places the failure (our reading, each tied to
- * shared/docs/MONITORING.md's rules; thresholds are ours):
+ * data/docs/MONITORING.md's rules; thresholds are ours):
  * - cache ≥ 4× the request and ≥ 1 GiB held but unusable → fragmentation, which builds over many steps → mid-run;
  * - one request ≥ 25 % of the card and more than is free → one giant activation → forward;
  * - less than one 2 MiB segment cached (2.x prints it exactly) → nothing has been freed yet → load;

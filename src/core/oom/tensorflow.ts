@@ -1,5 +1,5 @@
 /**
- * TensorFlow out-of-memory messages (shared/docs/MONITORING.md §A7; tensorflow/core/common_runtime/bfc_allocator.cc):
+ * TensorFlow out-of-memory messages (data/docs/MONITORING.md §A7; tensorflow/core/common_runtime/bfc_allocator.cc):
  *   "Allocator (GPU_0_bfc) ran out of memory trying to allocate 43.75MiB."
  *   "Resource exhausted: OOM when allocating tensor with shape[44800,256] and type float on /job:…/device:GPU:0"
  *   "failed to allocate 3.58G (3840000000 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY" (stream executor)

@@ -1,6 +1,6 @@
 /**
  * The grammar of PyTorch's caching-allocator messages, every historical layout
- * (c10/cuda/CUDACachingAllocator.cpp `malloc()`; shared/docs/MONITORING.md §A7):
+ * (c10/cuda/CUDACachingAllocator.cpp `malloc()`; data/docs/MONITORING.md §A7):
  *
  *   message  := [class ":"] backend " out of memory." request [v1-list | v2-sentences]
  *             | "Allocation on device" N "would exceed allowed memory." async-table   (cudaMallocAsync)

@@ -1,5 +1,5 @@
 /**
- * JAX/XLA out-of-memory messages (shared/docs/MONITORING.md §A7):
+ * JAX/XLA out-of-memory messages (data/docs/MONITORING.md §A7):
  *   "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 285212672 bytes."
  *   "RESOURCE_EXHAUSTED: Failed to allocate request for 176.00MiB (184549376B) on device ordinal 0"
  *   "Out of memory allocating 8589934592 bytes." (PJRT), older "Resource exhausted: Out of memory ..."

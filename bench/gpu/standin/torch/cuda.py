@@ -9,7 +9,7 @@ capacity raises OutOfMemoryError, like the real one.
 import os
 
 # The capacity, from the environment so that a test can make a scenario run out; by default the
-# H200's memory as the driver reports it (shared/catalog/gpus.json, h200-sxm memoryBytes).
+# H200's memory as the driver reports it (data/catalog/gpus.json, h200-sxm memoryBytes).
 CAPACITY_ENV = "STANDIN_CAPACITY_BYTES"
 DEFAULT_CAPACITY_BYTES = 150754820096
 # Reserved memory grows in segments of this size (a simplification of PyTorch's segment sizes).

@@ -4,7 +4,7 @@ As in PyTorch's caching allocator, freed memory stays reserved: reserved memory 
 allocated total rounded up to whole SEGMENT_BYTES (plus what `standin_fragment` left unusable),
 until `empty_cache`. An allocation that would pass the capacity raises OutOfMemoryError with PyTorch
 2.x's message layout (the text of c10/cuda/CUDACachingAllocator.cpp, as in
-shared/validation/oom_corpus.jsonl's torch-v2 cases).
+data/validation/oom_corpus.jsonl's torch-v2 cases).
 
 When STANDIN_NVSMI_STATE_DIR is set, every change is mirrored to `<dir>/<pid>.json` (reserved bytes
 plus a CUDA context per device) so that the stand-in nvidia-smi (test/fixtures/bin/nvidia-smi)
@@ -20,7 +20,7 @@ import sys
 CAPACITY_ENV = "STANDIN_CAPACITY_BYTES"
 DEVICES_ENV = "STANDIN_DEVICE_COUNT"
 STATE_DIR_ENV = "STANDIN_NVSMI_STATE_DIR"
-# An H200 as nvidia-smi reports it: 143771 MiB (shared/validation/nvidia-smi/12_h200_query_gpu_full.csv).
+# An H200 as nvidia-smi reports it: 143771 MiB (data/validation/nvidia-smi/12_h200_query_gpu_full.csv).
 DEFAULT_CAPACITY_BYTES = 143771 * 2**20
 # Reserved memory grows in segments of this size (PyTorch's large-segment size: kLargeBuffer = 20 MiB
 # in c10/cuda/CUDACachingAllocator.cpp).
