@@ -354,7 +354,7 @@ describe('Estimate page', () => {
   });
 
   it('shows the ladder headroom plan shows: the rungs needed, and those a later rung made pointless', async () => {
-    await session.page.goto(`${session.url}/#/estimate?method=full`);
+    await session.page.goto(`${session.url}/#/estimate?method=full&precision=bf16-true`);
     const full = makePlan({
       scenario: parseScenario({
         model: 'llama-3.1-8b',
