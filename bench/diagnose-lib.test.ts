@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedFile } from '../test/shared.js';
+import { REPO_ROOT } from '../test/shared.js';
 import { benchDiagnose, type CorpusCase, renderBenchReport, scoreCase } from './diagnose-lib.js';
 
-const CORPUS: CorpusCase[] = readFileSync(sharedFile('validation', 'oom_corpus.jsonl'), 'utf8')
+const CORPUS: CorpusCase[] = readFileSync(join(REPO_ROOT, 'data', 'validation', 'oom_corpus.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l));

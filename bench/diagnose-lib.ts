@@ -1,5 +1,5 @@
 /**
- * Scores the OOM grammar and the phase reader against shared/validation/oom_corpus.jsonl: every field of
+ * Scores the OOM grammar and the phase reader against data/validation/oom_corpus.jsonl: every field of
  * `expected` extracted exactly, the family (with `acceptableFamilies`), the phase (with `acceptablePhases`).
  */
 import {
