@@ -165,7 +165,11 @@ describe('configuration and code', () => {
   it('the phase picks the part: optimizer states, with the frame quoted', () => {
     const f = finding('fsdp-70b-optimizer-step', 'optimizer-states');
     expect(f.evidence).toEqual([
-      { label: 'phase', value: 'optimizer step (from the traceback)', quote: 'optimizer.step()' },
+      {
+        label: 'phase',
+        value: 'optimizer step (from the traceback: the code it printed belongs to this phase)',
+        quote: 'optimizer.step()',
+      },
     ]);
   });
 

@@ -21,10 +21,16 @@ const PYTHON_FRAME = /^\s*File\s+"([^"]+)",\s+line\s+\d+,\s+in\s+([\w<>.]+)/;
 const IPYTHON_FRAME = /^\s*(\S+\.py)\s+in\s+([\w<>.]+)\s*\(/;
 const IPYTHON_CODE = /^\s*-+>\s*\d+\s+(.*)$/;
 
+// A script pasted beside the error (definitions, imports): its indented lines are code the user wrote,
+// not the lines a traceback printed, so only the lines under a frame count as traceback code.
+const SCRIPT_LINE =
+  /^\s*(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[(:]|import\s+\w|from\s+[\w.]+\s+import\s)/;
+
 /** Classifies each line of a log as a frame header, traceback code, or a plain log line. */
 export function readTraceback(lines: readonly LogLine[]): LogEntry[] {
   const out: LogEntry[] = [];
   let afterFrame = false;
+  const scriptPasted = lines.some((l) => SCRIPT_LINE.test(l.text.slice(0, MAX_LINE_CHARS)));
   lines.forEach((whole, line) => {
     const l = { text: whole.text.slice(0, MAX_LINE_CHARS) };
     const py = PYTHON_FRAME.exec(l.text) ?? IPYTHON_FRAME.exec(l.text);
@@ -35,8 +41,9 @@ export function readTraceback(lines: readonly LogLine[]): LogEntry[] {
     }
     const ipy = IPYTHON_CODE.exec(l.text);
     // Python prints the source line indented under its frame; tracebacks pasted without their frame
-    // lines still show indented calls ("    param_coordinator.fetch_sub_module(...)").
-    const indentedCall = /^\s{2,}\S.*[\w\])]\s*\(/.test(l.text);
+    // lines still show indented calls ("    param_coordinator.fetch_sub_module(...)") — unless a script
+    // was pasted too, whose indented calls are not a traceback's.
+    const indentedCall = !scriptPasted && /^\s{2,}\S[^(]*[\w\])]\s*\(/.test(l.text);
     out.push({
       line,
       text: ipy ? ipy[1]! : l.text,
