@@ -17,6 +17,8 @@ export const EN_PHASE_REASONS: Readonly<Record<PhaseReason, string>> = {
     'other processes hold a quarter of the card or more than this one, and without them the request would have fit',
   'memory-outside-processes':
     'the card’s used memory exceeds this process and every listed one by at least 1 GiB and 10 % of the card: processes NVML cannot list hold it',
+  'memory-outside-torch':
+    'no process is listed, and the card’s used memory exceeds what PyTorch holds by more than 4 GiB and a quarter of the card: another program holds it',
   'rank-contexts': 'small processes beside this one are other ranks’ CUDA contexts',
   'smi-leftover': 'nvidia-smi lists a process whose PID is gone or that is stopped: a leftover holds memory',
   'smi-rank-contexts':
@@ -55,6 +57,8 @@ export const ZH_PHASE_REASONS: Readonly<Record<PhaseReason, string>> = {
   'foreign-process': '其他进程占用了显卡的四分之一或多于本进程的显存，没有它们这次请求本可以放得下',
   'memory-outside-processes':
     '显卡已用显存比本进程和所有列出的进程多出至少 1 GiB 且占显卡的 10 %：这部分被 NVML 无法列出的进程占用',
+  'memory-outside-torch':
+    '没有列出任何进程，而显卡已用显存比 PyTorch 持有的多出 4 GiB 以上且超过显卡的四分之一：另一个程序占用了它',
   'rank-contexts': '本进程旁边的小进程是其他 rank 的 CUDA 上下文',
   'smi-leftover': 'nvidia-smi 列出的进程 PID 已不存在或处于暂停状态：残留进程占着显存',
   'smi-rank-contexts': 'nvidia-smi 在一个大进程旁列出若干大小相同的小进程：其他 rank 的上下文',

@@ -116,6 +116,30 @@ export function cardHeldByOthers(match: OomMatch | null): CardReason | null {
 }
 
 /**
+ * With no process lines (the 1.x layouts never print them; NVML unavailable on Windows and in some
+ * containers), the card's used memory beyond what PyTorch holds is this process's own non-PyTorch
+ * memory or another program's. Beyond OWN_NON_TORCH_MAX_BYTES, a quarter of the card, and enough that
+ * the request would have fit without it, it is another program's (rule 1: "own in-use ≪ T − F →
+ * someone else holds memory"). Weaker than a listed process: the traceback comes first.
+ */
+export function memoryOutsideTorch(match: OomMatch | null): boolean {
+  if (!match || !isTorch(match)) return false;
+  const o = match.oom;
+  if ((o.processes ?? []).length > 0 || o.thisProcessInUseBytes !== undefined) return false;
+  const held = torchHeldBytes(match);
+  if (held === null || o.totalBytes === null || o.freeBytes === null) return false;
+  if (o.allocatedByTorchBytes !== null && o.allocatedByTorchBytes > o.totalBytes) return false; // WDDM
+  // Nothing allocated yet reads as the first allocation (phaseFromFigures), whoever fills the card.
+  if (o.allocatedByTorchBytes !== null && o.allocatedByTorchBytes < SMALL_SEGMENT_BYTES) return false;
+  const rest = o.totalBytes - o.freeBytes - held;
+  return (
+    rest > OWN_NON_TORCH_MAX_BYTES &&
+    rest >= FOREIGN_CARD_SHARE * o.totalBytes &&
+    (o.requestedBytes === null || o.freeBytes + rest >= o.requestedBytes)
+  );
+}
+
+/**
  * Small processes beside this one are other ranks' CUDA contexts (ranks that did not call
  * torch.cuda.set_device create one on GPU 0: pytorch #49481, pi-GAN #22) when there are several, or
  * when the log shows ranks: GPU 0 then holds less for its own rank than the others do.

@@ -53,6 +53,8 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'save_fsdp_model',
         'save_fsdp_optimizer',
         'state_dict',
+        '_save_to_state_dict', // nn.Module.state_dict() visiting each module (bitsandbytes overrides it)
+        'get_peft_model_state_dict',
         'full_state_dict',
         'consolidate_state_dict',
         '_full_post_state_dict_hook',
@@ -111,6 +113,21 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
     },
   ],
   [
+    // Building the optimizer allocates its states (ZeRO's fp32 master partitions, DeepSpeed's optimizer
+    // states): inside deepspeed.initialize, which the load sign would otherwise claim.
+    'optimizer-step',
+    {
+      frames: [
+        '_configure_optimizer',
+        '_configure_zero_optimizer',
+        'initialize_optimizer_states',
+        '_create_fp32_partitions',
+        '_setup_for_real_optimizer',
+      ],
+      framesInFiles: { names: ['__init__'], file: /zero\/stage(?:3|_1_and_2)\.py$/ },
+    },
+  ],
+  [
     'load',
     {
       frames: [
@@ -120,6 +137,8 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'load_state_dict',
         '_load_from_state_dict',
         '_load_from_checkpoint',
+        '_load_best_model', // HF Trainer, load_best_model_at_end
+        'load_sharded_checkpoint',
         '_load_optimizer_and_scheduler',
         '_move_model_to_device',
         'load_checkpoint_and_dispatch',
@@ -132,10 +151,19 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'load_file', // safetensors.torch.load_file
         '_apply', // nn.Module.to() / .cuda() / .half() moving every parameter
       ],
-      // torch.load and its unpickler's storage restore.
+      // torch.load and its unpickler's storage restore; torch.cuda's lazy initialisation, on the stack
+      // only for a process's first CUDA call (the context is created then).
       framesInFiles: {
-        names: ['load', '_load', 'persistent_load', 'restore_location', 'default_restore_location'],
-        file: /torch\/serialization\.py$/,
+        names: [
+          'load',
+          '_load',
+          'persistent_load',
+          'restore_location',
+          'default_restore_location',
+          '_lazy_init',
+          '_lazy_new',
+        ],
+        file: /torch\/(?:serialization|cuda\/__init__)\.py$/,
       },
       code: /\.from_pretrained\s*\(|\b(?:_move_model_to_device|dispatch_model|load_checkpoint_and_dispatch)\s*\(|\bload_state_dict\s*\(|\btorch\.load\s*\(|\b(?:model|module|net|pipe|pipeline|unet|vae|encoder|decoder|llm|teacher|student|ref_model|reward_model)\w*\.(?:to|cuda|half|bfloat16)\s*\(|\b(?:accelerator\.prepare|deepspeed\.initialize)\s*\(/i,
     },
@@ -191,7 +219,13 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         '_wrapped_call_impl',
         'pre_sub_module_forward_function',
         '_pre_forward',
+        'common_ksampler', // ComfyUI's sampling node
       ],
+      // Diffusion samplers and pipelines run the model forward only (inference): k-diffusion, ComfyUI,
+      // A1111's processing, diffusers pipelines. (A pipeline called from a training script's
+      // `log_validation` is evaluation: that name is read first.)
+      files:
+        /\/k_diffusion\/sampling\.py$|\/comfy\/(?:samplers|sample|sd)\.py$|\/modules\/(?:processing|sd_samplers\w*)\.py$|\/diffusers\/pipelines\//,
       // ZeRO-3 gathers parameters right before each module runs (deepspeed partitioned_param_coordinator).
       code: /fetch_sub_module\s*\(|\b_?all_gather\w*\s*\(|\bpartitioned_param_coordinator\b/,
     },

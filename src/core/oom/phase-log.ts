@@ -57,6 +57,17 @@ const PROGRAM_MARKERS: readonly (readonly [MarkedPhase, MarkerReason, (text: str
         t,
       ),
   ],
+  // DeepSpeed's see_memory_usage milestones while ZeRO builds its optimizer (stage3.py, stage_1_and_2.py).
+  [
+    'optimizer-step',
+    'log-progress',
+    (t) => /\bBefore\s+(?:creating\s+fp32\s+partitions|initializing\s+optimizer\s+states)\b/.test(t),
+  ],
+  [
+    'load',
+    'log-progress',
+    (t) => /\bStage\s+3\s+initialize\s+beginning\b|\bBefore\s+creating\s+fp16\s+partitions\b/.test(t),
+  ],
   // vLLM's log prefix: the serving engine runs forward passes only.
   [
     'forward',
@@ -67,7 +78,7 @@ const PROGRAM_MARKERS: readonly (readonly [MarkedPhase, MarkerReason, (text: str
 
 const STEP_COUNTER = /\b(?:global_step|step|iter(?:ation)?|it)\s*[=:]?\s*(\d+)\b/i;
 const EPOCH_COUNTER = /\bepoch\s*[=:]?\s*(\d+)\b/i;
-const LOSS_WORD = /loss\b|\blr\b/i;
+const LOSS_WORD = /loss\b|\blr\b|\blearning[ _]rate\b/i;
 const HF_LOSS_DICT = /\{'loss':\s*[\d.]+/;
 const TQDM_BAR = /\b(\d+)\s*\/\s*\d+\s*\[\d+:\d+/;
 const TRAINING_WORD = /\btrain|\bstep|\bepoch|\biter/i;
@@ -100,7 +111,7 @@ const WORD_MARKERS: readonly (readonly [MarkedPhase, RegExp])[] = [
   ],
   [
     'checkpoint-save',
-    /\b(?:while|when|during|after)\s+sav(?:e|ing)\b|\bsaving\s+(?:the\s+)?(?:model|checkpoint|weights|state)/i,
+    /\b(?:while|when|during|after)\s+sav(?:e|ing)\b|\b(?:saving|writing)\s+(?:the\s+|a\s+)?(?:model|checkpoint|weights|state)|\b(?:creat|mak)(?:es|ing)\s+(?:the\s+|a\s+)?checkpoints?\b/i,
   ],
   [
     'evaluation',
@@ -118,12 +129,17 @@ const WORD_MARKERS: readonly (readonly [MarkedPhase, RegExp])[] = [
   ],
   [
     'mid-run',
-    /\bafter\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?:[\d,]+|several|many|a\s+few|some)\s+(?:steps|iterations|iters|epochs|hours|minutes|batches)\b|\bhours\s+(?:in|into)\b|\bmid[- ]run\b|\bmiddle\s+of\s+(?:the\s+)?training\b/i,
+    /\bafter\s+(?:training\s+(?:for\s+)?)?(?:about\s+|around\s+|roughly\s+|~\s*)?(?:several|many|a\s+few|few|some)\s+(?:steps|iterations|iters|epoch(?:e?s)?|hours|minutes|batches)\b|\bhours\s+(?:in|into)\b|\bmid[- ]run\b|\bmiddle\s+of\s+(?:the\s+)?training\b/i,
   ],
 ];
 
-/** "at epoch 5", "at step 1200": a number of 2 or more says steps ran before. */
+/**
+ * "at epoch 5", "at step 1200", "after 3 epochs", "around 800 epoches", "after training 67epochs": a
+ * count of 2 or more says steps ran before (epochs and hours are always many steps).
+ */
 const AT_STEP_WORDS = /\b(?:at|after|around|in|on)\s+(?:the\s+)?(?:step|iteration|iter|epoch)\s+(\d+)\b/i;
+const AFTER_COUNT_WORDS =
+  /\b(?:after|around|at)\s+(?:training\s+(?:for\s+)?)?(?:about\s+|around\s+|roughly\s+|~\s*)?([\d,]+)\s*(steps|iterations|iters|epoch(?:e?s)?|hours|minutes|batches)\b/i;
 
 /** Words that place the failure at the very start of the run (not a phase; they veto "mid-run" guesses). */
 const START_OF_RUN_WORDS =
@@ -144,15 +160,25 @@ function wordsOf(text: string): MarkedPhase | null {
   }
   const at = AT_STEP_WORDS.exec(text);
   if (at && Number(at[1]) >= 2 && !negated(text, at.index)) return 'mid-run';
+  const count = AFTER_COUNT_WORDS.exec(text);
+  if (count && !negated(text, count.index)) {
+    const n = Number(count[1]!.replace(/,/g, ''));
+    if (n >= 2 || /^(?:epoch|hour)/i.test(count[2]!)) return 'mid-run';
+  }
   return null;
 }
 
 const lineText = (lines: readonly LogLine[], i: number) => lines[i]!.text.slice(0, MAX_LINE_CHARS);
 
+/** A milestone that closes a stage the markers above open: nothing before it places the failure. */
+const STAGE_DONE =
+  /\bAfter\s+(?:creating\s+fp(?:16|32)\s+partitions|initializing\s+(?:optimizer\s+states|ZeRO\s+optimizer))\b/;
+
 /** The last program line before (or on) the failure that places it. */
 export function programMarker(lines: readonly LogLine[], uptoLine: number): Marker | null {
   for (let i = Math.min(uptoLine, lines.length - 1); i >= 0; i--) {
     const t = lineText(lines, i);
+    if (STAGE_DONE.test(t)) return null;
     for (const [phase, reason, test] of PROGRAM_MARKERS) if (test(t)) return { phase, reason, line: i };
     if (stepsRan(t)) return { phase: 'mid-run', reason: 'log-steps', line: i };
   }

@@ -137,6 +137,27 @@ describe('whose memory fills the card', () => {
     expect(read(own)).toMatchObject({ phase: 'other-process', reason: 'memory-outside-processes' });
   });
 
+  it('with no process listed, used memory far beyond PyTorch’s is another program’s (ResidualMaskingNetwork #15)', () => {
+    // 996 MiB allocated, 1010 MiB reserved, 8.81 MiB free of 10.76 GiB: 9.7 GiB held outside PyTorch.
+    const v1 =
+      'RuntimeError: CUDA out of memory. Tried to allocate 36.00 MiB (GPU 0; 10.76 GiB total capacity; 996.23 MiB already allocated; 8.81 MiB free; 1010.00 MiB reserved in total by PyTorch)';
+    expect(read(v1)).toMatchObject({
+      phase: 'other-process',
+      basis: 'numbers',
+      reason: 'memory-outside-torch',
+    });
+    const v2NoNvml = v2({
+      request: '1.00 GiB',
+      total: '47.50 GiB',
+      free: '200.00 MiB',
+      allocated: '20.00 GiB',
+      reserved: '1.00 GiB',
+    });
+    expect(read(v2NoNvml).reason).toBe('memory-outside-torch');
+    // The corpus's own-memory cases stay with PyTorch's figures: lerf #73 holds 3.9 GiB outside PyTorch.
+    expect(read(caseText('lerf-73-reserved')).phase).toBe('unknown');
+  });
+
   it('small processes are other ranks’ contexts when there are several, or when ranks are evident', () => {
     const one = (prefix: string) =>
       `${prefix}${v2({
@@ -163,7 +184,7 @@ describe('PyTorch’s own figures', () => {
     const ootd =
       'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacty of 4.00 GiB of which 2.80 GiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.';
     expect(read(ootd)).toMatchObject({ phase: 'load', basis: 'numbers', reason: 'nothing-allocated' });
-    // The same in the 1.x layout, from a card whose context took the rest.
+    // The same in the 1.x layout, even with the card full: PyTorch has not placed a tensor yet.
     const v1 =
       'RuntimeError: CUDA out of memory. Tried to allocate 50.00 MiB (GPU 0; 5.80 GiB total capacity; 0 bytes already allocated; 12.00 MiB free; 0 bytes reserved in total by PyTorch)';
     expect(read(v1)).toMatchObject({ phase: 'load', reason: 'nothing-allocated' });
@@ -317,6 +338,102 @@ describe('traceback frames', () => {
     expect(read(inference)).toMatchObject({ phase: 'forward', reason: 'traced-frame' });
   });
 
+  it('reads IPython 8 and rich tracebacks (transformers #26203, FastChat #529)', () => {
+    const ipython = [
+      'Cell In[8], line 2',
+      '----> 2 base_model = AutoModelForCausalLM.from_pretrained(',
+      '',
+      `File ${SITE}/transformers/models/auto/auto_factory.py:493, in _BaseAutoModelClass.from_pretrained(cls, name)`,
+      '--> 493     return model_class.from_pretrained(',
+      FULL,
+    ].join('\n');
+    expect(read(ipython)).toMatchObject({ phase: 'load', basis: 'traceback' });
+    const ipythonFrameOnly = `File ${SITE}/transformers/trainer.py:1633, in Trainer.evaluate(self)\n${FULL}`;
+    expect(read(ipythonFrameOnly)).toMatchObject({ phase: 'evaluation', reason: 'traced-frame' });
+    const rich = [
+      '│ /home/u/.local/lib/python3.10/site-packages/deepspeed/runtime/engine.py:330 in __init__          │',
+      '│ ❱  330 │   │   │   self._configure_optimizer(optimizer, model_parameters)                        │',
+      '│ /home/u/.local/lib/python3.10/site-packages/deepspeed/runtime/engine.py:1184 in _configure_optimizer │',
+      FULL,
+    ].join('\n');
+    expect(read(rich)).toMatchObject({ phase: 'optimizer-step', reason: 'traced-frame' });
+  });
+
+  it('the first CUDA call creates the context: torch.cuda’s lazy init is load (pytorch #1829)', () => {
+    const text = [
+      '<ipython-input-4-8352503114b9> in <module>()',
+      '----> 1 torch.cuda.FloatTensor([1])',
+      '~/anaconda/lib/python3.5/site-packages/torch/cuda/__init__.py in _lazy_new(cls, *args, **kwargs)',
+      'RuntimeError: cuda runtime error (2) : out of memory at /pytorch/torch/lib/THC/generic/THCStorage.cu:66',
+    ].join('\n');
+    expect(read(text)).toMatchObject({ phase: 'load', reason: 'traced-frame' });
+    const init = traceback(
+      'RuntimeError: CUDA error: out of memory',
+      frame('serve.py', 3, '<module>', 'x = torch.zeros(1, device="cuda")'),
+      frame(`${SITE}/torch/cuda/__init__.py`, 302, '_lazy_init', 'torch._C._cuda_init()'),
+    );
+    expect(read(init).phase).toBe('load');
+  });
+
+  it('ZeRO building its optimizer states is the optimizer, not the load around it', () => {
+    const zero = traceback(
+      'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.00 GiB.',
+      frame('train.py', 40, 'main', 'engine, opt, _, _ = deepspeed.initialize(model=model, config=cfg)'),
+      frame(
+        `${SITE}/deepspeed/runtime/zero/stage_1_and_2.py`,
+        371,
+        '__init__',
+        'self.single_partition_of_fp32_groups.append(',
+      ),
+    );
+    expect(read(zero)).toMatchObject({ phase: 'optimizer-step', reason: 'traced-frame' });
+    const milestones = (last: string) =>
+      [
+        '[INFO] [utils.py:831:see_memory_usage] Before creating fp16 partitions',
+        last,
+        'CUDA error: out of memory',
+      ].join('\n');
+    expect(
+      read(milestones('[INFO] [utils.py:831:see_memory_usage] Before creating fp32 partitions')),
+    ).toMatchObject({
+      phase: 'optimizer-step',
+      reason: 'log-progress',
+    });
+    expect(
+      read(milestones('[INFO] [utils.py:831:see_memory_usage] After creating fp16 partitions')).phase,
+    ).toBe('unknown');
+  });
+
+  it('a diffusion sampler or pipeline is inference: forward (Fooocus, ComfyUI, diffusers)', () => {
+    const k = traceback(
+      FULL,
+      frame(
+        '/home/a/Fooocus/modules/sample_hijack.py',
+        157,
+        'sample_hacked',
+        'samples = sampler.sample(model_wrap)',
+      ),
+      frame(
+        '/home/a/Fooocus/ldm_patched/k_diffusion/sampling.py',
+        701,
+        'sample_dpmpp_2m_sde_gpu',
+        'return sample_dpmpp_2m_sde(model, x)',
+      ),
+    );
+    expect(read(k)).toMatchObject({ phase: 'forward', reason: 'traced-file' });
+    const validation = traceback(
+      FULL,
+      frame('train_dreambooth.py', 1300, 'log_validation', 'images = pipeline(prompt).images'),
+      frame(
+        `${SITE}/diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py`,
+        900,
+        '__call__',
+        'x',
+      ),
+    );
+    expect(read(validation)).toMatchObject({ phase: 'evaluation', reason: 'named-function' });
+  });
+
   it('a pasted script is not traceback code: its last lines do not decide', () => {
     const script = [
       'import torch',
@@ -370,6 +487,21 @@ describe('the log and the words around the error', () => {
     expect(read(`It crashes at epoch 5.\n${FULL}`)).toMatchObject({ phase: 'mid-run', reason: 'words' });
     expect(read(`${FULL}\nThis happens after about 3 hours of training.`).phase).toBe('mid-run');
     expect(read(`It crashes at step 1.\n${FULL}`).phase).toBe('backward');
+  });
+
+  it('counts written the way people write them', () => {
+    expect(read(`report error of cuda out of memory after training 67epochs\n${FULL}`).phase).toBe('mid-run');
+    expect(read(`It is killed when it comes to around 800 epoches.\n${FULL}`).phase).toBe('mid-run');
+    expect(read(`${FULL}\nIt happens after few epochs.`).phase).toBe('mid-run');
+    expect(read(`Epoch 10 - learning rate: 0.000100\n${FULL}`)).toMatchObject({
+      phase: 'mid-run',
+      reason: 'log-steps',
+    });
+    expect(read(`${FULL}\nThis feature uses CUDA memory when it creates a checkpoint.`).phase).toBe(
+      'checkpoint-save',
+    );
+    // "gradient checkpointing" is a memory technique, not a save.
+    expect(read(`I use gradient checkpointing.\n${FULL}`).phase).toBe('backward');
   });
 
   it('one rank failing while the others logged on is imbalance; not when the others failed too', () => {

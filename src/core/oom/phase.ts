@@ -7,7 +7,8 @@
  *   3. traceback frames and code (phase-frames.ts); a forward or backward frame inside an evaluation,
  *      a save or a run that had logged many steps takes that context (phase-log.ts logContext, or an
  *      evaluation script);
- *   4. other ranks' CUDA contexts among the allocator's processes (phase-bytes.ts rankContexts);
+ *   4. used memory far beyond what PyTorch holds when no process is listed, and other ranks' CUDA
+ *      contexts among the allocator's processes (phase-bytes.ts memoryOutsideTorch, rankContexts);
  *   5. nvidia-smi rows beside the report (phase-smi.ts);
  *   6. the log and the words around the failure (phase-log.ts); "mid-run" yields to one rank failing
  *      alone among ranks that went on;
@@ -22,6 +23,7 @@ import {
   type CardReason,
   cardHeldByOthers,
   type FigureReason,
+  memoryOutsideTorch,
   phaseFromFigures,
   rankContexts,
 } from './phase-bytes.js';
@@ -64,6 +66,7 @@ export type PhaseReason =
   | FrameReason
   | 'evaluation-script'
   | CardReason
+  | 'memory-outside-torch'
   | 'rank-contexts'
   | SmiReason
   | MarkerReason
@@ -142,6 +145,14 @@ export function detectPhase(
     return at(lines, traced.entry.line, traced.phase, basis, traced.reason);
   }
 
+  if (memoryOutsideTorch(match))
+    return {
+      phase: 'other-process',
+      basis: 'numbers',
+      quote: null,
+      line: null,
+      reason: 'memory-outside-torch',
+    };
   if (rankContexts(match, ranksEvident(lines)))
     return {
       phase: 'multi-gpu-imbalance',
