@@ -41,7 +41,7 @@ export const EN_PHASE_REASONS: Readonly<Record<PhaseReason, string>> = {
     'one request of a quarter of the card or more, larger than what was free: one giant activation',
   'nothing-cached': 'less than one 2 MiB segment cached: nothing had been freed yet',
   'card-full':
-    'PyTorch tensors fill the card: the step reached its peak (saved activations plus the loss’s gradients)',
+    'PyTorch tensors fill the card: the activations the forward pass builds (and, in training, keeps for backward) reached the card’s size',
   'steps-before-failure':
     'the run had completed many training steps before it failed: the setup fit, then something changed',
 };
@@ -75,6 +75,6 @@ export const ZH_PHASE_REASONS: Readonly<Record<PhaseReason, string>> = {
   'fragmented-cache': '缓存中的显存是请求的数倍却无法使用，这是经过很多步才积累起来的',
   'single-huge-request': '单次请求达到显卡的四分之一或更多，且大于空闲显存：一个巨大的激活值',
   'nothing-cached': '缓存不到一个 2 MiB 的段：还没有任何显存被释放过',
-  'card-full': 'PyTorch 张量占满了显卡：这一步到达了峰值（保存的激活值加上 loss 的梯度）',
+  'card-full': 'PyTorch 张量占满了显卡：前向传播产生的激活值（训练时还要为反向传播保留）达到了显卡的容量',
   'steps-before-failure': '失败之前运行已经完成了许多训练步：这个配置放得下，后来有东西变了',
 };

@@ -172,7 +172,7 @@ export type FigureReason =
   | 'nothing-cached'
   | 'card-full';
 
-export type FigurePhase = 'load' | 'forward' | 'backward' | 'mid-run';
+export type FigurePhase = 'load' | 'forward' | 'mid-run';
 
 /**
  * PyTorch's own figures, when nothing else places the failure, first rule that holds:
@@ -186,8 +186,10 @@ export type FigurePhase = 'load' | 'forward' | 'backward' | 'mid-run';
  * - one request ≥ 25 % of the card and more than is free: one giant activation → forward;
  * - less than one 2 MiB segment cached while tensors are allocated (2.x prints it exactly): nothing has
  *   been freed yet, as while weights load one after another → load;
- * - PyTorch tensors ≥ 80 % of the card: the step's peak, saved activations plus the loss's gradients
- *   at the start of backward (docs/memory-model.md §6) → backward.
+ * - PyTorch tensors ≥ 80 % of the card for a small request: activations filled it — the forward pass
+ *   building them, in inference as in training, where the forward keeps them for backward → forward.
+ *   (The peak of a training step sits where forward ends and backward begins, docs/memory-model.md §6;
+ *   the figures cannot tell which side, and inference has only the forward.)
  */
 export function phaseFromFigures(
   match: OomMatch | null,
@@ -215,6 +217,6 @@ export function phaseFromFigures(
   if (o.reservedUnallocatedBytes !== null && o.reservedUnallocatedBytes < SMALL_SEGMENT_BYTES && (P ?? 0) > 0)
     return { phase: 'load', reason: 'nothing-cached' };
   if (P !== null && T !== null && P >= FULL_CARD_SHARE * T && P <= T)
-    return { phase: 'backward', reason: 'card-full' };
+    return { phase: 'forward', reason: 'card-full' };
   return null;
 }

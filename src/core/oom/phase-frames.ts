@@ -149,6 +149,7 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'load_checkpoint',
         '_load_checkpoint',
         'load_file', // safetensors.torch.load_file
+        'load_weights', // vLLM and many model classes
         '_apply', // nn.Module.to() / .cuda() / .half() moving every parameter
       ],
       // torch.load and its unpickler's storage restore; torch.cuda's lazy initialisation, on the stack
@@ -224,11 +225,19 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
       // Diffusion samplers and pipelines run the model forward only (inference): k-diffusion, ComfyUI,
       // A1111's processing, diffusers pipelines. (A pipeline called from a training script's
       // `log_validation` is evaluation: that name is read first.)
+      // vLLM's engine and workers serve requests: forward passes (its weight loading is read above).
       files:
-        /\/k_diffusion\/sampling\.py$|\/comfy\/(?:samplers|sample|sd)\.py$|\/modules\/(?:processing|sd_samplers\w*)\.py$|\/diffusers\/pipelines\//,
-      // ZeRO-3 gathers parameters right before each module runs (deepspeed partitioned_param_coordinator).
-      code: /fetch_sub_module\s*\(|\b_?all_gather\w*\s*\(|\bpartitioned_param_coordinator\b/,
+        /[\\/]k_diffusion[\\/]sampling\.py$|[\\/]comfy[\\/](?:samplers|sample|sd)\.py$|[\\/]modules[\\/](?:processing|sd_samplers\w*)\.py$|[\\/]diffusers[\\/]pipelines[\\/]|[\\/]vllm[\\/](?:worker|v1[\\/]worker|model_executor|engine|v1[\\/]engine)[\\/]/,
+      // ZeRO-3 gathers parameters right before each module runs (deepspeed partitioned_param_coordinator);
+      // a line that calls the model (`outputs = model(**inputs)`, `self.state.model(batch)`) is its forward.
+      code: /fetch_sub_module\s*\(|\b_?all_gather\w*\s*\(|\bpartitioned_param_coordinator\b|\b(?:model|module|net|network|unet|transformer|llm)\w*\s*\(/,
     },
+  ],
+  [
+    // A constructor on the stack with nothing more specific: an object being built allocates on the card
+    // (a model created on the device, a library loading its weights: faster-whisper's WhisperModel).
+    'load',
+    { frames: ['__init__'] },
   ],
 ];
 

@@ -68,11 +68,15 @@ const PROGRAM_MARKERS: readonly (readonly [MarkedPhase, MarkerReason, (text: str
     'log-progress',
     (t) => /\bStage\s+3\s+initialize\s+beginning\b|\bBefore\s+creating\s+fp16\s+partitions\b/.test(t),
   ],
-  // vLLM's log prefix: the serving engine runs forward passes only.
+  // vLLM's log lines (`ERROR 04-01 23:46:56 [engine.py:160] …`): the serving engine runs forward passes.
   [
     'forward',
     'log-engine',
-    (t) => /\[(?:engine|llm_engine|model_runner|gpu_model_runner|scheduler)\.py:\d+\]/.test(t),
+    (t) =>
+      /\[(?:engine|llm_engine|model_runner|gpu_model_runner|scheduler)\.py:\d+\]/.test(t) ||
+      /^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[\w+\.py:\d+\]/.test(
+        t,
+      ),
   ],
 ];
 

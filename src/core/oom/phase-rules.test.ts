@@ -230,7 +230,7 @@ describe('PyTorch’s own figures', () => {
       reserved: '512.00 KiB',
     });
     expect(read(loading)).toMatchObject({ phase: 'load', reason: 'nothing-cached' });
-    expect(read(FULL)).toMatchObject({ phase: 'backward', reason: 'card-full' });
+    expect(read(FULL)).toMatchObject({ phase: 'forward', reason: 'card-full' });
   });
 });
 
@@ -434,6 +434,66 @@ describe('traceback frames', () => {
     expect(read(validation)).toMatchObject({ phase: 'evaluation', reason: 'named-function' });
   });
 
+  it('a serving engine runs forward passes: vLLM’s log lines and worker frames (vllm #14095, #7854)', () => {
+    const worker = `(VllmWorkerProcess pid=195295) ERROR 03-02 19:49:43 [multiproc_worker_utils.py:242] ${FULL}`;
+    expect(read(worker)).toMatchObject({ phase: 'forward', basis: 'log', reason: 'log-engine' });
+    const profile = traceback(
+      FULL,
+      frame(
+        `${SITE}/vllm/worker/worker.py`,
+        179,
+        'determine_num_available_blocks',
+        'self.model_runner.profile_run()',
+      ),
+    );
+    expect(read(profile)).toMatchObject({ phase: 'forward', reason: 'traced-file' });
+    const loading = traceback(
+      FULL,
+      frame(
+        `${SITE}/vllm/worker/model_runner.py`,
+        1020,
+        'load_model',
+        'self.model = get_model(self.vllm_config)',
+      ),
+      frame(`${SITE}/vllm/model_executor/models/llama.py`, 600, 'load_weights', 'weight_loader(param, w)'),
+    );
+    expect(read(loading).phase).toBe('load');
+  });
+
+  it('a line that calls the model is its forward (PhoGPT #28, a truncated rich traceback)', () => {
+    const rich = [
+      '│ /usr/lib/python3/dist-packages/composer/trainer/trainer.py:2797 in _train_microbatch             │',
+      '│ ❱ 2797 │   │   │   │   self.state.outputs = self.state.model(self.state.batch)                   │',
+      'OutOfMemoryError: CUDA out of memory. Tried to allocate 1.53 GiB.',
+    ].join('\n');
+    expect(read(rich)).toMatchObject({ phase: 'forward', reason: 'traced-code' });
+    const plain = traceback(
+      'RuntimeError: CUDA error: out of memory',
+      frame('run.py', 9, 'step', 'out = net(x)'),
+    );
+    expect(read(plain).phase).toBe('forward');
+    // `load_model(` and `model.to(` are not a model call.
+    const load = traceback(
+      'RuntimeError: CUDA error: out of memory',
+      frame('run.py', 9, 'main', 'm = load_model(path)'),
+    );
+    expect(read(load).phase).not.toBe('forward');
+  });
+
+  it('a constructor on the stack with nothing more specific is the object being built: load', () => {
+    const text = traceback(
+      'RuntimeError: CUDA error: out of memory',
+      frame('app.py', 529, 'cli', 'model = WhisperModel(size, device="cuda")'),
+      frame(
+        `${SITE}/faster_whisper/transcribe.py`,
+        125,
+        '__init__',
+        'self.model = ctranslate2.models.Whisper(',
+      ),
+    );
+    expect(read(text)).toMatchObject({ phase: 'load', reason: 'traced-frame' });
+  });
+
   it('a pasted script is not traceback code: its last lines do not decide', () => {
     const script = [
       'import torch',
@@ -446,7 +506,7 @@ describe('traceback frames', () => {
       '',
       FULL,
     ].join('\n');
-    expect(read(script)).toMatchObject({ phase: 'backward', basis: 'numbers' });
+    expect(read(script)).toMatchObject({ phase: 'forward', basis: 'numbers' });
   });
 });
 
@@ -471,8 +531,8 @@ describe('the log and the words around the error', () => {
   });
 
   it('negated words do not count', () => {
-    expect(read(`There is no other process on the GPU.\n${FULL}`).phase).toBe('backward');
-    expect(read(`It doesn't happen during validation.\n${FULL}`).phase).toBe('backward');
+    expect(read(`There is no other process on the GPU.\n${FULL}`).phase).toBe('forward');
+    expect(read(`It doesn't happen during validation.\n${FULL}`).phase).toBe('forward');
     expect(read(`Two jobs share the card.\n${FULL}`).phase).toBe('other-process');
   });
 
@@ -486,7 +546,7 @@ describe('the log and the words around the error', () => {
   it('"at epoch 5" or "after 3 hours" is mid-run; "at step 1" is not', () => {
     expect(read(`It crashes at epoch 5.\n${FULL}`)).toMatchObject({ phase: 'mid-run', reason: 'words' });
     expect(read(`${FULL}\nThis happens after about 3 hours of training.`).phase).toBe('mid-run');
-    expect(read(`It crashes at step 1.\n${FULL}`).phase).toBe('backward');
+    expect(read(`It crashes at step 1.\n${FULL}`).phase).toBe('forward');
   });
 
   it('counts written the way people write them', () => {
@@ -501,7 +561,7 @@ describe('the log and the words around the error', () => {
       'checkpoint-save',
     );
     // "gradient checkpointing" is a memory technique, not a save.
-    expect(read(`I use gradient checkpointing.\n${FULL}`).phase).toBe('backward');
+    expect(read(`I use gradient checkpointing.\n${FULL}`).phase).toBe('forward');
   });
 
   it('one rank failing while the others logged on is imbalance; not when the others failed too', () => {
@@ -583,7 +643,7 @@ describe('work on long inputs', () => {
     const long = `${'| 0 '.repeat(60_000)}${'a '.repeat(200_000)}${'step 5 (('.repeat(60_000)}`;
     expect(long.length).toBeGreaterThan(1_000_000);
     const text = `${long}\n${long.replaceAll(' ', '_')}\n${FULL}\n${long}`;
-    expect(read(text).phase).toBe('backward');
-    expect(read(`File "x.py", line 1, in ${'e'.repeat(1_000_000)}\n${FULL}`).phase).toBe('backward');
+    expect(read(text).phase).toBe('forward');
+    expect(read(`File "x.py", line 1, in ${'e'.repeat(1_000_000)}\n${FULL}`).phase).toBe('forward');
   });
 });

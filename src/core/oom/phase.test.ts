@@ -73,7 +73,7 @@ describe('detectPhase on the corpus', () => {
       ['pt-152135-hours-in', { phase: 'mid-run', basis: 'numbers', reason: 'fragmented-cache' }],
       ['nccl-1284-1EB', { phase: 'mid-run', basis: 'numbers', reason: 'request-unbounded' }],
       ['mygirlgpt-11-4gb', { phase: 'load', basis: 'numbers', reason: 'nothing-cached' }],
-      ['lora-vit-6-batch', { phase: 'backward', basis: 'numbers', reason: 'card-full' }],
+      ['lora-vit-6-batch', { phase: 'forward', basis: 'numbers', reason: 'card-full' }],
       ['cads-4-reserved-unalloc', { phase: 'forward', basis: 'numbers', reason: 'single-huge-request' }],
       ['alpaca-546-host-oom-loading', { phase: 'host-memory', basis: 'message', reason: 'host-kill' }],
       ['trixie-92-stopped-process', { phase: 'other-process', basis: 'smi', reason: 'smi-leftover' }],
