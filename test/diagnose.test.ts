@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, sharedFile } from './shared.js';
+import { REPO_ROOT } from './shared.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
 
@@ -26,7 +26,7 @@ function headroom(args: readonly string[], input?: string, extraEnv: NodeJS.Proc
 const diagnose = (args: readonly string[], input?: string) => headroom(['diagnose', ...args], input);
 
 const CORPUS: readonly { id: string; text: string; expected: Record<string, unknown> }[] = readFileSync(
-  sharedFile('validation', 'oom_corpus.jsonl'),
+  join(REPO_ROOT, 'data', 'validation', 'oom_corpus.jsonl'),
   'utf8',
 )
   .trim()
@@ -77,7 +77,7 @@ describe('headroom diagnose', () => {
     const json = JSON.parse(r.stdout);
     expect(Object.keys(json)).toEqual(['oom', 'phase', 'findings']);
     expect(json.oom).toEqual(c.expected);
-    expect(json.phase).toBe('backward');
+    expect(json.phase).toBe('forward');
     expect(json.findings.map((f: { code: string }) => f.code)).toEqual(['activations']);
   });
 
@@ -183,9 +183,9 @@ describe('headroom diagnose', () => {
     const text = caseText('pt-2.x-16417-batch');
     const title = (env: NodeJS.ProcessEnv) =>
       JSON.parse(headroom(['diagnose', '-', '--json'], text, env).stdout).findings[0].title;
-    expect(title({ LANG: 'zh_CN.UTF-8' })).toBe('在反向传播中失败：激活值放不下');
-    expect(title({ LANG: 'en_US.UTF-8', LC_ALL: 'zh_CN.UTF-8' })).toBe('在反向传播中失败：激活值放不下');
-    expect(title({ LANG: 'de_DE.UTF-8' })).toBe('It failed in the backward pass: the activations do not fit');
+    expect(title({ LANG: 'zh_CN.UTF-8' })).toBe('在前向传播中失败：激活值放不下');
+    expect(title({ LANG: 'en_US.UTF-8', LC_ALL: 'zh_CN.UTF-8' })).toBe('在前向传播中失败：激活值放不下');
+    expect(title({ LANG: 'de_DE.UTF-8' })).toBe('It failed in the forward pass: the activations do not fit');
   });
 
   it('explains itself and is listed', () => {
