@@ -175,7 +175,7 @@ describe('configuration and code', () => {
 
   it('a genuinely full card is activations, with the share it read', () => {
     expect(values('pt-2.x-16417-batch', 'activations')).toEqual([
-      'phase: forward (from the allocator’s figures: PyTorch tensors fill the card: the activations the forward pass builds (and, in training, keeps for backward) reached the card’s size)',
+      'phase: forward (from the allocator’s figures: PyTorch tensors fill the card: the forward pass’s activations (kept for backward when training) filled it)',
       'allocated by PyTorch: 22.90 GiB of 23.65 GiB (97 %)',
       'reserved by PyTorch, unallocated: 195 MiB',
     ]);

@@ -41,7 +41,7 @@ export const EN_PHASE_REASONS: Readonly<Record<PhaseReason, string>> = {
     'one request of a quarter of the card or more, larger than what was free: one giant activation',
   'nothing-cached': 'less than one 2 MiB segment cached: nothing had been freed yet',
   'card-full':
-    'PyTorch tensors fill the card: the activations the forward pass builds (and, in training, keeps for backward) reached the card’s size',
+    'PyTorch tensors fill the card: the forward pass’s activations (kept for backward when training) filled it',
   'steps-before-failure':
     'the run had completed many training steps before it failed: the setup fit, then something changed',
 };
