@@ -77,7 +77,7 @@ describe('headroom diagnose', () => {
     const json = JSON.parse(r.stdout);
     expect(Object.keys(json)).toEqual(['oom', 'phase', 'findings']);
     expect(json.oom).toEqual(c.expected);
-    expect(json.phase).toBe('backward');
+    expect(json.phase).toBe('forward');
     expect(json.findings.map((f: { code: string }) => f.code)).toEqual(['activations']);
   });
 
@@ -183,9 +183,9 @@ describe('headroom diagnose', () => {
     const text = caseText('pt-2.x-16417-batch');
     const title = (env: NodeJS.ProcessEnv) =>
       JSON.parse(headroom(['diagnose', '-', '--json'], text, env).stdout).findings[0].title;
-    expect(title({ LANG: 'zh_CN.UTF-8' })).toBe('在反向传播中失败：激活值放不下');
-    expect(title({ LANG: 'en_US.UTF-8', LC_ALL: 'zh_CN.UTF-8' })).toBe('在反向传播中失败：激活值放不下');
-    expect(title({ LANG: 'de_DE.UTF-8' })).toBe('It failed in the backward pass: the activations do not fit');
+    expect(title({ LANG: 'zh_CN.UTF-8' })).toBe('在前向传播中失败：激活值放不下');
+    expect(title({ LANG: 'en_US.UTF-8', LC_ALL: 'zh_CN.UTF-8' })).toBe('在前向传播中失败：激活值放不下');
+    expect(title({ LANG: 'de_DE.UTF-8' })).toBe('It failed in the forward pass: the activations do not fit');
   });
 
   it('explains itself and is listed', () => {

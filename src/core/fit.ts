@@ -99,7 +99,7 @@ export function largestFitting(fits: (n: number) => boolean, cap: number): numbe
 function bound(
   make: (n: number) => Scenario,
   input: FitInput,
-  budget: number,
+  target: MemoryTarget,
   cap: number,
   capKind: FitBound['limit'],
 ): FitBound {
@@ -118,7 +118,8 @@ function bound(
     }
     return est;
   };
-  const value = largestFitting((n) => requiredDeviceBytes(at(n)) <= budget, cap);
+  // The one verdict (margin.ts), as estimate, plan and gpus --for judge it.
+  const value = largestFitting((n) => fitVerdict(at(n), target).ok, cap);
   const nextAt = (n: number) => ({
     value: n,
     deviceBytes: at(n).peak.deviceBytes,
@@ -154,19 +155,13 @@ export function fitLimits(input: FitInput): FitResult {
     return most < cap ? [Math.max(1, most), 'calibration'] : [cap, kind];
   };
   const [batchCap, batchKind] = within(MAX_MICRO_BATCH, 'cap', scenario.seqLen);
-  const microBatch = bound(
-    (n) => ({ ...scenario, microBatchSize: n }),
-    input,
-    target.budgetBytes,
-    batchCap,
-    batchKind,
-  );
+  const microBatch = bound((n) => ({ ...scenario, microBatchSize: n }), input, target, batchCap, batchKind);
   const context = input.contextTokens ?? null;
   const [seqCap, seqKind] = within(
     context ?? MAX_SEQ_LEN,
     context === null ? 'cap' : 'context',
     scenario.microBatchSize,
   );
-  const seqLen = bound((n) => ({ ...scenario, seqLen: n }), input, target.budgetBytes, seqCap, seqKind);
+  const seqLen = bound((n) => ({ ...scenario, seqLen: n }), input, target, seqCap, seqKind);
   return { target, scenario, microBatch, seqLen };
 }

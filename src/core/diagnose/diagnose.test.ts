@@ -166,13 +166,17 @@ describe('configuration and code', () => {
   it('the phase picks the part: optimizer states, with the frame quoted', () => {
     const f = finding('fsdp-70b-optimizer-step', 'optimizer-states');
     expect(f.evidence).toEqual([
-      { label: 'phase', value: 'optimizer step (from the traceback)', quote: 'optimizer.step()' },
+      {
+        label: 'phase',
+        value: 'optimizer step (from the traceback: the code it printed belongs to this phase)',
+        quote: 'optimizer.step()',
+      },
     ]);
   });
 
   it('a genuinely full card is activations, with the share it read', () => {
     expect(values('pt-2.x-16417-batch', 'activations')).toEqual([
-      'phase: backward (from the allocator’s figures: PyTorch tensors fill the card: the step reached its peak (saved activations plus the loss’s gradients))',
+      'phase: forward (from the allocator’s figures: PyTorch tensors fill the card: the forward pass’s activations (kept for backward when training) filled it)',
       'allocated by PyTorch: 22.90 GiB of 23.65 GiB (97 %)',
       'reserved by PyTorch, unallocated: 195 MiB',
     ]);

@@ -6,17 +6,21 @@
  */
 import { upgradeFreesInputs } from '../bitsandbytes.js';
 import { cudaContextBytes } from '../estimate.js';
-import { foreignProcesses, type OomMatch } from '../oom/index.js';
-import { GIB, MIB } from '../units.js';
+import {
+  foreignProcesses,
+  type OomMatch,
+  RANK_CONTEXT_MAX_BYTES,
+  torchHeldBytes,
+  UNACCOUNTED_MIN_BYTES,
+  UNACCOUNTED_SHARE,
+} from '../oom/index.js';
+import { MIB } from '../units.js';
 import type { Evidence, Finding } from './finding.js';
 import { priceRemedies, UPGRADE_FLAGS } from './remedies.js';
 import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
 
-/** Memory nobody accounts for counts only above this (and above UNACCOUNTED_SHARE of the card). */
-export const UNACCOUNTED_MIN_BYTES = GIB;
-export const UNACCOUNTED_SHARE = 0.1;
-/** Processes under this size are CUDA contexts of other ranks (phase.ts RANK_CONTEXT_MAX_BYTES). */
-const RANK_CONTEXT_MAX_BYTES = 1.5 * GIB;
+/** Memory nobody accounts for counts only above these (declared with the phase rules that use them too). */
+export { UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE };
 
 const isTorch = (m: OomMatch | null): m is OomMatch =>
   m !== null && (m.oom.family === 'torch-v1' || m.oom.family === 'torch-v2');
@@ -87,14 +91,8 @@ function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
     explained = listed;
   } else {
     // No process lines (NVML unavailable: Windows, some containers): PyTorch's own figures plus a context.
-    const known =
-      o.reservedTotalBytes !== null ||
-      (o.allocatedByTorchBytes !== null && o.reservedUnallocatedBytes !== null);
-    if (!known) return []; // a truncated message: too little to add up
-    const torch =
-      o.reservedTotalBytes !== null
-        ? o.reservedTotalBytes + (m.layout === 'v1-cached' ? (o.allocatedByTorchBytes ?? 0) : 0)
-        : (o.allocatedByTorchBytes ?? 0) + (o.reservedUnallocatedBytes ?? 0);
+    const torch = torchHeldBytes(m);
+    if (torch === null) return []; // a truncated message: too little to add up
     // The context the estimator counts for the card (758 MiB measured on Hopper), 500 MiB when unknown.
     const context = cudaContextBytes(input.gpu);
     explained = torch + context;
@@ -286,10 +284,11 @@ export function environmentFindings(input: RuleInput): Finding[] {
     );
   }
   if (isTorch(m)) out.push(...processes(input, m));
-  if (input.phase.phase === 'other-process' && input.phase.basis === 'log' && input.phase.line !== null)
+  const read = input.phase;
+  if (read.phase === 'other-process' && (read.basis === 'log' || read.basis === 'smi') && read.line !== null)
     out.push(
       say(input, 'leftover-process', 'error', {}, [
-        ev(input, 'log', input.catalog.words.logLine(String(input.phase.line + 1)), input.phase.quote),
+        ev(input, 'log', input.catalog.words.logLine(String(read.line + 1)), read.quote),
       ]),
     );
   if (isTorch(m)) out.push(...unaccounted(input, m), ...freeExceedsRequest(input, m));

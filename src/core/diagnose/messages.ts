@@ -6,6 +6,7 @@
  */
 import type { OomFamily, OomPhase, PhaseBasis, PhaseReason } from '../oom/index.js';
 import type { FindingCode, FindingGroup, Severity } from './finding.js';
+import { EN_PHASE_REASONS, ZH_PHASE_REASONS } from './phase-words.js';
 
 /** The parameters each finding's title and action take (formatted figures and small enums). */
 export interface FindingParams {
@@ -448,24 +449,13 @@ export const EN: MessageCatalog = {
     traceback: 'from the traceback',
     processes: 'from the processes the allocator listed',
     log: 'from the log',
+    smi: 'from the nvidia-smi output',
     numbers: 'from the allocator’s figures',
     steps: 'from the recorded steps',
     none: 'nothing in the text says',
   },
-  phaseReasons: {
-    'fragmented-cache':
-      'the cache held several times the request but could not use it, which builds up over many steps',
-    'single-huge-request':
-      'one request of a quarter of the card or more, larger than what was free: one giant activation',
-    'nothing-cached': 'less than one 2 MiB segment cached: nothing had been freed yet',
-    'card-full':
-      'PyTorch tensors fill the card: the step reached its peak (saved activations plus the loss’s gradients)',
-    'rank-contexts': 'small processes on the card: other ranks’ CUDA contexts',
-    'foreign-process': 'another process holds memory on the card',
-    'one-rank-failed': 'one rank failed while the others did not',
-    'steps-before-failure':
-      'the run had completed many training steps before it failed: the setup fit, then something changed',
-  },
+  phaseReasons: EN_PHASE_REASONS,
+
   families: {
     'torch-v1': 'PyTorch caching allocator (1.x layout)',
     'torch-v2': 'PyTorch caching allocator (2.x layout)',
@@ -792,20 +782,13 @@ export const ZH: MessageCatalog = {
     traceback: '根据 traceback',
     processes: '根据分配器列出的进程',
     log: '根据日志',
+    smi: '根据 nvidia-smi 的输出',
     numbers: '根据分配器的数字',
     steps: '根据记录的训练步',
     none: '文本中没有说明',
   },
-  phaseReasons: {
-    'fragmented-cache': '缓存中的显存是请求的数倍却无法使用，这是经过很多步才积累起来的',
-    'single-huge-request': '单次请求达到显卡的四分之一或更多，且大于空闲显存：一个巨大的激活值',
-    'nothing-cached': '缓存不到一个 2 MiB 的段：还没有任何显存被释放过',
-    'card-full': 'PyTorch 张量占满了显卡：这一步到达了峰值（保存的激活值加上 loss 的梯度）',
-    'rank-contexts': '卡上有一些小进程：其他 rank 的 CUDA 上下文',
-    'foreign-process': '另一个进程占用了这张卡的显存',
-    'one-rank-failed': '只有一个 rank 失败，其他 rank 没有',
-    'steps-before-failure': '失败之前运行已经完成了许多训练步：这个配置放得下，后来有东西变了',
-  },
+  phaseReasons: ZH_PHASE_REASONS,
+
   families: {
     'torch-v1': 'PyTorch 缓存分配器（1.x 格式）',
     'torch-v2': 'PyTorch 缓存分配器（2.x 格式）',

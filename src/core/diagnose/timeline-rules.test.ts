@@ -166,11 +166,11 @@ describe('timeline rules', () => {
   });
 
   it('a recorded run that trained for many steps before an OOM the text does not place failed mid-run', () => {
-    // The allocator's figures alone (tensors fill the card) would say backward.
+    // The allocator's figures alone (tensors fill the card) would say forward.
     const text =
       'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 12.00 GiB of which 8.00 MiB is free. Including non-PyTorch memory, this process has 11.99 GiB memory in use. Of the allocated memory 11.50 GiB is allocated by PyTorch, and 4.00 MiB is reserved by PyTorch but unallocated.';
     const steps = (n: number) => series({ steps: n, alloc: flat(6 * GIB), peakReserved: flat(7 * GIB) });
-    expect(diagnose({ text }).reading.phase).toMatchObject({ phase: 'backward', basis: 'numbers' });
+    expect(diagnose({ text }).reading.phase).toMatchObject({ phase: 'forward', basis: 'numbers' });
     const d = diagnose({ text, timeline: { steps: steps(8) } });
     expect(d.reading.phase).toEqual({
       phase: 'mid-run',
@@ -180,7 +180,7 @@ describe('timeline rules', () => {
       reason: 'steps-before-failure',
     });
     expect(d.findings.map((f) => f.code)).toEqual(['mid-run']);
-    expect(diagnose({ text, timeline: { steps: steps(7) } }).phase).toBe('backward');
+    expect(diagnose({ text, timeline: { steps: steps(7) } }).phase).toBe('forward');
     // A frame that places it wins over the step count.
     const traced = `Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    loss.backward()\n${text}`;
     expect(diagnose({ text: traced, timeline: { steps: steps(20) } }).reading.phase).toMatchObject({

@@ -7,4 +7,12 @@ export type { OomBackend, OomFamily, OomLayout, OomMatch, OomMessage, OomProcess
 export { cachedFreeBytes, emptyOom, OOM_FAMILIES } from './oom-message.js';
 export { findPrimaryOom, parseOomMessage, primaryOom } from './parse-oom-message.js';
 export type { OomPhase, PhaseBasis, PhaseReading, PhaseReason } from './phase.js';
-export { detectPhase, foreignProcesses } from './phase.js';
+export {
+  detectPhase,
+  foreignProcesses,
+  RANK_CONTEXT_MAX_BYTES,
+  readProcesses,
+  torchHeldBytes,
+  UNACCOUNTED_MIN_BYTES,
+  UNACCOUNTED_SHARE,
+} from './phase.js';

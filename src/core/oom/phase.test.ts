@@ -19,14 +19,14 @@ const CORPUS: readonly CorpusCase[] = readFileSync(dataFile('validation', 'oom_c
   .map((line) => JSON.parse(line) as CorpusCase);
 
 const read = (text: string) => detectPhase(text, findPrimaryOom(text), findOomMessages(text));
+const byId = (id: string) => CORPUS.find((c) => c.id === id)!.text;
 
 /**
  * Cases the text alone cannot place (bench:diagnose lists them too): the corpus knows their phase from
- * the issue thread, not from the pasted text.
+ * the issue thread, not from the pasted text. No rule is written for one case's wording.
  */
 const KNOWN_MISSES: Readonly<Record<string, OomPhase>> = {
   'zerodce-52-test': 'forward', // evaluation in the thread; the message alone shows one huge request
-  'nccl-1284-1EB': 'unknown', // "more than 1EB" is a corrupted size; the thread says mid-run
   'alphafold-1023': 'unknown', // XLA message only; inference per the thread
   'dcrnn-33-tf-leak': 'unknown', // TensorFlow allocator dump; "after several epochs" is in the thread
   'taggui-188-expandable': 'unknown', // 2.x figures with 2.35 GiB free; inference per the thread
@@ -42,36 +42,42 @@ describe('detectPhase on the corpus', () => {
     else expect([c.expectedPhase, ...(c.acceptablePhases ?? [])]).toContain(got);
   });
 
-  it('places 29 of the 36 cases whose phase is known (80.6 %)', () => {
+  it('places 30 of the 36 cases whose phase is known (83.3 %)', () => {
     const known = CORPUS.filter((c) => c.expectedPhase !== 'unknown');
     const right = known.filter((c) =>
       [c.expectedPhase, ...(c.acceptablePhases ?? [])].includes(read(c.text).phase),
     );
-    expect([right.length, known.length]).toEqual([29, 36]);
+    expect([right.length, known.length]).toEqual([30, 36]);
   });
 
-  it('says what it read the phase from', () => {
-    const byId = (id: string) => CORPUS.find((c) => c.id === id)!.text;
-    expect(read(byId('grpo-2776-optimizer-step'))).toMatchObject({
-      phase: 'optimizer-step',
-      basis: 'traceback',
-    });
-    expect(read(byId('graf-6-slow-growth'))).toMatchObject({
-      phase: 'mid-run',
-      basis: 'log',
-      quote: '`[cub_64 epoch 7, it 7990, t 1.099] g_loss = 1.0365, d_loss = 1.1345, reg=0.0230`,',
-    });
-    expect(read(byId('pt-152135-hours-in'))).toMatchObject({ basis: 'numbers', reason: 'fragmented-cache' });
-    expect(read(byId('mygirlgpt-11-4gb'))).toMatchObject({ phase: 'load', reason: 'nothing-cached' });
-    expect(read(byId('lora-vit-6-batch'))).toMatchObject({ phase: 'backward', reason: 'card-full' });
-    expect(read(byId('cads-4-reserved-unalloc'))).toMatchObject({
-      phase: 'forward',
-      reason: 'single-huge-request',
-    });
-    expect(read(byId('alpaca-546-host-oom-loading'))).toMatchObject({
-      phase: 'host-memory',
-      basis: 'message',
-    });
+  it('says what it read the phase from, and the rule’s reason', () => {
+    const cases: readonly (readonly [string, Partial<ReturnType<typeof read>>])[] = [
+      ['grpo-2776-optimizer-step', { phase: 'optimizer-step', basis: 'traceback', reason: 'traced-frame' }],
+      ['fsdp-70b-optimizer-step', { phase: 'optimizer-step', basis: 'traceback', reason: 'traced-code' }],
+      ['alpaca-65-fsdp-save', { phase: 'checkpoint-save', basis: 'log', reason: 'traced-text' }],
+      [
+        'graf-6-slow-growth',
+        {
+          phase: 'mid-run',
+          basis: 'log',
+          reason: 'log-steps',
+          quote: '`[cub_64 epoch 7, it 7990, t 1.099] g_loss = 1.0365, d_loss = 1.1345, reg=0.0230`,',
+        },
+      ],
+      ['kaito-976-private-pools', { phase: 'forward', basis: 'log', reason: 'log-engine' }],
+      ['semseg-60-validation', { phase: 'evaluation', basis: 'log', reason: 'words' }],
+      ['pt-152135-hours-in', { phase: 'mid-run', basis: 'numbers', reason: 'fragmented-cache' }],
+      ['nccl-1284-1EB', { phase: 'mid-run', basis: 'numbers', reason: 'request-unbounded' }],
+      ['mygirlgpt-11-4gb', { phase: 'load', basis: 'numbers', reason: 'nothing-cached' }],
+      ['lora-vit-6-batch', { phase: 'forward', basis: 'numbers', reason: 'card-full' }],
+      ['cads-4-reserved-unalloc', { phase: 'forward', basis: 'numbers', reason: 'single-huge-request' }],
+      ['alpaca-546-host-oom-loading', { phase: 'host-memory', basis: 'message', reason: 'host-kill' }],
+      ['trixie-92-stopped-process', { phase: 'other-process', basis: 'smi', reason: 'smi-leftover' }],
+      ['mxnet-4242-zombie', { phase: 'other-process', basis: 'smi', reason: 'smi-leftover' }],
+      ['visedit-5-ghost-process', { phase: 'other-process', basis: 'smi', reason: 'smi-used-no-process' }],
+      ['pt-1.0-cached-format', { phase: 'unknown', basis: 'none', reason: null }],
+    ];
+    for (const [id, want] of cases) expect([id, read(byId(id))]).toMatchObject([id, want]);
   });
 });
 
