@@ -15,7 +15,7 @@ export {
   estimate,
   type Phase,
 } from './core/estimate.js';
-export { type EstimateNote, noteText } from './core/estimate-notes.js';
+export type { EstimateNote, EstimateNoteParams } from './core/estimate-notes.js';
 export { type FitResult, fitLimits } from './core/fit.js';
 export { importConfig } from './core/import/import-config.js';
 export type { ImportReport } from './core/import/import-report.js';
@@ -36,3 +36,6 @@ export { parseScenario, type Scenario } from './core/scenario.js';
 export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';
 export { type StepTime, stepTime } from './core/time-model.js';
 export { formatBytes } from './core/units.js';
+export { type Domain, defineDomain, say } from './words/catalog.js';
+export { ESTIMATE_NOTES } from './words/estimate-notes.js';
+export { type Lang, langOf } from './words/lang.js';

@@ -7,6 +7,8 @@ import { type Fit, MARGIN_REASON } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import type { Scenario } from '../core/scenario.js';
 import { formatBytes, formatParams } from '../core/units.js';
+import { say } from '../words/catalog.js';
+import { ESTIMATE_NOTES } from '../words/estimate-notes.js';
 import { prequantizedNote, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 
@@ -110,7 +112,7 @@ export function renderEstimate(input: {
       );
     });
   }
-  for (const note of result.notes) lines.push(style.dim(`  note: ${note}`));
+  for (const note of result.notes) lines.push(style.dim(`  note: ${say(ESTIMATE_NOTES, 'en', note)}`));
   return lines.join('\n');
 }
 

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { say } from '../words/catalog.js';
+import { ESTIMATE_NOTES } from '../words/estimate-notes.js';
 import { shapeFromConfig } from './architecture.js';
 import { findGpu, findModel } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
-import { estimate, quantizedBytesPerParam } from './estimate.js';
-import { noteText } from './estimate-notes.js';
+import { type Estimate, estimate, quantizedBytesPerParam } from './estimate.js';
 import { requiredDeviceBytes } from './margin.js';
 import { paramBreakdown } from './params.js';
 import { parseScenario } from './scenario.js';
 import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
+
+/** An estimate's notes in English words, as the CLI shows them (src/words/estimate-notes.ts). */
+const english = (e: Pick<Estimate, 'notes'>): string[] => e.notes.map((n) => say(ESTIMATE_NOTES, 'en', n));
 
 const shapeOf = (id: string) => shapeFromConfig(findModel(id)!);
 const run = (fields: Record<string, unknown>, gpu?: string) => {
@@ -478,9 +482,9 @@ describe("estimate: a sequence past the model's context", () => {
 
   it('notes a RoPE model run past its window, and only then', () => {
     const within = run({ model: 'llama-2-7b', method: 'lora', seqLen: 4096 });
-    expect(within.notes.some((n) => n.includes('context window'))).toBe(false);
+    expect(english(within).some((n) => n.includes('context window'))).toBe(false);
     const past = run({ model: 'llama-2-7b', method: 'lora', seqLen: 8192 });
-    expect(past.notes).toContain(
+    expect(english(past)).toContain(
       "sequence 8192 is past the model's 4096-token context window: the memory is for the length as given, but training that long needs RoPE scaling (rope_scaling in config.json) and quality past the window is not assured",
     );
     // The memory is still estimated for the length asked: activations grow with it.
@@ -489,10 +493,10 @@ describe("estimate: a sequence past the model's context", () => {
 
   it('says a model with learned positions cannot run past its table at all', () => {
     const past = run({ model: 'gpt2', method: 'full', seqLen: 2048 });
-    expect(past.notes.find((n) => n.includes('learned positions'))).toMatch(
+    expect(english(past).find((n) => n.includes('learned positions'))).toMatch(
       /^sequence 2048 is longer than the model's 1024 learned positions: it cannot run at this length/,
     );
-    expect(past.notes.some((n) => n.includes('RoPE'))).toBe(false);
+    expect(english(past).some((n) => n.includes('RoPE'))).toBe(false);
   });
 });
 
@@ -522,22 +526,21 @@ describe('estimate: the logits and the head in backward', () => {
       standard.breakdown.backwardTransientBytes! - standardCompiled.breakdown.backwardTransientBytes!,
     ).toBe(4 * V * tokens);
     // The estimate says where it stays high.
-    expect(standardCompiled.notes).toEqual([
+    expect(english(standardCompiled)).toEqual([
       "torch.compile's cross-entropy makes the logits' gradient in one kernel, but with the standard loss the fp32 logits stay in the estimate, which is high if the upcast runs inside the compiled model (Hugging Face's does); a chunked loss drops them",
     ]);
     expect(
-      run({ ...base, loss: 'chunked', torchCompile: true, gradientCheckpointing: 'none' }).notes,
+      english(run({ ...base, loss: 'chunked', torchCompile: true, gradientCheckpointing: 'none' })),
     ).toEqual([
       'torch.compile also recomputes elementwise ops instead of saving them, which the estimate does not count: without checkpointing it is high',
     ]);
-    expect(compiled.notes).toEqual([]);
+    expect(english(compiled)).toEqual([]);
     // Each note is also data: its code and figures, which the words are made from.
     const long = run({ ...base, seqLen: 200_000, attention: 'eager' });
-    expect(long.noteItems).toEqual([
-      { code: 'past-context', seqLen: 200_000, context: 131_072 },
-      { code: 'eager-attention' },
+    expect(long.notes).toEqual([
+      { code: 'past-context', params: { seqLen: 200_000, context: 131_072 } },
+      { code: 'eager-attention', params: {} },
     ]);
-    expect(long.notes).toEqual(long.noteItems.map(noteText));
   });
 
   it('the head’s gradient forms first in backward, beside one chunk’s logit gradient', () => {
@@ -831,16 +834,15 @@ describe("estimate: DeepSpeed's reduce bucket", () => {
 
   it('says what the default costs against "auto" when the scenario names no bucket', () => {
     const dflt = run({ ...lora, parallelism: { strategy: 'zero3', gpus: 2 } });
-    expect(dflt.noteItems).toContainEqual({
+    expect(dflt.notes).toContainEqual({
       code: 'zero-default-bucket',
-      bytes: 5e8 * 2,
-      autoBytes: 4096 * 4096 * 2,
+      params: { bytes: 5e8 * 2, autoBytes: 4096 * 4096 * 2 },
     });
-    expect(dflt.notes).toContain(
+    expect(english(dflt)).toContain(
       'DeepSpeed\'s default reduce bucket (5e8 elements) takes 954 MiB on every GPU; "auto" (hidden², what the Hugging Face integration fills in) would take 32.0 MiB: say which your config uses with --reduce-bucket-size',
     );
     const named = run({ ...lora, parallelism: { strategy: 'zero3', gpus: 2, reduceBucketSize: 5e8 } });
-    expect(named.noteItems.map((n) => n.code)).not.toContain('zero-default-bucket');
+    expect(named.notes.map((n) => n.code)).not.toContain('zero-default-bucket');
   });
 
   it('is in fp32 when the run is fp32, and absent when nothing trains through DeepSpeed', () => {
@@ -863,12 +865,14 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     );
     // The estimate says so, with the bytes: 4 × 32 heads × 2,048² × 16 layers.
     const fp32 = run({ model: 'llama-3.2-1b', method: 'full', precision: 'fp32', seqLen: 2048 });
-    expect(fp32.noteItems).toEqual([{ code: 'fp32-math-attention', bytes: 4 * 32 * 2048 * 2048 * 16 }]);
-    expect(fp32.notes[0]).toMatch(
+    expect(fp32.notes).toEqual([
+      { code: 'fp32-math-attention', params: { bytes: 4 * 32 * 2048 * 2048 * 16 } },
+    ]);
+    expect(english(fp32)[0]).toMatch(
       /^fp32 attention over grouped KV heads runs SDPA's math path .*: 8\.00 GiB here;/,
     );
     expect(
-      run({ model: 'llama-3.2-1b', method: 'full', precision: 'bf16-true', seqLen: 2048 }).noteItems,
+      run({ model: 'llama-3.2-1b', method: 'full', precision: 'bf16-true', seqLen: 2048 }).notes,
     ).toEqual([]);
     // A model with as many KV heads as query heads keeps the memory-efficient kernel.
     const phi = (seqLen: number) =>

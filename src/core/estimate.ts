@@ -8,7 +8,7 @@ import { LINEAR_ROLES } from './architecture.js';
 import { inputsKept } from './bitsandbytes.js';
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
-import { type EstimateNote, noteText } from './estimate-notes.js';
+import type { EstimateNote } from './estimate-notes.js';
 import { type Fit, fitVerdict, memoryTarget } from './margin.js';
 import { type LinearModule, type ParamBreakdown, paramBreakdown } from './params.js';
 import { type Scenario, usesBitsandbytes } from './scenario.js';
@@ -58,10 +58,8 @@ export interface Estimate {
   /** The pieces behind the parts, for people who want to check the arithmetic. */
   readonly breakdown: Readonly<Record<string, number>>;
   readonly fits?: Fit;
-  /** Assumptions the estimate had to make, in words. */
-  readonly notes: readonly string[];
-  /** The same notes as data (code and figures), for words in another language. */
-  readonly noteItems: readonly EstimateNote[];
+  /** Assumptions the estimate had to make, as data (src/words/estimate-notes.ts words them). */
+  readonly notes: readonly EstimateNote[];
 }
 
 export interface EstimateInput {
@@ -1339,22 +1337,22 @@ export function estimate(input: EstimateInput): Estimate {
         }
       : null;
 
-  if (opt.paged) notes.push({ code: 'paged-optimizer' });
+  if (opt.paged) notes.push({ code: 'paged-optimizer', params: {} });
   if (exact !== null && exact !== params.totalParams)
-    notes.push({ code: 'exact-params', fromWeights: exact, fromConfig: params.totalParams });
+    notes.push({ code: 'exact-params', params: { fromWeights: exact, fromConfig: params.totalParams } });
   if (unshardedAccumulation && gradsDuringForward > G)
-    notes.push({ code: 'fsdp-no-sync', bytes: gradsDuringForward });
-  if (rootBytes >= 2 ** 30) notes.push({ code: 'fsdp-root', bytes: rootBytes + rootGradBytes });
+    notes.push({ code: 'fsdp-no-sync', params: { bytes: gradsDuringForward } });
+  if (rootBytes >= 2 ** 30) notes.push({ code: 'fsdp-root', params: { bytes: rootBytes + rootGradBytes } });
   const context = shape.contextLength;
   if (shape.learnedPositions > 0 && scenario.seqLen > shape.learnedPositions)
     notes.push({
       code: 'past-learned-positions',
-      seqLen: scenario.seqLen,
-      positions: shape.learnedPositions,
+      params: { seqLen: scenario.seqLen, positions: shape.learnedPositions },
     });
   else if (context !== undefined && scenario.seqLen > context)
-    notes.push({ code: 'past-context', seqLen: scenario.seqLen, context });
-  if (scenario.attention === 'eager' && scenario.seqLen >= 4096) notes.push({ code: 'eager-attention' });
+    notes.push({ code: 'past-context', params: { seqLen: scenario.seqLen, context } });
+  if (scenario.attention === 'eager' && scenario.seqLen >= 4096)
+    notes.push({ code: 'eager-attention', params: {} });
   // Without checkpointing every layer keeps the math path's softmax; with full checkpointing, one layer.
   const mathAttentionBytes =
     scenario.gradientCheckpointing === 'none'
@@ -1363,18 +1361,19 @@ export function estimate(input: EstimateInput): Estimate {
         scenario.seqLen *
         training.layersWithGrad
       : 0;
-  if (mathAttentionBytes >= 2 ** 30) notes.push({ code: 'fp32-math-attention', bytes: mathAttentionBytes });
-  if (scenario.torchCompile && scenario.loss === 'standard') notes.push({ code: 'compile-standard-loss' });
+  if (mathAttentionBytes >= 2 ** 30)
+    notes.push({ code: 'fp32-math-attention', params: { bytes: mathAttentionBytes } });
+  if (scenario.torchCompile && scenario.loss === 'standard')
+    notes.push({ code: 'compile-standard-loss', params: {} });
   if (scenario.torchCompile && scenario.gradientCheckpointing === 'none')
-    notes.push({ code: 'compile-no-checkpointing' });
+    notes.push({ code: 'compile-no-checkpointing', params: {} });
   // The bucket is the config's business: say what the default costs when the scenario does not name one.
   if (bucketBytes > 0 && strategy.startsWith('zero') && scenario.parallelism.reduceBucketSize === undefined) {
     const autoBytes = bucketBytes * (autoReduceBucketElements(shape) / ZERO_REDUCE_BUCKET_ELEMENTS);
     if (autoBytes < bucketBytes)
       notes.push({
         code: 'zero-default-bucket',
-        bytes: Math.round(bucketBytes),
-        autoBytes: Math.round(autoBytes),
+        params: { bytes: Math.round(bucketBytes), autoBytes: Math.round(autoBytes) },
       });
   }
 
@@ -1427,8 +1426,7 @@ export function estimate(input: EstimateInput): Estimate {
       cudaContextBytes: Math.round(contextBytes),
       ncclBytes: Math.round(gpus > 1 ? NCCL_BUFFER_BYTES : 0),
     },
-    notes: notes.map(noteText),
-    noteItems: notes,
+    notes,
   };
   if (!input.gpu) return withTerms(result, phaseTerms);
   const fits = fitVerdict(result, memoryTarget(input.gpu, input.marginFraction));

@@ -2,9 +2,10 @@
 import { createContext, useContext } from 'react';
 import { PEAK_TERM_LABELS } from '../../src/core/describe.js';
 import type { PeakTermName } from '../../src/core/estimate.js';
-import { type EstimateNote, noteText } from '../../src/core/estimate-notes.js';
+import type { EstimateNote } from '../../src/core/estimate-notes.js';
 import type { CheckId, CheckItem } from '../../src/core/migrate.js';
-import { formatBytes } from '../../src/core/units.js';
+import { say } from '../../src/words/catalog.js';
+import { ESTIMATE_NOTES } from '../../src/words/estimate-notes.js';
 
 export type Lang = 'en' | 'zh';
 
@@ -283,38 +284,10 @@ export function useTermLabel(): (term: PeakTermName) => string {
   return (term) => (lang === 'zh' ? TERM_WORDS_ZH[term] : PEAK_TERM_LABELS[term]);
 }
 
-/** An estimate's notes in Chinese: the same codes and figures the core words in English. */
-function noteTextZh(note: EstimateNote): string {
-  switch (note.code) {
-    case 'paged-optimizer':
-      return '分页优化器状态位于 CUDA 托管内存中：nvidia-smi 会计入，torch allocated 不计入';
-    case 'exact-params':
-      return `参数量 ${note.fromWeights} 读自权重文件（仅凭 config 得到 ${note.fromConfig}）`;
-    case 'fsdp-no-sync':
-      return `FSDP 在两次同步之间于 no_sync() 内累积完整、未分片的梯度（此处 ${formatBytes(note.bytes)}）：每个 micro-batch 都做 reduce-scatter 只保留一个分片（--sync-each-micro-batch；Accelerate sync_each_batch=True）`;
-    case 'fsdp-root':
-      return `FSDP 在前向和反向传播期间一直聚合其根单元（嵌入层和输出头）：此处 ${formatBytes(note.bytes)}；把它们包装成独立单元即可避免（--wrap-embeddings；torchtune custom_sharded_layers）`;
-    case 'past-learned-positions':
-      return `序列长度 ${note.seqLen} 超过模型学到的 ${note.positions} 个位置：无法以此长度运行（位置表没有第 ${note.positions} 行之后的内容）；显存按给定长度计算`;
-    case 'past-context':
-      return `序列长度 ${note.seqLen} 超过模型 ${note.context} token 的上下文窗口：显存按给定长度计算，但训练这么长需要 RoPE 缩放（config.json 中的 rope_scaling），且超出窗口的质量没有保证`;
-    case 'eager-attention':
-      return 'eager 注意力为每个头保留 s×s 的分数：sdpa 或 flash 可以去掉这一项';
-    case 'fp32-math-attention':
-      return `fp32 注意力在分组 KV 头（GQA）上走 SDPA 的 math 路径（没有融合内核同时支持 fp32 和 GQA），会为每个头保存 s×s 的 softmax：此处 ${formatBytes(note.bytes)}；用 bf16 或 fp16 计算会走融合内核，没有这一项`;
-    case 'zero-default-bucket':
-      return `DeepSpeed 默认的归约桶（5e8 个元素）在每块 GPU 上占 ${formatBytes(note.bytes)}；"auto"（hidden²，Hugging Face 集成填入的值）只占 ${formatBytes(note.autoBytes)}：用 --reduce-bucket-size 说明你的配置用哪个`;
-    case 'compile-standard-loss':
-      return 'torch.compile 的交叉熵在一个内核中直接求出 logits 的梯度，但使用标准损失时估算仍包含 fp32 logits；若上转型在编译后的模型内部进行（Hugging Face 即如此），估算偏高；分块损失可去掉这一项';
-    case 'compile-no-checkpointing':
-      return 'torch.compile 还会重算逐元素运算而不是保存其结果，估算没有计入：不使用检查点时估算偏高';
-  }
-}
-
-/** An estimate's note in the current language. */
+/** An estimate's note in the current language (src/words/estimate-notes.ts). */
 export function useNoteText(): (note: EstimateNote) => string {
   const lang = useContext(LangContext);
-  return (note) => (lang === 'zh' ? noteTextZh(note) : noteText(note));
+  return (note) => say(ESTIMATE_NOTES, lang, note);
 }
 
 /** The migrate checks' titles in Chinese; English uses the core's own (CheckItem.title). */

@@ -595,7 +595,7 @@ export function EstimatePage({ query, onQuery }: { query: string; onQuery: (quer
               <div className="notes" data-testid="estimate-notes">
                 <h3>{t('estimate.notes')}</h3>
                 <ul>
-                  {result.noteItems.map((note) => (
+                  {result.notes.map((note) => (
                     <li key={note.code}>{noteWords(note)}</li>
                   ))}
                 </ul>
