@@ -1,10 +1,11 @@
 /** `--lang en|zh` for the commands whose words come from the message catalog (diagnose). */
 import { catalogFor, type MessageCatalog } from '../core/diagnose/index.js';
 import { HeadroomUserError } from '../core/errors.js';
+import { isLangValue, type Lang, langOf } from '../words/lang.js';
 
 export const LANG_OPTIONS = { lang: { type: 'string' } } as const;
 
-export const LANG_HELP = `  --lang en|zh              the language of the findings (English, 简体中文)   [from LC_ALL / LANG]`;
+export const LANG_HELP = `  --lang en|zh              the language of the output (English, 简体中文)   [from LC_ALL / LANG]`;
 
 /** The POSIX locale that names the language of messages: LC_ALL, then LC_MESSAGES, then LANG. */
 export function localeOf(env: NodeJS.ProcessEnv): string {
@@ -13,6 +14,23 @@ export function localeOf(env: NodeJS.ProcessEnv): string {
     if (value !== undefined && value.trim() !== '') return value;
   }
   return '';
+}
+
+/**
+ * The language a command speaks: --lang, else the locale (zh… → Chinese), else English. Every
+ * command takes --lang (LANG_OPTIONS, LANG_HELP) and renders its words from src/words in it.
+ */
+export function langFromFlag(flag: string | undefined, env: NodeJS.ProcessEnv): Lang {
+  if (flag === undefined) return langOf(localeOf(env));
+  if (!isLangValue(flag)) {
+    throw new HeadroomUserError({
+      code: 'bad-flag',
+      where: '--lang',
+      message: `--lang ${flag}: Headroom speaks en (English) and zh (简体中文)`,
+      hint: '--lang zh or --lang en',
+    });
+  }
+  return langOf(flag);
 }
 
 /** The catalog of --lang, else of the locale (zh… → Chinese), else English. */
