@@ -168,6 +168,23 @@ export const LITGPT_FACTS: readonly Fact[] = [
       'Lightning sets use_orig_params=True on torch >= 2.0 and litgpt wraps each Block whole, so each flat parameter mixes LoRA and frozen weights and its gradient covers all of them; under no_backward_sync (accumulation) those gradients stay unsharded',
   },
   {
+    id: 'litgpt.fsdp-mixed-fp32-gather',
+    kind: 'mechanism',
+    mechanism: 'fsdp-mixed-gathers-fp32',
+    params: { paramDtype: 'fp32', autocast: 'bf16' },
+    when: [{ package: 'litgpt', below: '0.5.11' }],
+    ifUnknown: { assume: false },
+    applies: { strategies: FSDP, precisions: ['bf16-mixed', 'fp16-mixed'] },
+    source: src(
+      'Lightning-AI/pytorch-lightning',
+      'src/lightning/fabric/plugins/precision/fsdp.py',
+      LIGHTNING_2023,
+      'FSDPPrecision.mixed_precision_config',
+    ),
+    reason:
+      'bf16-mixed maps to MixedPrecision(param_dtype=fp32, reduce_dtype=bf16) on torch >= 2.0, with autocast for compute',
+  },
+  {
     id: 'litgpt.fsdp2',
     kind: 'mechanism',
     mechanism: 'fsdp2-per-param',

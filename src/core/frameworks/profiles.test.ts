@@ -102,6 +102,19 @@ describe('FRAMEWORK_PROFILES', () => {
     }
   });
 
+  it('has every fact and mechanism documented in docs/frameworks.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'frameworks.md'), 'utf8');
+    for (const fact of allFacts()) expect(doc, fact.id).toContain(`\`${fact.id}\``);
+    for (const code of MECHANISMS) expect(doc, code).toContain(`\`${code}\``);
+    expect(
+      new Set(
+        allFacts()
+          .filter((f) => f.kind === 'mechanism')
+          .map((f) => f.mechanism),
+      ),
+    ).toEqual(new Set(MECHANISMS));
+  });
+
   it('lists every framework fact in corrections.json (and nothing else) for this check', () => {
     const covered = corrections.filter((c) => frameworkFactsOf(c).length > 0);
     // 21 untied-head rows, 16 quantized-head rows (two entries), 3 torchao rows, 12 + 46 adapter-dtype rows.
@@ -224,6 +237,13 @@ describe('mechanisms', () => {
       expect(found, row.id).toContain('fsdp1-frozen-params-get-grads');
       expect(found, row.id).not.toContain('fsdp2-per-param');
     }
+    // litgpt's default bf16-mixed under Lightning's FSDP gathers fp32 units; the rows ran bf16-true.
+    expect(
+      codes('litgpt', { litgpt: '0.1.0' }, { ...fsdpLora[0]!.scenario, precision: undefined }),
+    ).toContain('fsdp-mixed-gathers-fp32');
+    expect(codes('litgpt', { litgpt: '0.1.0' }, fsdpLora[0]!.scenario)).not.toContain(
+      'fsdp-mixed-gathers-fp32',
+    );
     const today = behaviourDefaults('litgpt', undefined, fsdpLora[0]!.scenario);
     expect(today.mechanisms.map((m) => m.code)).toContain('fsdp2-per-param');
     expect(today.assumed).toContainEqual(

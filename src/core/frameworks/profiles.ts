@@ -5,6 +5,7 @@
  */
 import {
   BITSANDBYTES_QUANTIZATIONS,
+  defaultPrecision,
   FRAMEWORKS,
   type Framework,
   type Quantization,
@@ -170,6 +171,7 @@ interface View {
   readonly strategy: string;
   readonly gpus: number;
   readonly optimizer: string;
+  readonly precision: string;
 }
 
 function viewOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourValue>): View {
@@ -181,7 +183,16 @@ function viewOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourValue>)
     strategy: typeof parallelism.strategy === 'string' ? parallelism.strategy : 'single',
     gpus: typeof parallelism.gpus === 'number' ? parallelism.gpus : 1,
     optimizer: typeof raw.optimizer === 'string' ? raw.optimizer : SCENARIO_DEFAULTS.optimizer,
+    precision: precisionOf(raw, resolved),
   };
+}
+
+function precisionOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourValue>): string {
+  if (typeof raw.precision === 'string') return raw.precision;
+  const fromProfile = resolved.get('precision');
+  if (typeof fromProfile === 'string') return fromProfile;
+  const method = typeof raw.method === 'string' ? raw.method : SCENARIO_DEFAULTS.method;
+  return defaultPrecision(method as Parameters<typeof defaultPrecision>[0]);
 }
 
 function quantizedBy(view: View): 'bitsandbytes' | 'torchao' | undefined {
@@ -198,6 +209,7 @@ function applies(condition: Applies | undefined, view: View): boolean {
     among(condition.quantizations, view.quantization) &&
     among(condition.strategies, view.strategy) &&
     among(condition.optimizers, view.optimizer) &&
+    among(condition.precisions, view.precision) &&
     (condition.quantizedBy === undefined || condition.quantizedBy === quantizedBy(view)) &&
     (condition.multiGpu === undefined || view.gpus > 1)
   );

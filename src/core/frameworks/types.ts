@@ -2,7 +2,7 @@
  * The shape of a framework profile (issue #19): facts about what a training stack does, each read in
  * that stack's code at a named file and version. docs/frameworks.md is the same table in prose.
  */
-import type { Method, Optimizer, Quantization, Strategy, VersionKey } from '../scenario.js';
+import type { Method, Optimizer, Precision, Quantization, Strategy, VersionKey } from '../scenario.js';
 
 /**
  * The scenario fields a profile can fill when the user left them out, as paths into the scenario
@@ -105,6 +105,8 @@ export interface Applies {
   readonly quantizedBy?: 'bitsandbytes' | 'torchao';
   readonly strategies?: readonly Strategy[];
   readonly optimizers?: readonly Optimizer[];
+  /** After the profile's own `precision` fact, else the method's default. */
+  readonly precisions?: readonly Precision[];
   /** More than one GPU. */
   readonly multiGpu?: true;
 }
