@@ -1,0 +1,340 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FRAMEWORKS, type Framework, parseScenario, type Versions } from '../scenario.js';
+import {
+  allFacts,
+  BEHAVIOUR_FIELDS,
+  behaviourDefaults,
+  FRAMEWORK_PROFILES,
+  MECHANISMS,
+  withFrameworkDefaults,
+} from './profiles.js';
+import { parseVersion } from './version.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+interface Row {
+  id: string;
+  scenario: Record<string, unknown>;
+  source: { ref?: string };
+}
+const rows: Row[] = readFileSync(join(ROOT, 'data', 'validation', 'measurements.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as Row);
+const byId = new Map(rows.map((r) => [r.id, r]));
+
+interface Correction {
+  ids: string[];
+  set?: Record<string, unknown>;
+  merge?: Record<string, Record<string, unknown>>;
+  modelConfig?: Record<string, unknown>;
+}
+const corrections: Correction[] = JSON.parse(
+  readFileSync(join(ROOT, 'bench', 'data', 'corrections.json'), 'utf8'),
+).corrections;
+
+/**
+ * The litgpt version each row's source ran, read from the source it cites: the config_hub table at
+ * commit 00af8b0d has pyproject version "0.4.13.dev1"; lit-gpt 8641822 (the 2023 resource tables) has
+ * setup.py version "0.1.0". Rows without a commit in their source get no version.
+ */
+const LITGPT_VERSION_OF_SOURCE: ReadonlyArray<readonly [string, string]> = [
+  ['commit 00af8b0d', '0.4.13.dev1'],
+  ['commit 8641822', '0.1.0'],
+];
+
+function versionsOf(row: Row): Versions {
+  const given = (row.scenario.versions ?? {}) as Record<string, string>;
+  if (row.scenario.framework !== 'litgpt' || given.litgpt !== undefined) return given;
+  const known = LITGPT_VERSION_OF_SOURCE.find(([marker]) => row.source.ref?.includes(marker));
+  return known ? { ...given, litgpt: known[1] } : given;
+}
+
+/** The framework facts among the corrections: the scenario fields a framework profile decides. */
+function frameworkFactsOf(c: Correction): Array<{ field: string; value: unknown }> {
+  const out: Array<{ field: string; value: unknown }> = [];
+  for (const field of ['quantizeHead', 'quantizedFrom', 'quantizedInputsKept', 'quantizer']) {
+    if (c.set?.[field] !== undefined) out.push({ field, value: c.set[field] });
+  }
+  if (c.merge?.lora?.adapterDtype !== undefined)
+    out.push({ field: 'lora.adapterDtype', value: c.merge.lora.adapterDtype });
+  if (c.modelConfig?.tie_word_embeddings !== undefined) {
+    out.push({ field: 'modelConfig.tie_word_embeddings', value: c.modelConfig.tie_word_embeddings });
+  }
+  return out;
+}
+
+function resolvedValue(row: Row, field: string): unknown {
+  const d = behaviourDefaults(row.scenario.framework as Framework, versionsOf(row), row.scenario);
+  return d.applied.find((a) => a.field === field)?.value;
+}
+
+describe('FRAMEWORK_PROFILES', () => {
+  it('has a profile with facts for every framework a scenario may name', () => {
+    expect(Object.keys(FRAMEWORK_PROFILES).sort()).toEqual([...FRAMEWORKS].sort());
+    for (const framework of FRAMEWORKS) expect(FRAMEWORK_PROFILES[framework].facts.length).toBeGreaterThan(0);
+  });
+
+  it('gives every fact a source with a repository, a path and a ref', () => {
+    for (const fact of allFacts()) {
+      expect(fact.source.repo, fact.id).toMatch(/^[\w.-]+\/[\w.-]+$/);
+      expect(fact.source.path.length, fact.id).toBeGreaterThan(0);
+      expect(fact.source.ref.length, fact.id).toBeGreaterThan(0);
+      expect(fact.reason.length, fact.id).toBeGreaterThan(0);
+    }
+  });
+
+  it('names every fact once, with fields, mechanisms and version bounds that exist', () => {
+    const facts = allFacts();
+    const ids = FRAMEWORKS.flatMap((f) => FRAMEWORK_PROFILES[f].facts.map((x) => x.id));
+    expect(new Set(ids).size).toBe(facts.length);
+    for (const fact of facts) {
+      if (fact.kind === 'sets') expect(BEHAVIOUR_FIELDS).toContain(fact.field);
+      else expect(MECHANISMS).toContain(fact.mechanism);
+      for (const c of fact.when ?? []) {
+        for (const bound of [c.atLeast, c.below]) {
+          if (bound !== undefined) expect(parseVersion(bound), `${fact.id} ${bound}`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('has every fact and mechanism documented in docs/frameworks.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'frameworks.md'), 'utf8');
+    for (const fact of allFacts()) expect(doc, fact.id).toContain(`\`${fact.id}\``);
+    for (const code of MECHANISMS) expect(doc, code).toContain(`\`${code}\``);
+    expect(
+      new Set(
+        allFacts()
+          .filter((f) => f.kind === 'mechanism')
+          .map((f) => f.mechanism),
+      ),
+    ).toEqual(new Set(MECHANISMS));
+  });
+
+  it('lists every framework fact in corrections.json (and nothing else) for this check', () => {
+    const covered = corrections.filter((c) => frameworkFactsOf(c).length > 0);
+    // 21 untied-head rows, 16 quantized-head rows (two entries), 3 torchao rows, 12 + 46 adapter-dtype rows.
+    expect(covered.map((c) => c.ids.length)).toEqual([21, 16, 16, 3, 12, 46]);
+  });
+});
+
+describe('behaviourDefaults on the rows corrections.json corrects', () => {
+  const cases = corrections.flatMap((c) =>
+    frameworkFactsOf(c).flatMap(({ field, value }) => c.ids.map((id) => [id, field, value] as const)),
+  );
+  it.each(cases)('%s: %s is %s', (id, field, value) => {
+    const row = byId.get(id);
+    expect(row, id).toBeDefined();
+    expect(resolvedValue(row!, field)).toEqual(value);
+  });
+});
+
+describe('behaviourDefaults by version', () => {
+  const qlora = { model: 'llama-2-7b', method: 'qlora', quantization: 'nf4', precision: 'bf16-true' };
+
+  it('hf-trainer with bitsandbytes 0.41.1 keeps 4-bit inputs until the step ends', () => {
+    const d = behaviourDefaults('hf-trainer', { bitsandbytes: '0.41.1' }, qlora);
+    expect(d.fields.quantizedInputsKept).toBe('step');
+    expect(d.assumed.filter((a) => a.target === 'quantizedInputsKept')).toEqual([]);
+  });
+
+  it("hf-trainer with bitsandbytes 0.45.0 keeps none, and assumes today's release when none is named", () => {
+    expect(
+      behaviourDefaults('hf-trainer', { bitsandbytes: '0.45.0' }, qlora).fields.quantizedInputsKept,
+    ).toBe('none');
+    const unknown = behaviourDefaults('hf-trainer', undefined, qlora);
+    expect(unknown.fields.quantizedInputsKept).toBe('none');
+    expect(unknown.assumed).toContainEqual({
+      target: 'quantizedInputsKept',
+      value: 'none',
+      package: 'bitsandbytes',
+      why: 'current-release',
+      factId: 'bnb.inputs-kept-none',
+    });
+  });
+
+  it('litgpt before 0.5.5 pins bitsandbytes 0.42.0, so its 4-bit inputs live into the next forward', () => {
+    const d = behaviourDefaults('litgpt', { litgpt: '0.4.13.dev1' }, qlora);
+    expect(d.versions.bitsandbytes).toBe('0.42.0');
+    expect(d.fields.quantizedInputsKept).toBe('next-forward');
+    expect(d.assumed).toContainEqual({
+      target: 'versions.bitsandbytes',
+      value: '0.42.0',
+      package: 'bitsandbytes',
+      why: 'pinned-by-framework',
+      factId: 'litgpt.pins.bitsandbytes',
+    });
+    expect(behaviourDefaults('litgpt', { litgpt: '0.5.8' }, qlora).fields.quantizedInputsKept).toBe('none');
+  });
+
+  it('the Trainer fuses AdamW only from torch 2.8: the Qwen rows on torch 2.0 stay foreach', () => {
+    const qwen = rows.filter((r) => r.scenario.framework === 'hf-trainer' && r.scenario.versions);
+    expect(qwen.length).toBe(81);
+    for (const row of qwen) expect(resolvedValue(row, 'fusedOptimizer'), row.id).toBeUndefined();
+    expect(
+      behaviourDefaults('hf-trainer', { torch: '2.8.0', transformers: '4.56.2' }, {}).fields.fusedOptimizer,
+    ).toBe(true);
+  });
+
+  it('applies TRL facts only when a TRL version says SFTTrainer runs, each from its release', () => {
+    const lora = { model: 'llama-3.1-8b', method: 'lora' };
+    expect(behaviourDefaults('hf-trainer', {}, lora).fields.gradientCheckpointing).toBeUndefined();
+    expect(
+      behaviourDefaults('hf-trainer', { trl: '0.21.0' }, lora).fields.gradientCheckpointing,
+    ).toBeUndefined();
+    expect(behaviourDefaults('hf-trainer', { trl: '0.22.0' }, lora).fields.gradientCheckpointing).toBe(
+      'full',
+    );
+    expect(behaviourDefaults('hf-trainer', { trl: '1.3.0' }, lora).fields.loss).toBeUndefined();
+    expect(behaviourDefaults('hf-trainer', { trl: '1.4.0' }, lora).fields.loss).toBe('chunked');
+  });
+
+  it('PEFT adapters: fp32 from 0.12, the base dtype in 0.6–0.11, fp32 before', () => {
+    const lora = { model: 'llama-3.1-8b', method: 'lora' };
+    const dtype = (peft: string) =>
+      (behaviourDefaults('pytorch', { peft }, lora).fields.lora as { adapterDtype?: string } | undefined)
+        ?.adapterDtype;
+    expect(dtype('0.13.2')).toBe('fp32');
+    expect(dtype('0.10.0')).toBe('model');
+    expect(dtype('0.5.0')).toBe('fp32');
+    // A plain loop need not use PEFT: no version, no assumption.
+    expect(behaviourDefaults('pytorch', undefined, lora).fields.lora).toBeUndefined();
+  });
+});
+
+describe('mechanisms', () => {
+  const codes = (framework: Framework, versions: Versions | undefined, raw: Record<string, unknown>) =>
+    behaviourDefaults(framework, versions, raw).mechanisms.map((m) => m.code);
+
+  it("names the FSDP1 frozen-gradient mechanism for the 2023 litgpt FSDP LoRA rows, FSDP2 for today's litgpt", () => {
+    const fsdpLora = rows.filter(
+      (r) =>
+        r.scenario.framework === 'litgpt' &&
+        r.scenario.method === 'lora' &&
+        r.source.ref?.includes('commit 8641822') &&
+        (r.scenario.parallelism as { strategy: string }).strategy === 'fsdp',
+    );
+    expect(fsdpLora.map((r) => r.id)).toEqual([
+      'r089',
+      'r090',
+      'r091',
+      'r092',
+      'r093',
+      'r094',
+      'r095',
+      'r096',
+      'r097',
+      'r098',
+      'r099',
+      'r100',
+    ]);
+    for (const row of fsdpLora) {
+      const found = codes('litgpt', versionsOf(row), row.scenario);
+      expect(found, row.id).toContain('fsdp1-frozen-params-get-grads');
+      expect(found, row.id).not.toContain('fsdp2-per-param');
+    }
+    // litgpt's default bf16-mixed under Lightning's FSDP gathers fp32 units; the rows ran bf16-true.
+    expect(
+      codes('litgpt', { litgpt: '0.1.0' }, { ...fsdpLora[0]!.scenario, precision: undefined }),
+    ).toContain('fsdp-mixed-gathers-fp32');
+    expect(codes('litgpt', { litgpt: '0.1.0' }, fsdpLora[0]!.scenario)).not.toContain(
+      'fsdp-mixed-gathers-fp32',
+    );
+    const today = behaviourDefaults('litgpt', undefined, fsdpLora[0]!.scenario);
+    expect(today.mechanisms.map((m) => m.code)).toContain('fsdp2-per-param');
+    expect(today.assumed).toContainEqual(
+      expect.objectContaining({ target: 'fsdp2-per-param', package: 'litgpt', why: 'current-release' }),
+    );
+  });
+
+  it('torchtitan on 8 GPUs: op-level selective checkpointing, FSDP2 with fp32 reduction, fields it fixes', () => {
+    const d = behaviourDefaults('torchtitan', undefined, {
+      model: 'llama-3.1-8b',
+      parallelism: { strategy: 'fsdp', gpus: 8 },
+      microBatchSize: 2,
+      seqLen: 8192,
+    });
+    expect(d.mechanisms.map((m) => m.code)).toEqual([
+      'sac-every-second-mm',
+      'fsdp2-per-param',
+      'fsdp2-reduce-fp32',
+      'fsdp2-last-block-unsharded',
+    ]);
+    expect(d.fields).toEqual({
+      precision: 'bf16-mixed',
+      gradientCheckpointing: 'selective',
+      padding: 'packed',
+      parallelism: { syncEachMicroBatch: true },
+      expandableSegments: true,
+    });
+  });
+});
+
+describe('explicit fields', () => {
+  it('are never overridden, for any framework', () => {
+    const explicit = {
+      model: 'llama-2-7b',
+      method: 'qlora',
+      quantization: 'nf4',
+      quantizer: 'bitsandbytes',
+      precision: 'bf16-true',
+      lora: { adapterDtype: 'fp32' },
+      quantizeHead: false,
+      quantizedFrom: 'bf16',
+      quantizedInputsKept: 'none',
+      fusedOptimizer: false,
+      gradientCheckpointing: 'none',
+      offload: { activations: 'none' },
+      loss: 'standard',
+      padding: 'max-length',
+      parallelism: { strategy: 'fsdp', gpus: 2, syncEachMicroBatch: false },
+      expandableSegments: false,
+    };
+    const versions = {
+      bitsandbytes: '0.41.1',
+      trl: '1.9.0',
+      litgpt: '0.4.0',
+      torch: '2.8.0',
+      transformers: '4.56.0',
+    };
+    for (const framework of FRAMEWORKS) {
+      const d = behaviourDefaults(framework, versions, explicit);
+      expect(d.fields, framework).toEqual({});
+    }
+  });
+
+  it('survive withFrameworkDefaults on every measured row, and every patched row still parses', () => {
+    const framed = rows.filter(
+      (r) => typeof r.scenario.framework === 'string' && r.scenario.method !== 'peft-other',
+    );
+    expect(framed.length).toBe(234);
+    for (const row of framed) {
+      const { scenario } = withFrameworkDefaults(row.scenario);
+      for (const [key, value] of Object.entries(row.scenario)) {
+        if (typeof value !== 'object' || value === null)
+          expect(scenario[key], `${row.id} ${key}`).toEqual(value);
+        else expect(scenario[key], `${row.id} ${key}`).toMatchObject(value);
+      }
+      expect(() => parseScenario(scenario), row.id).not.toThrow();
+    }
+  });
+
+  it('leave the input untouched and a scenario without a framework unchanged', () => {
+    const raw = { model: 'llama-2-7b', method: 'lora', framework: 'litgpt' };
+    const { scenario, defaults } = withFrameworkDefaults(raw);
+    expect(raw).toEqual({ model: 'llama-2-7b', method: 'lora', framework: 'litgpt' });
+    expect(scenario).toEqual({
+      ...raw,
+      precision: 'bf16-mixed',
+      lora: { adapterDtype: 'model' },
+      loss: 'chunked',
+      padding: 'longest',
+    });
+    expect(defaults?.modelConfig).toEqual({ tie_word_embeddings: false });
+    expect(withFrameworkDefaults({ model: 'llama-2-7b' })).toEqual({ scenario: { model: 'llama-2-7b' } });
+  });
+});
