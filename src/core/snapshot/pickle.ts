@@ -7,8 +7,8 @@
  * (3.13); frames: PEP 3154; out-of-band buffers: PEP 574.
  *
  * Values: None → null, bool, int → number (a bigint from 2^53 on, where numbers stop being exact),
- * float → number, str → string, bytes/bytearray → Uint8Array, list → array, tuple → PickleTuple, dict → PickleDict (keys of any
- * hashable kind, in insertion order), set/frozenset → PickleSet.
+ * float → number, str → string, bytes/bytearray → Uint8Array, list → array, tuple → PickleTuple,
+ * dict → PickleDict (keys of any hashable kind, in insertion order), set/frozenset → PickleSet.
  *
  * Streaming: given `stream`, the items of the lists inside root[stream.rootKey] (a snapshot's
  * device_traces) go to stream.consume as each one is complete, instead of into the lists, and the
