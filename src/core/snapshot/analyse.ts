@@ -158,6 +158,8 @@ export interface EstimatePartParams {
   readonly measuredBytes: number;
   /** (estimate − measured) / measured; negative: the estimate is too low. */
   readonly error: number;
+  /** Live bytes the snapshot could not attribute (some of the part may be among them). */
+  readonly unattributedBytes: number;
 }
 
 export type SnapshotFindingCode = keyof SnapshotFindingParams;

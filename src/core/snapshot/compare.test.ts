@@ -78,6 +78,6 @@ describe('compareWithEstimate', () => {
     expect(c.worst).toBe('activations');
     const low = c.findings.find((f) => f.code === 'estimate-part-low');
     expect(low?.params).toMatchObject({ part: 'activations', estimateBytes: parts.activations });
-    expect(c.findings.some((f) => f.params.part === 'weights')).toBe(false);
+    expect(c.findings.some((f) => 'part' in f.params && f.params.part === 'weights')).toBe(false);
   });
 });

@@ -93,6 +93,7 @@ export function compareWithEstimate(report: SnapshotReport, estimate: Estimate):
       estimateBytes: p.estimateBytes,
       measuredBytes: p.measuredBytes,
       error: p.error ?? Number.POSITIVE_INFINITY,
+      unattributedBytes: view.unattributedBytes,
     };
     findings.push(gap < 0 ? { code: 'estimate-part-low', params } : { code: 'estimate-part-high', params });
   }

@@ -34,6 +34,7 @@ export interface SnapshotWords {
     readonly peak: string;
     readonly atEvent: (index: number, events: number) => string;
     readonly beforeFirstEvent: string;
+    readonly eventNumber: (index: number) => string;
     readonly reservedThen: string;
     readonly byPartAtPeak: string;
     readonly byPartAtEnd: string;
@@ -48,6 +49,7 @@ export interface SnapshotWords {
     readonly ooms: string;
     readonly oomLine: (requested: number, free: number, active: number) => string;
     readonly findings: string;
+    readonly tryHint: string;
     readonly estimate: string;
     readonly measured: string;
     readonly error: string;
@@ -108,7 +110,7 @@ export const EN: SnapshotWords = {
   sites: {
     autograd: 'autograd',
     cpp: '<C++ only>',
-    none: '<no stack: allocated before recording>',
+    none: '<no stack recorded>',
   },
   findings: {
     'fragmentation-high': (p) => ({
@@ -136,7 +138,7 @@ export const EN: SnapshotWords = {
       hint: 'check the scenario against the run (micro-batch, sequence length, checkpointing, precision)',
     }),
     'estimate-part-high': (p) => ({
-      title: `the estimate's ${EN.parts[p.part]} are too high: ${formatBytes(p.estimateBytes)} estimated, ${formatBytes(p.measuredBytes)} measured (${signedPct(p.error)})`,
+      title: `the estimate's ${EN.parts[p.part]} are too high: ${formatBytes(p.estimateBytes)} estimated, ${formatBytes(p.measuredBytes)} measured (${signedPct(p.error)})${p.unattributedBytes > 0 ? `; ${formatBytes(p.unattributedBytes)} could not be attributed and may hold some of them` : ''}`,
       hint: 'the run may use less than the scenario says (a smaller batch, checkpointing, 8-bit states), or the peak was not in the trace',
     }),
   },
@@ -157,6 +159,7 @@ export const EN: SnapshotWords = {
     atEvent: (index, events) =>
       `after event ${(index + 1).toLocaleString('en-US')} of ${events.toLocaleString('en-US')}`,
     beforeFirstEvent: 'before the first event',
+    eventNumber: (index) => `event ${(index + 1).toLocaleString('en-US')}`,
     reservedThen: 'reserved then',
     byPartAtPeak: 'live at the peak, by part',
     byPartAtEnd: 'allocated at the snapshot, by part',
@@ -172,6 +175,7 @@ export const EN: SnapshotWords = {
     oomLine: (requested, free, active) =>
       `${formatBytes(requested)} requested, ${formatBytes(free)} free on the card, ${formatBytes(active)} live`,
     findings: 'findings',
+    tryHint: 'Try',
     estimate: 'estimate',
     measured: 'measured',
     error: 'error',
@@ -224,7 +228,7 @@ export const ZH: SnapshotWords = {
   sites: {
     autograd: 'autograd',
     cpp: '<仅 C++>',
-    none: '<无调用栈：在开始记录之前分配>',
+    none: '<没有记录调用栈>',
   },
   findings: {
     'fragmentation-high': (p) => ({
@@ -252,7 +256,7 @@ export const ZH: SnapshotWords = {
       hint: '核对场景与实际运行（微批大小、序列长度、检查点、精度）',
     }),
     'estimate-part-high': (p) => ({
-      title: `估算的${ZH.parts[p.part]}偏高：估算 ${formatBytes(p.estimateBytes)}，实测 ${formatBytes(p.measuredBytes)}（${signedPct(p.error)}）`,
+      title: `估算的${ZH.parts[p.part]}偏高：估算 ${formatBytes(p.estimateBytes)}，实测 ${formatBytes(p.measuredBytes)}（${signedPct(p.error)}）${p.unattributedBytes > 0 ? `；有 ${formatBytes(p.unattributedBytes)} 无法归类，其中可能有一部分属于此项` : ''}`,
       hint: '实际运行可能比场景用得少（更小的批、检查点、8 位状态），或峰值不在轨迹中',
     }),
   },
@@ -272,6 +276,7 @@ export const ZH: SnapshotWords = {
     peak: '存活显存峰值',
     atEvent: (index, events) => `在第 ${index + 1} 个事件之后（共 ${events} 个）`,
     beforeFirstEvent: '在第一个事件之前',
+    eventNumber: (index) => `第 ${index + 1} 个事件`,
     reservedThen: '当时已保留',
     byPartAtPeak: '峰值时存活的显存，按部分',
     byPartAtEnd: '快照时已分配的显存，按部分',
@@ -287,6 +292,7 @@ export const ZH: SnapshotWords = {
     oomLine: (requested, free, active) =>
       `请求 ${formatBytes(requested)}，显卡空闲 ${formatBytes(free)}，存活 ${formatBytes(active)}`,
     findings: '发现',
+    tryHint: '建议',
     estimate: '估算',
     measured: '实测',
     error: '误差',

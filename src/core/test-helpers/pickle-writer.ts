@@ -93,6 +93,9 @@ export const OP = {
   NEXT_BUFFER: 0x97,
 } as const;
 
+/** The runtime's WHATWG TextEncoder (the core compiles without the DOM or Node type libraries). */
+declare const TextEncoder: new () => { encode(input: string): Uint8Array };
+
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 /** Little-endian bytes of an unsigned integer. */
