@@ -193,7 +193,9 @@ export function renderSnapshot(input: {
     lines.push(`  ${w.totalLine(c.estimateAllocatedBytes, c.measuredBytes, formatError(c.totalError))}`);
     if (c.worst) {
       const worst = c.parts.find((p) => p.part === c.worst)!;
-      lines.push(`  ${style.bold(w.worst(words.parts[c.worst], formatError(worst.error)))}`);
+      lines.push(
+        `  ${style.bold(w.worst(words.parts[c.worst], worst.estimateBytes, worst.measuredBytes, formatError(worst.error)))}`,
+      );
     }
   }
   lines.push(...renderFindings([...r.findings, ...(c?.findings ?? [])], words, style));

@@ -31,11 +31,23 @@ const SAMPLES: SnapshotFinding[] = [
   { code: 'pending-free', params: { bytes: 3 * GIB } },
   {
     code: 'estimate-part-low',
-    params: { part: 'activations', estimateBytes: GIB, measuredBytes: 2 * GIB, error: -0.5, unattributedBytes: 0 },
+    params: {
+      part: 'activations',
+      estimateBytes: GIB,
+      measuredBytes: 2 * GIB,
+      error: -0.5,
+      unattributedBytes: 0,
+    },
   },
   {
     code: 'estimate-part-high',
-    params: { part: 'weights', estimateBytes: 3 * GIB, measuredBytes: 2 * GIB, error: 0.5, unattributedBytes: GIB },
+    params: {
+      part: 'weights',
+      estimateBytes: 3 * GIB,
+      measuredBytes: 2 * GIB,
+      error: 0.5,
+      unattributedBytes: GIB,
+    },
   },
 ];
 

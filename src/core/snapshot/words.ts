@@ -54,7 +54,7 @@ export interface SnapshotWords {
     readonly measured: string;
     readonly error: string;
     readonly vsEstimate: string;
-    readonly worst: (part: string, error: string) => string;
+    readonly worst: (part: string, estimate: number, measured: number, error: string) => string;
     readonly totalLine: (estimate: number, measured: number, error: string) => string;
     readonly diffTitle: string;
     readonly change: string;
@@ -180,7 +180,8 @@ export const EN: SnapshotWords = {
     measured: 'measured',
     error: 'error',
     vsEstimate: 'the estimate beside the snapshot (torch-allocated bytes)',
-    worst: (part, error) => `the estimate is furthest off on ${part} (${error})`,
+    worst: (part, estimate, measured, error) =>
+      `the estimate is furthest off on ${part}: ${formatBytes(estimate)} estimated, ${formatBytes(measured)} measured (${error})`,
     totalLine: (estimate, measured, error) =>
       `allocated peak: ${formatBytes(estimate)} estimated, ${formatBytes(measured)} measured (${error})`,
     diffTitle: 'from the first snapshot to the second',
@@ -297,7 +298,8 @@ export const ZH: SnapshotWords = {
     measured: '实测',
     error: '误差',
     vsEstimate: '估算与快照对比（torch 分配的字节）',
-    worst: (part, error) => `估算偏差最大的是${part}（${error}）`,
+    worst: (part, estimate, measured, error) =>
+      `估算偏差最大的是${part}：估算 ${formatBytes(estimate)}，实测 ${formatBytes(measured)}（${error}）`,
     totalLine: (estimate, measured, error) =>
       `已分配峰值：估算 ${formatBytes(estimate)}，实测 ${formatBytes(measured)}（${error}）`,
     diffTitle: '从第一个快照到第二个',
