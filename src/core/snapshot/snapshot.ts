@@ -222,15 +222,18 @@ class TraceBuilder {
 
   done(): TraceColumns {
     const n = this.length;
+    // A copy only when a quarter or more of the capacity is unused: copying is a second set of columns.
+    const trim = <T extends Uint8Array | Float64Array | Int32Array>(a: T): T =>
+      (n * 4 >= a.length * 3 ? a.subarray(0, n) : a.slice(0, n)) as T;
     return {
       device: this.device,
       length: n,
-      action: this.action.slice(0, n),
-      addr: this.addr.slice(0, n),
-      size: this.size.slice(0, n),
-      stream: this.stream.slice(0, n),
-      time: this.time.slice(0, n),
-      stack: this.stack.slice(0, n),
+      action: trim(this.action),
+      addr: trim(this.addr),
+      size: trim(this.size),
+      stream: trim(this.stream),
+      time: trim(this.time),
+      stack: trim(this.stack),
     };
   }
 }
@@ -296,6 +299,8 @@ export function readSnapshot(bytes: Uint8Array, source = 'the snapshot'): Snapsh
   const builders: TraceBuilder[] = [];
   const counts: Record<string, number> = {};
   let scratch = new Int32Array(256);
+  // One token per stack: what the memo holds in place of a released frames list.
+  const tokens: PickleToken[] = [];
 
   /** The stack id of a frames list (or -1 for none / empty). */
   const stackOf = (frames: PickleValue | undefined, path: string): number => {
@@ -343,7 +348,10 @@ export function readSnapshot(bytes: Uint8Array, source = 'the snapshot'): Snapsh
     const time = t === undefined || t === null ? Number.NaN : f.int(t, `${path}.time_us`);
     const frames = e.get('frames');
     const stack = stackOf(frames, `${path}.frames`);
-    if (Array.isArray(frames) && stack >= 0) ctx.forget(frames, new PickleToken(STACK, stack));
+    if (Array.isArray(frames) && stack >= 0) {
+      tokens[stack] ??= new PickleToken(STACK, stack);
+      ctx.forget(frames, tokens[stack]);
+    }
     ctx.forget(e, CONSUMED);
     builder.push(code, addr, size, stream, time, stack);
   };
