@@ -167,7 +167,7 @@ export function renderSnapshot(input: {
   }
   if (r.ooms.length > 0) {
     lines.push('', style.bold(w.ooms));
-    r.ooms.forEach((o, i) => lines.push(renderOom(o, i, words)));
+    lines.push(...r.ooms.map((o, i) => renderOom(o, i, words)));
   }
   const c = input.comparison;
   if (c) {

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HeadroomUserError } from '../core/errors.js';
-import { analyseSnapshot, type SnapshotReport } from '../core/snapshot/analyse.js';
+import { analyseSnapshot, type SnapshotAnswer } from '../core/snapshot/analyse.js';
 import { formatBytes } from '../core/units.js';
 
 /** The route of an uploaded snapshot. */
@@ -18,9 +18,6 @@ export const SNAPSHOT_PATH = '/api/snapshot';
 
 /** Largest snapshot accepted as a request body. */
 export const SNAPSHOT_BODY_LIMIT_BYTES = 512 * 2 ** 20;
-
-/** The answer: the report, and the name it was read under. */
-export type SnapshotAnswer = { readonly file: string } & SnapshotReport;
 
 /** Sites per view a page shows (`?top=`, 1–100). */
 function topOf(c: Context): number {

@@ -180,6 +180,9 @@ export interface SnapshotReport extends SnapshotFacts {
   readonly findings: readonly SnapshotFinding[];
 }
 
+/** What the CLI's --json and the API answer: the report and the name its file was read under. */
+export type SnapshotAnswer = { readonly file: string } & SnapshotReport;
+
 export interface AnalyseOptions {
   /** The file, named in errors. */
   readonly source?: string;
