@@ -128,62 +128,85 @@ const BACKWARD_CPP =
 const BACKWARD_FUNCTIONS = new Set(['backward', '_engine_run_backward', 'run_backward', 'grad']);
 
 /**
- * What one stack says: the first matching rule, in this order — library scratch buffers and
- * communication, the optimizer, weights (loading, adapters, dequantized and autocast copies, FSDP
- * all-gathers), gradients accumulated, backward (settled later by its free), forward; else unknown.
+ * What a frame says, as bits: each stack ORs its frames' bits (worked out once per distinct frame),
+ * then the first rule in priority order wins (classifyFlags).
  */
-export function classifyStack(frames: readonly SnapshotFrame[]): StackClass {
-  if (frames.length === 0) return 'no-stack';
-  let workspace = false;
-  let communication = false;
-  let optimizer = false;
-  let load = false;
-  let adapter = false;
-  let dequant = false;
-  let autocast = false;
-  let fsdpGather = false;
-  let fsdpReduce = false;
-  let accumulate = false;
-  let backward = false;
-  let forward = false;
-  for (const f of frames) {
-    if (isPythonFrame(f)) {
-      const n = f.name;
-      if (OPTIMIZER_FILES.some((p) => has(f, p)) && n !== 'zero_grad') optimizer = true;
-      else if (LOAD_FUNCTIONS.has(n) || has(f, 'safetensors/')) load = true;
-      else if (has(f, MODULE_FILE) && (n === 'to' || n === 'cuda' || n === '_apply')) load = true;
-      else if (has(f, 'torch/nn/modules/') && n === '__init__') load = true;
-      else if (has(f, 'peft/') && ADAPTER_FUNCTIONS.has(n)) adapter = true;
-      else if (has(f, 'bitsandbytes/functional.py') && n.startsWith('dequantize')) dequant = true;
-      else if (has(f, 'bitsandbytes/') && (n === '_quantize' || n === 'quantize_4bit')) load = true;
-      else if (has(f, 'distributed/fsdp') || has(f, '_composable/fsdp')) {
-        if (/unshard|all_gather|alloc_storage/.test(n)) fsdpGather = true;
-        else if (/reduce_scatter|post_backward/.test(n)) fsdpReduce = true;
-      } else if (BACKWARD_FUNCTIONS.has(n) && (has(f, 'torch/') || has(f, 'accelerate/'))) backward = true;
-      else if (n === 'forward' || (has(f, MODULE_FILE) && n.endsWith('call_impl'))) forward = true;
-      else if (has(f, 'torch/nn/functional.py')) forward = true;
-    } else {
-      const n = f.name;
-      if (WORKSPACE.test(n)) workspace = true;
-      else if (COMMUNICATION.test(n)) communication = true;
-      else if (n.includes('autocast::cached_cast')) autocast = true;
-      else if (n.includes('AccumulateGrad')) accumulate = true;
-      else if (BACKWARD_CPP.test(n)) backward = true;
+const F = {
+  workspace: 1 << 0,
+  communication: 1 << 1,
+  optimizer: 1 << 2,
+  adapter: 1 << 3,
+  load: 1 << 4,
+  dequant: 1 << 5,
+  autocast: 1 << 6,
+  fsdpGather: 1 << 7,
+  fsdpReduce: 1 << 8,
+  accumulate: 1 << 9,
+  backward: 1 << 10,
+  forward: 1 << 11,
+  zeroGrad: 1 << 12,
+} as const;
+
+/** The rule bits of one frame. */
+export function frameFlags(f: SnapshotFrame): number {
+  const n = f.name;
+  if (isPythonFrame(f)) {
+    if (n === 'zero_grad') return F.zeroGrad;
+    if (OPTIMIZER_FILES.some((p) => has(f, p))) return F.optimizer;
+    if (LOAD_FUNCTIONS.has(n) || has(f, 'safetensors/')) return F.load;
+    if (has(f, MODULE_FILE) && (n === 'to' || n === 'cuda' || n === '_apply')) return F.load;
+    if (has(f, 'torch/nn/modules/') && n === '__init__') return F.load;
+    if (has(f, 'peft/') && ADAPTER_FUNCTIONS.has(n)) return F.adapter;
+    if (has(f, 'bitsandbytes/functional.py') && n.startsWith('dequantize')) return F.dequant;
+    if (has(f, 'bitsandbytes/') && (n === '_quantize' || n === 'quantize_4bit')) return F.load;
+    if (has(f, 'distributed/fsdp') || has(f, '_composable/fsdp')) {
+      if (/unshard|all_gather|alloc_storage/.test(n)) return F.fsdpGather;
+      if (/reduce_scatter|post_backward/.test(n)) return F.fsdpReduce;
+      return 0;
     }
+    if (BACKWARD_FUNCTIONS.has(n) && (has(f, 'torch/') || has(f, 'accelerate/'))) return F.backward;
+    if (n === 'forward' || (has(f, MODULE_FILE) && n.endsWith('call_impl'))) return F.forward;
+    if (has(f, 'torch/nn/functional.py')) return F.forward;
+    return 0;
   }
-  if (workspace) return 'library-workspace';
-  if (communication) return 'communication';
-  if (optimizer) return 'optimizer-step';
-  if (adapter) return 'adapter-weights';
-  if (load) return 'weights-load';
-  if (dequant) return 'dequantized-weight';
-  if (autocast) return 'autocast-weight-copy';
-  if (fsdpGather) return 'fsdp-gathered-weights';
-  if (fsdpReduce) return 'fsdp-reduced-gradients';
-  if (accumulate) return 'accumulate-grad';
-  if (backward) return 'backward';
-  if (forward) return 'forward';
+  if (WORKSPACE.test(n)) return F.workspace;
+  if (COMMUNICATION.test(n)) return F.communication;
+  if (n.includes('autocast::cached_cast')) return F.autocast;
+  if (n.includes('AccumulateGrad')) return F.accumulate;
+  if (BACKWARD_CPP.test(n)) return F.backward;
+  return 0;
+}
+
+/** The rules in priority order: library scratch buffers and communication, the optimizer, weights
+ * (adapters, loading, dequantized and autocast copies, FSDP all-gathers), gradients accumulated,
+ * backward (settled later by its free), forward. */
+const PRIORITY: readonly [number, StackClass][] = [
+  [F.workspace, 'library-workspace'],
+  [F.communication, 'communication'],
+  [F.optimizer, 'optimizer-step'],
+  [F.adapter, 'adapter-weights'],
+  [F.load, 'weights-load'],
+  [F.dequant, 'dequantized-weight'],
+  [F.autocast, 'autocast-weight-copy'],
+  [F.fsdpGather, 'fsdp-gathered-weights'],
+  [F.fsdpReduce, 'fsdp-reduced-gradients'],
+  [F.accumulate, 'accumulate-grad'],
+  [F.backward, 'backward'],
+  [F.forward, 'forward'],
+];
+
+/** The class of a stack from its frames' ORed bits. */
+export function classifyFlags(flags: number, frames: number): StackClass {
+  if (frames === 0) return 'no-stack';
+  for (const [bit, cls] of PRIORITY) if (flags & bit) return cls;
   return 'unknown-stack';
+}
+
+/** What one stack says: the first matching rule, in PRIORITY's order; else unknown. */
+export function classifyStack(frames: readonly SnapshotFrame[]): StackClass {
+  let flags = 0;
+  for (const f of frames) flags |= frameFlags(f);
+  return classifyFlags(flags, frames.length);
 }
 
 /** Where an allocation was made: a Python frame, an autograd node (C++ only), or neither. */
@@ -233,14 +256,20 @@ export function stackFacts(stacks: StackTable): { facts: StackFacts[]; sites: Si
     return id;
   };
   const facts: StackFacts[] = [];
+  const flagsOf = new Int32Array(stacks.frames.length).fill(-1);
   for (let s = 0; s < stacks.count; s++) {
-    const frames = Array.from(stacks.framesOf(s), (id) => stacks.frames[id]!);
-    const cls = classifyStack(frames);
+    const ids = stacks.framesOf(s);
+    let flags = 0;
+    for (const id of ids) {
+      if (flagsOf[id]! < 0) flagsOf[id] = frameFlags(stacks.frames[id]!);
+      flags |= flagsOf[id]!;
+    }
+    const cls = classifyFlags(flags, ids.length);
     facts.push({
       cls,
-      site: siteId(siteOf(frames)),
+      site: siteId(siteOf(Array.from(ids, (id) => stacks.frames[id]!))),
       inBackward: cls === 'backward' || cls === 'accumulate-grad' || cls === 'fsdp-reduced-gradients',
-      zeroGrad: frames.some((f) => isPythonFrame(f) && f.name === 'zero_grad'),
+      zeroGrad: (flags & F.zeroGrad) !== 0,
     });
   }
   siteId({ kind: 'none', frame: null });
