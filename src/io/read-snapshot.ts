@@ -8,8 +8,11 @@ import { join } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
 import { formatBytes } from '../core/units.js';
 
-/** Largest snapshot read: well above torch's default trace of 100,000 events (a few hundred MB). */
-export const MAX_SNAPSHOT_BYTES = 4 * 2 ** 30;
+/**
+ * Largest snapshot read: Node reads a file of at most 2 GiB in one piece (fs.readFile's limit), far
+ * above torch's default trace of 100,000 events (tens of MB).
+ */
+export const MAX_SNAPSHOT_BYTES = 2 ** 31 - 1;
 
 /** The name a recorded run's snapshot has in its folder (Ledger.runDir), where the probe writes it. */
 export const RUN_SNAPSHOT_FILE = 'memory-snapshot.pickle';
