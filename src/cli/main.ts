@@ -26,6 +26,7 @@ During a run — where is the memory going?
 
 After an OOM — why did it run out?
   diagnose [RUN|FILE|-]     findings in the troubleshooting order, with the estimator's figures
+  snapshot FILE [B]         which tensors filled the card: a PyTorch memory snapshot by part and site
   calibrate RUN             a short recorded run against the estimate; fit/plan --calibrated RUN use it
   report RUN -o FILE.html   a self-contained HTML report of a run, to attach or send
 
@@ -61,6 +62,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   runs: () => import('./runs.js'),
   probe: () => import('./probe.js'),
   diagnose: () => import('./diagnose.js'),
+  snapshot: () => import('./snapshot.js'),
   calibrate: () => import('./calibrate.js'),
 };
 

@@ -14,6 +14,7 @@ import { estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
 import { parseScenario } from '../core/scenario.js';
 import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
+import { mountSnapshotUpload, SNAPSHOT_BODY_LIMIT_BYTES, SNAPSHOT_PATH } from './snapshot-api.js';
 
 /** The optional parts of the app: each route group answers 503 with a reason when its part is absent. */
 export interface AppDeps {
@@ -23,6 +24,8 @@ export interface AppDeps {
   readonly token?: string;
   /** Largest accepted request body. */
   readonly bodyLimitBytes?: number;
+  /** Largest accepted snapshot upload (POST /api/snapshot), which has its own limit. */
+  readonly snapshotLimitBytes?: number;
   /** Extra API routes (runs, migrate, import …) mounted under /api by the callers that have them. */
   readonly extend?: (api: Hono) => void;
 }
@@ -121,22 +124,21 @@ export function createApp(deps: AppDeps): Hono {
     });
   }
 
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-      onError: (c) =>
-        c.json(
-          {
-            error: {
-              code: 'too-large',
-              message: `request body over ${deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES} bytes`,
-            },
+  const generalLimit = bodyLimit({
+    maxSize: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    onError: (c) =>
+      c.json(
+        {
+          error: {
+            code: 'too-large',
+            message: `request body over ${deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES} bytes`,
           },
-          413,
-        ),
-    }),
-  );
+        },
+        413,
+      ),
+  });
+  // A snapshot upload is far larger than a config: its route has its own limit.
+  app.use('/api/*', (c, next) => (c.req.path === SNAPSHOT_PATH ? next() : generalLimit(c, next)));
 
   const api = new Hono();
   api.get('/health', (c) => c.json({ ok: true }));
@@ -164,6 +166,7 @@ export function createApp(deps: AppDeps): Hono {
     const gpu = scenario.gpu ? (findGpu(scenario.gpu) ?? null) : null;
     return c.json({ ...estimate({ scenario, shape: model.shape, gpu, terms: true }), scenario });
   });
+  mountSnapshotUpload(api, deps.snapshotLimitBytes ?? SNAPSHOT_BODY_LIMIT_BYTES);
   deps.extend?.(api);
   app.route('/api', api);
   app.all('/api/*', (c) =>

@@ -8,10 +8,12 @@ import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { runSnapshotPath } from '../io/read-snapshot.js';
 import { createApp } from './app.js';
 import { buildDemoRun } from './demo-run.js';
 import { findingViews } from './finding-views.js';
 import { mountRuns } from './runs-api.js';
+import { mountRunSnapshot } from './snapshot-api.js';
 
 export interface DashboardOptions {
   readonly webRoot: string;
@@ -28,6 +30,16 @@ export function runFindings(ledger: Ledger, run: RunRecord, lang: Lang = 'en'): 
   return findingViews(diagnoseRun(ledger, run, { catalog: catalogFor(lang) }).findings);
 }
 
+/** Where a recorded run's snapshot is, or null when the ledger has no such run. */
+function runSnapshotFile(home: string, id: number): string | null {
+  const ledger = Ledger.open(home);
+  try {
+    return ledger.getRun(String(id)) ? runSnapshotPath(ledger.runDir(id)) : null;
+  } finally {
+    ledger.close();
+  }
+}
+
 /** Builds the dashboard app. */
 export async function createDashboardApp(options: DashboardOptions): Promise<Hono> {
   const home = headroomHome(options.env);
@@ -35,12 +47,14 @@ export async function createDashboardApp(options: DashboardOptions): Promise<Hon
   return createApp({
     webRoot: options.webRoot,
     ...(options.token === undefined ? {} : { token: options.token }),
-    extend: (api) =>
+    extend: (api) => {
+      mountRunSnapshot(api, (id) => runSnapshotFile(home, id));
       mountRuns(api, {
         openLedger: () => Ledger.open(home),
         diagnoseRun: runFindings,
         demo,
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      }),
+      });
+    },
   });
 }

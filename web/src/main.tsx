@@ -7,6 +7,7 @@ import { EstimatePage } from './pages/EstimatePage.js';
 import { MigratePage } from './pages/MigratePage.js';
 import { RunPage } from './pages/RunPage.js';
 import { RunsPage } from './pages/RunsPage.js';
+import { SnapshotPage } from './pages/SnapshotPage.js';
 import './styles.css';
 
 function parseHash(hash: string): { path: string[]; query: string } {
@@ -52,6 +53,7 @@ function App() {
       />
     );
   else if (page === 'migrate') body = <MigratePage />;
+  else if (page === 'snapshot') body = <SnapshotPage key={navigation} query={route.query} />;
   else
     body = (
       <EstimatePage
@@ -65,7 +67,7 @@ function App() {
       <header>
         <h1>Headroom</h1>
         <nav>
-          {(['estimate', 'runs', 'migrate'] as const).map((p) => (
+          {(['estimate', 'runs', 'snapshot', 'migrate'] as const).map((p) => (
             <a key={p} href={`#/${p}`} className={page === p ? 'active' : ''} data-testid={`nav-${p}`}>
               {m[`nav.${p}`]}
             </a>

@@ -13,56 +13,71 @@ export const PART_COLORS: Readonly<Record<keyof Components, string>> = {
 
 const PARTS = Object.keys(PART_COLORS) as (keyof Components)[];
 
-export function StackedBar({ result }: { result: Estimate }) {
-  const t = useT();
-  const usable = result.fits?.usableBytes ?? 0;
-  const scale = Math.max(usable, result.peak.deviceBytes) * 1.04;
+/** One stretch of the bar. */
+export interface BarSegment {
+  readonly key: string;
+  readonly label: string;
+  readonly bytes: number;
+  readonly color: string;
+}
+
+/**
+ * Segments stacked left to right on a scale of `scaleBytes`, a limit line (the GPU's usable memory)
+ * and level markers under it, and a legend whose figures carry data-testid `part-KEY`.
+ */
+export function PartsBar({
+  segments,
+  scaleBytes,
+  limit,
+  markers,
+  ariaLabel,
+  testId = 'stacked-bar',
+}: {
+  segments: readonly BarSegment[];
+  scaleBytes: number;
+  limit: { readonly bytes: number; readonly ok: boolean; readonly label: string } | null;
+  markers: readonly (readonly [string, number])[];
+  ariaLabel: string;
+  testId?: string;
+}) {
+  const scale = Math.max(1, scaleBytes);
   const x = (bytes: number) => (bytes / scale) * 1000;
   let offset = 0;
-  const segments = PARTS.map((part) => {
+  const placed = segments.map((s) => {
     const start = offset;
-    offset += result.components[part];
-    return { part, start, bytes: result.components[part] };
+    offset += s.bytes;
+    return { ...s, start };
   });
-  const markers: [string, number][] = [
-    [t('level.allocated'), result.peak.allocatedBytes],
-    [t('level.reserved'), result.peak.reservedBytes],
-    [t('level.device'), result.peak.deviceBytes],
-  ];
   return (
-    <figure className="stacked" data-testid="stacked-bar">
-      <svg
-        viewBox="0 0 1000 118"
-        role="img"
-        aria-label={`${formatBytes(result.peak.deviceBytes)} of ${formatBytes(usable)}`}
-      >
+    <figure className="stacked" data-testid={testId}>
+      <svg viewBox="0 0 1000 118" role="img" aria-label={ariaLabel}>
         <rect x={0} y={28} width={1000} height={44} fill="#f1f5f9" rx={4} />
-        {segments.map((s) =>
+        {placed.map((s) =>
           s.bytes > 0 ? (
             <rect
-              key={s.part}
+              key={s.key}
               x={x(s.start)}
               y={28}
               width={Math.max(1, x(s.bytes))}
               height={44}
-              fill={PART_COLORS[s.part]}
+              fill={s.color}
             >
-              <title>{`${t(`part.${s.part}`)}: ${formatBytes(s.bytes)}`}</title>
+              <title>{`${s.label}: ${formatBytes(s.bytes)}`}</title>
             </rect>
           ) : null,
         )}
-        {usable > 0 ? (
+        {limit && limit.bytes > 0 ? (
           <g>
             <line
-              x1={x(usable)}
-              x2={x(usable)}
+              x1={x(limit.bytes)}
+              x2={x(limit.bytes)}
               y1={14}
               y2={86}
-              stroke={result.fits?.ok ? '#16a34a' : '#dc2626'}
+              stroke={limit.ok ? '#16a34a' : '#dc2626'}
               strokeWidth={3}
             />
-            <text x={Math.min(x(usable), 995)} y={11} textAnchor="end" className="bar-label">
-              {`${result.fits?.gpu} ${t('estimate.usable')} ${formatBytes(usable)}`}
+            <text x={Math.min(x(limit.bytes), 995)} y={11} textAnchor="end" className="bar-label">
+              {limit.label}
             </text>
           </g>
         ) : null}
@@ -86,13 +101,44 @@ export function StackedBar({ result }: { result: Estimate }) {
         ))}
       </svg>
       <figcaption>
-        {PARTS.map((part) => (
-          <span key={part} className="legend">
-            <i style={{ background: PART_COLORS[part] }} />
-            {t(`part.${part}`)} <b data-testid={`part-${part}`}>{formatBytes(result.components[part])}</b>
+        {segments.map((s) => (
+          <span key={s.key} className="legend">
+            <i style={{ background: s.color }} />
+            {s.label} <b data-testid={`part-${s.key}`}>{formatBytes(s.bytes)}</b>
           </span>
         ))}
       </figcaption>
     </figure>
+  );
+}
+
+export function StackedBar({ result }: { result: Estimate }) {
+  const t = useT();
+  const usable = result.fits?.usableBytes ?? 0;
+  return (
+    <PartsBar
+      segments={PARTS.map((part) => ({
+        key: part,
+        label: t(`part.${part}`),
+        bytes: result.components[part],
+        color: PART_COLORS[part],
+      }))}
+      scaleBytes={Math.max(usable, result.peak.deviceBytes) * 1.04}
+      limit={
+        usable > 0
+          ? {
+              bytes: usable,
+              ok: result.fits?.ok === true,
+              label: `${result.fits?.gpu} ${t('estimate.usable')} ${formatBytes(usable)}`,
+            }
+          : null
+      }
+      markers={[
+        [t('level.allocated'), result.peak.allocatedBytes],
+        [t('level.reserved'), result.peak.reservedBytes],
+        [t('level.device'), result.peak.deviceBytes],
+      ]}
+      ariaLabel={`${formatBytes(result.peak.deviceBytes)} of ${formatBytes(usable)}`}
+    />
   );
 }

@@ -1,0 +1,65 @@
+/**
+ * Reads a memory snapshot file for `headroom snapshot` and the dashboard: bounded in size, with clear
+ * errors for a missing file, a folder, an empty file and one too large. Whether the bytes are a
+ * snapshot is the core reader's business (src/core/snapshot).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HeadroomUserError } from '../core/errors.js';
+import { formatBytes } from '../core/units.js';
+
+/**
+ * Largest snapshot read: Node reads a file of at most 2 GiB in one piece (fs.readFile's limit), far
+ * above torch's default trace of 100,000 events (tens of MB).
+ */
+export const MAX_SNAPSHOT_BYTES = 2 ** 31 - 1;
+
+/** The name a recorded run's snapshot has in its folder (Ledger.runDir), where the probe writes it. */
+export const RUN_SNAPSHOT_FILE = 'memory-snapshot.pickle';
+
+const HINT = 'give the .pickle file torch.cuda.memory._dump_snapshot("snapshot.pickle") wrote';
+
+/** The bytes of a snapshot file; a user error naming the path for anything that is not a readable file. */
+export async function readSnapshotFile(path: string, maxBytes = MAX_SNAPSHOT_BYTES): Promise<Uint8Array> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) {
+      throw new HeadroomUserError({
+        code: 'bad-file',
+        where: path,
+        message: `${path} is a folder, not a snapshot file`,
+        hint: HINT,
+      });
+    }
+    size = info.size;
+  } catch (error) {
+    if (error instanceof HeadroomUserError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: path,
+      message:
+        code === 'ENOENT' ? `no file ${path}` : `cannot read ${path}: ${code ?? (error as Error).message}`,
+      hint: HINT,
+    });
+  }
+  if (size === 0) {
+    throw new HeadroomUserError({ code: 'bad-file', where: path, message: `${path} is empty`, hint: HINT });
+  }
+  if (size > maxBytes) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: path,
+      message: `${path} is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} a snapshot is read up to`,
+      hint: 'record fewer events: torch.cuda.memory._record_memory_history(max_entries=100000)',
+    });
+  }
+  const buffer = await readFile(path);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/** The path of a recorded run's snapshot, in its run folder. */
+export function runSnapshotPath(runDir: string): string {
+  return join(runDir, RUN_SNAPSHOT_FILE);
+}
