@@ -29,6 +29,18 @@ the previous such event of this process, then resets PyTorch's peak counters
 event the peak between the last step and the failure. Code of yours that reads
 `max_memory_allocated()` sees these per-step resets.
 
+Allocator snapshots: with HEADROOM_SNAPSHOT=1 (or a number: the most trace entries kept; `headroom
+run --snapshot` sets it) the probe turns on PyTorch's memory-history recording
+(`torch.cuda.memory._record_memory_history`, torch >= 2.1; the legacy form on 2.0) as soon as torch is
+imported, and when an allocation fails it writes the snapshot (`torch.cuda.memory._snapshot()`) next
+to the log as `memory-snapshot.pickle` (`memory-snapshot.rankN.pickle` per rank), from PyTorch's own
+out-of-memory observer, before the exception unwinds and frees what filled the card. The log then
+holds a `snapshot` event naming the file, which `headroom diagnose RUN` and `headroom snapshot` read.
+`headroom_probe.dump_snapshot()` writes one whenever you ask. Cost: PyTorch's notes put the trace
+collection at about 2 us per allocation (docs/source/torch_cuda_memory.rst, "Understanding CUDA Memory
+Usage": "fast (2us per trace), so you may consider enabling this on production jobs"), and the trace
+is a ring of at most HEADROOM_SNAPSHOT entries (default 100,000), so its host memory is bounded.
+
 Overhead: per step one `torch.cuda.memory_stats(d)` and one `reset_peak_memory_stats(d)` per device
 this process uses (host-side reads of allocator counters, no device synchronisation), one
 `json.dumps` and one `os.write`. A loss passed as a tensor is converted with `float()`, which does
@@ -55,6 +67,8 @@ __all__ = [
     "record_exception",
     "set_phase",
     "step",
+    "dump_snapshot",
+    "SNAPSHOT_ENV",
 ]
 
 PROBE_VERSION = "1"
@@ -70,6 +84,12 @@ def _installed_version(distribution):
         return None
 SCHEMA_VERSION = 1
 LOG_ENV = "HEADROOM_LOG"
+SNAPSHOT_ENV = "HEADROOM_SNAPSHOT"
+# Trace entries kept when HEADROOM_SNAPSHOT=1: the figure PyTorch's own example uses
+# (docs/source/torch_cuda_memory.rst, `_record_memory_history(max_entries=100000)`).
+DEFAULT_SNAPSHOT_ENTRIES = 100_000
+# A bound on what a user may ask for: ten million entries is hours of a large run's allocations.
+MAX_SNAPSHOT_ENTRIES = 10_000_000
 # Tracebacks and messages are cut to this many characters (a line must stay well under the reader's
 # 1 MiB line limit, MAX_PROBE_LINE_BYTES in src/core/probe-log.ts).
 MAX_TEXT_CHARS = 200_000
@@ -100,6 +120,27 @@ def _rank_info(env):
     local = _env_int(env, "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID")
     world = _env_int(env, "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
     return (rank or 0, local if local is not None else (rank or 0), world or 1)
+
+
+def snapshot_entries(env=None):
+    """How many trace entries HEADROOM_SNAPSHOT asks for: None when recording is off."""
+    env = os.environ if env is None else env
+    value = (env.get(SNAPSHOT_ENV) or "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return None
+    if value in ("1", "true", "yes", "on"):
+        return DEFAULT_SNAPSHOT_ENTRIES
+    if value.isdigit():
+        return max(1, min(int(value), MAX_SNAPSHOT_ENTRIES))
+    return DEFAULT_SNAPSHOT_ENTRIES
+
+
+def snapshot_path(log, env=None):
+    """Where a snapshot of this process goes: memory-snapshot.pickle beside its log (per rank)."""
+    env = os.environ if env is None else env
+    rank, _, world = _rank_info(env)
+    name = "memory-snapshot.rank%d.pickle" % rank if world > 1 else "memory-snapshot.pickle"
+    return os.path.join(os.path.dirname(os.path.abspath(log)), name)
 
 
 def log_path(base=None, env=None):
@@ -163,6 +204,11 @@ class _Probe:
         self.path = path
         self.rank, self.local_rank, self.world_size = _rank_info(env)
         self.cuda_visible_devices = env.get("CUDA_VISIBLE_DEVICES")
+        self.snapshot_entries = snapshot_entries(env)
+        self.snapshot_file = snapshot_path(path, env)
+        self.recording = False
+        # The out-of-memory snapshot is written once: by the observer, else by the exception hook.
+        self.oom_dumped = False
         self.lock = threading.RLock()
         self.fd = None
         self.broken = False
@@ -229,6 +275,7 @@ class _Probe:
     def ensure_started(self):
         if os.getpid() != self.pid:  # a forked child: it gets its own start record
             self._reset_process_state()
+        self.start_recording()
         if self.started:
             return
         self.started = True
@@ -360,6 +407,78 @@ class _Probe:
             self.write(record)
             if thread is None:
                 self.uncaught = "oom" if oom else "exception"
+            # Without PyTorch's out-of-memory observer (older torch), the hook is the last moment.
+            if oom and self.recording and not self.oom_dumped:
+                self.dump_snapshot("oom")
+
+    # -- allocator snapshots --------------------------------------------------------------------------
+
+    def start_recording(self):
+        """Turns on PyTorch's memory history once torch is imported; never raises into training."""
+        if self.snapshot_entries is None or self.recording:
+            return
+        torch = sys.modules.get("torch")
+        memory = getattr(getattr(torch, "cuda", None), "memory", None) if torch is not None else None
+        record = getattr(memory, "_record_memory_history", None)
+        if record is None:
+            return
+        self.recording = True
+        try:
+            try:
+                # torch >= 2.1 (torch/cuda/memory.py): enabled="all" keeps alloc/free events with stacks.
+                record(enabled="all", max_entries=self.snapshot_entries)
+            except TypeError:
+                # torch 2.0: the legacy signature (enabled: bool, trace_alloc_max_entries, ...).
+                record(True, trace_alloc_max_entries=self.snapshot_entries, trace_alloc_record_context=True)
+            attach = getattr(getattr(torch, "_C", None), "_cuda_attach_out_of_memory_observer", None)
+            if attach is not None:
+                # Called by the allocator when an allocation fails, before the exception unwinds.
+                attach(lambda *args: self.dump_snapshot("oom"))
+        except Exception as error:
+            self.recording = False
+            try:
+                sys.stderr.write("headroom_probe: cannot record memory history (%s)\n" % error)
+            except Exception:
+                pass
+
+    def dump_snapshot(self, reason):
+        """Writes the allocator snapshot beside the log and records a `snapshot` event; returns the path."""
+        torch = sys.modules.get("torch")
+        memory = getattr(getattr(torch, "cuda", None), "memory", None) if torch is not None else None
+        snapshot = getattr(memory, "_snapshot", None)
+        if snapshot is None:
+            return None
+        with self.lock:
+            try:
+                import pickle
+
+                data = snapshot()
+                tmp = "%s.%d.tmp" % (self.snapshot_file, os.getpid())
+                with open(tmp, "wb") as f:
+                    pickle.dump(data, f)
+                os.replace(tmp, self.snapshot_file)
+                size = os.path.getsize(self.snapshot_file)
+            except Exception as error:
+                try:
+                    sys.stderr.write("headroom_probe: cannot write the memory snapshot (%s)\n" % error)
+                except Exception:
+                    pass
+                return None
+            if reason == "oom":
+                self.oom_dumped = True
+            self.ensure_started()
+            record = self.base("snapshot")
+            record.update(
+                {
+                    "path": self.snapshot_file,
+                    "bytes": size,
+                    "reason": reason,
+                    "entries": self.snapshot_entries,
+                    "step": self.last_step,
+                }
+            )
+            self.write(record)
+            return self.snapshot_file
 
     def end(self):
         if not self.started or os.getpid() != self.pid:
@@ -408,7 +527,16 @@ def _install(env=None):
         _previous_threading_excepthook = threading.excepthook
         threading.excepthook = _threading_excepthook
     atexit.register(_probe.end)
+    # torch imported before the probe (the usual order): record from now on, weights included.
+    _probe.start_recording()
     return _probe
+
+
+def dump_snapshot():
+    """Writes the allocator snapshot now (HEADROOM_SNAPSHOT must be set); returns its path or None."""
+    if _probe is None or not _probe.recording:
+        return None
+    return _probe.dump_snapshot("request")
 
 
 def enabled():

@@ -5,8 +5,8 @@ end-to-end CLI tests put it there); nothing shipped imports it. Memory is simula
 `torch.cuda.standin_allocate` / `standin_free` (see cuda.py).
 """
 
-from . import cuda, version
+from . import _C, cuda, version
 from .cuda import OutOfMemoryError
 
 __version__ = "2.5.1+standin"
-__all__ = ["OutOfMemoryError", "cuda", "version"]
+__all__ = ["OutOfMemoryError", "_C", "cuda", "version"]

@@ -17,6 +17,8 @@ import json
 import os
 import sys
 
+from . import memory
+
 CAPACITY_ENV = "STANDIN_CAPACITY_BYTES"
 DEVICES_ENV = "STANDIN_DEVICE_COUNT"
 STATE_DIR_ENV = "STANDIN_NVSMI_STATE_DIR"
@@ -100,6 +102,13 @@ def standin_allocate(nbytes, device=None):
     needed = _round_up(d.allocated + nbytes) + d.unusable
     if needed > capacity - CONTEXT_BYTES:
         d.ooms += 1
+        # PyTorch records the OOM in the trace, then calls its out-of-memory observers, then raises
+        # (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator::malloc).
+        memory.standin_trace("oom", 0, nbytes)
+        from . import _C
+
+        for observer in list(_C.observers):
+            observer(index, nbytes, capacity, max(0, capacity - CONTEXT_BYTES - d.reserved))
         free = max(0, capacity - CONTEXT_BYTES - d.reserved)
         raise OutOfMemoryError(
             "CUDA out of memory. Tried to allocate %s. GPU %d has a total capacity of %s of which %s is free. "
@@ -118,6 +127,7 @@ def standin_allocate(nbytes, device=None):
                 _gib(d.reserved - d.allocated),
             )
         )
+    memory.standin_trace("alloc", d.allocated, nbytes)
     d.allocated += nbytes
     if needed > d.reserved:
         d.reserved = needed
@@ -144,6 +154,8 @@ def standin_free(nbytes, device=None):
     """Frees `nbytes`; they stay reserved (cached)."""
     d = _device(device)
     d.allocated -= nbytes
+    memory.standin_trace("free_requested", d.allocated, nbytes)
+    memory.standin_trace("free_completed", d.allocated, nbytes)
     d.inactive_split = d.reserved - d.allocated
     _mirror()
 
@@ -244,3 +256,7 @@ def standin_reset():
     _current = 0
     for key in calls:
         calls[key] = 0
+    memory.standin_reset()
+    from . import _C
+
+    _C.standin_reset()
