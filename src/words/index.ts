@@ -6,7 +6,10 @@ import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
+import { IMPORT_REPORT } from './import.js';
+import { IMPORT_REASONS } from './import-reasons.js';
 import { MARGIN } from './margin.js';
+import { MODEL_WORDS } from './models.js';
 import { PLAN_DROPPED } from './plan-dropped.js';
 import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
@@ -27,4 +30,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   TIME_NOTES,
   LINK_NAMES,
   CAPACITY,
+  MODEL_WORDS,
+  IMPORT_REASONS,
+  IMPORT_REPORT,
 ];
