@@ -4,6 +4,7 @@
  */
 import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
+import { CHART } from './chart.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
 import { IMPORT_REPORT } from './import.js';
@@ -33,4 +34,5 @@ export const DOMAINS: readonly AnyDomain[] = [
   MODEL_WORDS,
   IMPORT_REASONS,
   IMPORT_REPORT,
+  CHART,
 ];
