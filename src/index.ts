@@ -30,7 +30,7 @@ export {
 export { type CheckItem, checkMigration, type MigrationReport } from './core/migrate.js';
 export { type ResolvedModel, resolveModelRef } from './core/model-ref.js';
 export { type ParamBreakdown, paramBreakdown } from './core/params.js';
-export { type DroppedRung, makePlan, type Plan, type Rung } from './core/plan.js';
+export { type DroppedRung, droppedNote, makePlan, type Plan, type Rung } from './core/plan.js';
 export { countSafetensorsParameters, parseSafetensorsHeader } from './core/safetensors.js';
 export { parseScenario, type Scenario } from './core/scenario.js';
 export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';
@@ -39,3 +39,6 @@ export { formatBytes } from './core/units.js';
 export { type Domain, defineDomain, say } from './words/catalog.js';
 export { ESTIMATE_NOTES } from './words/estimate-notes.js';
 export { type Lang, langOf } from './words/lang.js';
+export { PLAN_DROPPED } from './words/plan-dropped.js';
+export { PLAN_RISKS } from './words/plan-risks.js';
+export { PLAN_RUNGS } from './words/plan-rungs.js';

@@ -1,19 +1,21 @@
-/** The dashboard's Chinese words for the ladder, worded from each rung's scenarios. */
+/**
+ * The ladder's words in Chinese (and English), from the catalog: each rung, risk and dropped rung is a
+ * code with its figures (src/core/plan.ts, plan-prune.ts), worded by src/words/plan-*.ts — the same
+ * words the CLI and the dashboard show.
+ */
 import { describe, expect, it } from 'vitest';
 import { findGpu } from '../src/core/catalog/index.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
-import { makePlan } from '../src/core/plan.js';
+import { type DroppedRung, droppedNote, makePlan, type Plan, type Rung } from '../src/core/plan.js';
 import { parseScenario } from '../src/core/scenario.js';
 import { LORA_8B_ZERO3_DEFAULT_BUCKET } from '../src/core/test-helpers/scenarios.js';
 import { formatBytes } from '../src/core/units.js';
-import {
-  alternativeBase,
-  DROPPED_HEADING,
-  droppedNote,
-  riskNoteZh,
-  rungSummaryZh,
-  scenariosBefore,
-} from '../web/src/plan-words.js';
+import { say } from '../src/words/catalog.js';
+import type { Lang } from '../src/words/lang.js';
+import { PLAN_DROPPED } from '../src/words/plan-dropped.js';
+import { PLAN_RISKS } from '../src/words/plan-risks.js';
+import { PLAN_RUNGS } from '../src/words/plan-rungs.js';
+import { UI_PLAN } from '../src/words/ui-plan.js';
 
 const plan = (raw: Record<string, unknown>, gpu: string) =>
   makePlan({
@@ -22,20 +24,22 @@ const plan = (raw: Record<string, unknown>, gpu: string) =>
     gpu: findGpu(gpu)!,
   });
 const CJK = /[\u4e00-\u9fff]/;
+const rungSummary = (r: Rung, lang: Lang = 'zh') => say(PLAN_RUNGS, lang, r.change);
+const riskNote = (r: Rung, lang: Lang = 'zh') => say(PLAN_RISKS, lang, r.risk);
+const dropped = (p: Plan, d: DroppedRung, lang: Lang) => say(PLAN_DROPPED, lang, droppedNote(p, d));
 
 describe('the ladder in Chinese', () => {
   // A long climb: every kind of rung from checkpointing to parameter offload.
   const long = plan({ model: 'llama-3.1-70b', method: 'full', seqLen: 32768 }, 'rtx-3060-12gb');
-  const before = scenariosBefore(long);
 
   it('words every rung of a long climb in Chinese, with the figures the English has', () => {
     expect(long.rungs.length).toBeGreaterThan(8);
-    for (const [i, r] of long.rungs.entries()) {
-      const words = rungSummaryZh(r, before[i]!);
+    for (const r of long.rungs) {
+      const words = rungSummary(r);
       expect(words).toMatch(CJK);
       // Every number the English summary names (sizes, counts) is in the Chinese one too.
-      for (const n of r.change.summary.match(/\d+/g) ?? []) expect(words).toContain(n);
-      if (r.risk.level !== 'none') expect(riskNoteZh(r, before[i]!)).toMatch(CJK);
+      for (const n of rungSummary(r, 'en').match(/\d+/g) ?? []) expect(words).toContain(n);
+      if (r.risk.level !== 'none') expect(riskNote(r)).toMatch(CJK);
     }
   });
 
@@ -43,15 +47,15 @@ describe('the ladder in Chinese', () => {
     const smaller = plan({ model: 'llama-3.1-8b', method: 'full', microBatchSize: 4 }, 'rtx-4090');
     // The allocator setting is a rung the climb applied and the ladder shown dropped: worded as climbed.
     const allocator = smaller.dropped[0]!;
-    expect(allocator.rung.change.summary).toBe('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True');
-    expect(rungSummaryZh(allocator.rung, allocator.from)).toBe(
+    expect(rungSummary(allocator.rung, 'en')).toBe('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True');
+    expect(rungSummary(allocator.rung)).toBe(
       'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（更小的分配器预留）',
     );
     const first = smaller.rungs[0]!;
-    expect(first.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
-    expect(rungSummaryZh(first, scenariosBefore(smaller)[0]!)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
+    expect(rungSummary(first, 'en')).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(rungSummary(first)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
     const offload = long.rungs.find((r) => r.change.id === 'offload-activations-cpu')!;
-    expect(riskNoteZh(offload, before[long.rungs.indexOf(offload)]!)).toBe(
+    expect(riskNote(offload)).toBe(
       `每个节点需要 ${formatBytes(offload.estimate.host!.cpuBytes)} 锁页 CPU 内存；保存的激活每个 micro-batch 两次经过 PCIe`,
     );
   });
@@ -60,18 +64,22 @@ describe('the ladder in Chinese', () => {
     const zero = plan(LORA_8B_ZERO3_DEFAULT_BUCKET, 'rtx-3060-12gb');
     const i = zero.rungs.findIndex((r) => r.change.id === 'zero-reduce-bucket');
     const rung = zero.rungs[i]!;
-    expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
-    expect(rungSummaryZh(rung, scenariosBefore(zero)[i]!)).toBe(
-      'DeepSpeed 归约桶 reduce_bucket_size 5e8 → auto（hidden² = 16.8M）',
-    );
-    expect(riskNoteZh(rung, scenariosBefore(zero)[i]!)).toBe('无：训练相同；梯度归约次数更多、每次更小');
+    expect(rungSummary(rung, 'en')).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
+    expect(rungSummary(rung)).toBe('DeepSpeed 归约桶 reduce_bucket_size 5e8 → auto（hidden² = 16.8M）');
+    expect(riskNote(rung)).toBe('无：训练相同；梯度归约次数更多、每次更小');
+    // The figures are data: the bucket's elements before and after, hidden² for "auto".
+    expect(rung.change).toEqual({
+      id: 'zero-reduce-bucket',
+      code: 'zero-reduce-bucket',
+      params: { fromElements: 5e8, toElements: 4096 ** 2 },
+    });
   });
 
   it('words the hardware alternatives too', () => {
     const none = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
     const [first] = none.alternatives;
-    expect(first!.change.summary).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
-    expect(rungSummaryZh(first!, alternativeBase(none))).toBe('在 1 × b200 上运行（NVIDIA B200 SXM 180GB）');
+    expect(rungSummary(first!, 'en')).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
+    expect(rungSummary(first!)).toBe('在 1 × b200 上运行（NVIDIA B200 SXM 180GB）');
   });
 
   it('has Chinese words for the rungs of many climbs', () => {
@@ -118,10 +126,9 @@ describe('the ladder in Chinese', () => {
     ];
     const worded = new Map<string, string>();
     for (const p of climbs) {
-      const from = scenariosBefore(p);
-      for (const [i, r] of p.rungs.entries()) worded.set(r.change.id, rungSummaryZh(r, from[i]!));
+      for (const r of p.rungs) worded.set(r.change.id, rungSummary(r));
       // The dashboard words the rungs the plan dropped too, as climbed.
-      for (const d of p.dropped) worded.set(d.rung.change.id, rungSummaryZh(d.rung, d.from));
+      for (const d of p.dropped) worded.set(d.rung.change.id, rungSummary(d.rung));
     }
     for (const words of worded.values()) expect(words).toMatch(CJK);
     // 17 of the ladder's rungs are climbed by these six (not ZeRO-2/3, NVMe or a shorter sequence).
@@ -135,25 +142,25 @@ describe('the ladder in Chinese', () => {
     const then = formatBytes(eightBit.rung.savedBytes);
     const now = formatBytes(eightBit.savingBytes);
     expect([then, now]).toEqual(['14.93 GiB', '240 MiB']);
-    expect(droppedNote(full, eightBit, 'en')).toBe(
+    expect(dropped(full, eightBit, 'en')).toBe(
       'optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB on top of the changes above — not needed after LoRA r16 on all linear layers',
     );
-    expect(droppedNote(full, eightBit, 'zh')).toBe(
+    expect(dropped(full, eightBit, 'zh')).toBe(
       '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“在所有线性层上使用 LoRA r16”就不再需要',
     );
     const selective = full.dropped.find((d) => d.rung.change.id === 'selective-checkpointing')!;
-    expect(droppedNote(full, selective, 'zh')).toBe(
+    expect(dropped(full, selective, 'zh')).toBe(
       '选择性激活检查点：尝试时节省 1.68 GiB，叠加在上面的调整之上不再节省显存——有了“完整梯度检查点”就不再需要',
     );
     // A rung that still saves about what it did, where QLoRA fits without it.
     const zero = plan(LORA_8B_ZERO3_DEFAULT_BUCKET, 'rtx-3080');
     const bucket = zero.dropped.find((d) => d.rung.change.id === 'zero-reduce-bucket')!;
-    expect(droppedNote(zero, bucket, 'en')).toBe(
+    expect(dropped(zero, bucket, 'en')).toBe(
       'DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M): saved 922 MiB where tried, 922 MiB on top of the changes above — not needed: fits without it',
     );
-    expect(droppedNote(zero, bucket, 'zh')).toBe(
+    expect(dropped(zero, bucket, 'zh')).toBe(
       'DeepSpeed 归约桶 reduce_bucket_size 5e8 → auto（hidden² = 16.8M）：尝试时节省 922 MiB，叠加在上面的调整之上节省 922 MiB——不需要：没有它也放得下',
     );
-    expect(DROPPED_HEADING.zh).toMatch(CJK);
+    expect(say(UI_PLAN, 'zh', { code: 'dropped-heading', params: {} })).toMatch(CJK);
   });
 });

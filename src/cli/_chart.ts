@@ -1,5 +1,8 @@
 /** Terminal charts: a one-line sparkline and a per-step peak chart, as plain strings. */
 import { formatBytes } from '../core/units.js';
+import { say } from '../words/catalog.js';
+import { CHART } from '../words/chart.js';
+import type { Lang } from '../words/lang.js';
 import type { Style } from './_output.js';
 
 const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -28,11 +31,12 @@ const EIGHTHS = ['', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
 /**
  * Per-step peaks as columns from 0 bytes: allocated in `█` (eighth blocks at the top), the reserved
  * cache above it in `░`. Steps are bucketed to at most `width` columns (the highest of each bucket).
+ * The axis is labelled in `lang` (English unless given).
  */
 export function renderStepChart(
   points: readonly ChartPoint[],
   style: Style,
-  options: { readonly width?: number; readonly height?: number } = {},
+  options: { readonly width?: number; readonly height?: number; readonly lang?: Lang } = {},
 ): string {
   if (points.length === 0) return '';
   const width = Math.max(8, options.width ?? 60);
@@ -72,7 +76,7 @@ export function renderStepChart(
   const last = String(points[points.length - 1]!.step);
   const gap = Math.max(1, buckets.length - first.length - last.length);
   rows.push(
-    `  ${' '.repeat(labelWidth)}  ${first}${' '.repeat(gap)}${buckets.length > first.length ? last : ''}  step`,
+    `  ${' '.repeat(labelWidth)}  ${first}${' '.repeat(gap)}${buckets.length > first.length ? last : ''}  ${say(CHART, options.lang ?? 'en', { code: 'step-axis', params: {} })}`,
   );
   return rows.join('\n');
 }

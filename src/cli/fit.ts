@@ -1,9 +1,13 @@
 /** `headroom fit`: the largest micro-batch and the longest sequence that fit a GPU with the margin. */
 import { describeScenario } from '../core/describe.js';
 import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
-import { MARGIN_REASON, requiredDeviceBytes } from '../core/margin.js';
-import { CALIBRATION_MAX_TOKEN_RATIO, calibratedTokenRange } from '../core/run-calibration.js';
+import { requiredDeviceBytes } from '../core/margin.js';
+import type { MessageOf } from '../core/message.js';
+import { calibratedTokenRange } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
+import { say } from '../words/catalog.js';
+import { FIT_REPORT, type FitReportParams } from '../words/fit.js';
+import type { Lang } from '../words/lang.js';
 import { meterBar } from './_bar.js';
 import {
   CALIBRATED_HELP,
@@ -13,7 +17,8 @@ import {
   loadTargetedScenario,
 } from './_calibrated.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { type Style, styleFor } from './_output.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
+import { type Style, styleFor, visibleWidth } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
   FROM_HELP,
@@ -23,36 +28,25 @@ import {
   SCENARIO_INPUT_OPTIONS,
 } from './_scenario-input.js';
 
-export const help = `headroom fit — the largest micro-batch and the longest sequence a GPU holds
-
-Usage:
-  headroom fit MODEL [flags] --gpu ID [--headroom 10%] [--json]
-  headroom fit --from CONFIG --gpu ID
-  headroom fit --calibrated RUN --gpu ID   from a measured run (headroom calibrate)
-
-Searches the estimator (memory grows with both): the largest micro-batch at the scenario's sequence
-length, and the longest sequence at its micro-batch. The value shown fits with the margin; one more does
-not. The margin is there because real batches vary in length: each is padded to its longest sample.
+/** The command's --help in a language (the scenario flags' section is the field table's, in English). */
+export function helpFor(lang: Lang): string {
+  return `${say(FIT_REPORT, lang, { code: 'help-head', params: {} })}
 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
 ${HEADROOM_HELP}
 ${CALIBRATED_HELP}
+${LANG_HELP}
 
-Output:
-  --json                    { scenario, target, microBatch, seqLen }, each bound with its value, peak,
-                            the next value's peak and what stopped the search (limit: memory, context,
-                            cap, calibration); with --calibrated also calibration: { run, factors,
-                            bounds, uncalibrated: { microBatch, seqLen } } (the estimator's own limits)
+${say(FIT_REPORT, lang, { code: 'help-tail', params: {} })}`;
+}
 
-Examples:
-  headroom fit llama-3.1-8b --method qlora --quantization nf4 --precision bf16-true --gradient-checkpointing full --gpu rtx-4090
-  headroom fit --from torchtune/recipes/configs/llama3_1/8B_lora_single_device.yaml --gpu a10g
-  headroom fit --calibrated trial --gpu a10g`;
+export const help = helpFor('en');
 
 const OPTIONS = {
   ...SCENARIO_INPUT_OPTIONS,
   ...CALIBRATED_OPTIONS,
+  ...LANG_OPTIONS,
   headroom: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
@@ -63,20 +57,40 @@ function planCommand(args: readonly string[]): string {
   return ['headroom plan', ...quoted].join(' ');
 }
 
-/** Why a search stopped short of memory. */
-const LIMIT_WORDS: Readonly<Record<FitBound['limit'], string>> = {
-  memory: 'stopped at memory',
-  context: "stopped at the model's context length",
-  cap: 'stopped at the search limit',
-  calibration: `stopped where the calibration ends (${CALIBRATION_MAX_TOKEN_RATIO}× the run's tokens per micro-batch)`,
-};
+/** A label padded to a width as the terminal shows it (Chinese characters take two columns). */
+const padTo = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - visibleWidth(text)));
 
-function line(label: string, unit: string, b: FitBound, result: FitResult, style: Style): string[] {
-  const { target } = result;
+function line(
+  which: 'micro-batch' | 'sequence',
+  b: FitBound,
+  result: FitResult,
+  style: Style,
+  lang: Lang,
+): string[] {
+  const w = (message: MessageOf<FitReportParams>) => say(FIT_REPORT, lang, message);
+  const { target, scenario } = result;
+  const label = padTo(
+    w({ code: which === 'micro-batch' ? 'label-micro-batch' : 'label-sequence', params: {} }),
+    12,
+  );
+  const unit = padTo(
+    which === 'micro-batch'
+      ? w({ code: 'unit-micro-batch', params: { seqLen: scenario.seqLen } })
+      : w({ code: 'unit-tokens', params: {} }),
+    7,
+  );
   if (b.value === null || b.estimate === null) {
+    const requiredBytes = b.next?.requiredBytes ?? 0;
     return [
       style.red(
-        `  ${label.padEnd(12)} none: even 1 ${unit === 'tokens' ? 'token' : unit} needs ${formatBytes(b.next?.requiredBytes ?? 0)}, over the ${formatBytes(target.budgetBytes)} budget`,
+        `  ${label} ${
+          which === 'micro-batch'
+            ? w({
+                code: 'none-micro-batch',
+                params: { seqLen: scenario.seqLen, requiredBytes, budgetBytes: target.budgetBytes },
+              })
+            : w({ code: 'none-sequence', params: { requiredBytes, budgetBytes: target.budgetBytes } })
+        }`,
       ),
     ];
   }
@@ -84,55 +98,92 @@ function line(label: string, unit: string, b: FitBound, result: FitResult, style
   const peak = requiredDeviceBytes(b.estimate);
   const paged = b.estimate.peak.deviceBytes - peak;
   const out = [
-    `  ${label.padEnd(12)} ${style.bold(String(b.value).padStart(7))} ${unit.padEnd(7)} ${style.green(meterBar(peak, target.usableBytes, 30, target.budgetBytes))} ${formatBytes(peak)}${paged > 0 ? style.dim(` + ${formatBytes(paged)} paged optimizer states, in host RAM where they do not fit`) : ''}`,
+    `  ${label} ${style.bold(String(b.value).padStart(7))} ${unit} ${style.green(meterBar(peak, target.usableBytes, 30, target.budgetBytes))} ${formatBytes(peak)}${paged > 0 ? style.dim(w({ code: 'paged-extra', params: { bytes: paged } })) : ''}`,
   ];
+  const blank = ''.padEnd(12);
   if (b.next) {
     out.push(
       style.dim(
-        `  ${''.padEnd(12)} ${String(b.next.value).padStart(7)} ${unit.padEnd(7)} would need ${formatBytes(b.next.requiredBytes)}: ${formatBytes(b.next.requiredBytes - target.budgetBytes)} over the budget`,
+        `  ${blank} ${String(b.next.value).padStart(7)} ${unit} ${w({
+          code: 'next-over',
+          params: {
+            requiredBytes: b.next.requiredBytes,
+            overBytes: b.next.requiredBytes - target.budgetBytes,
+          },
+        })}`,
       ),
     );
   } else {
-    out.push(style.dim(`  ${''.padEnd(12)} ${LIMIT_WORDS[b.limit]}, not at memory`));
+    out.push(style.dim(`  ${blank} ${w({ code: 'not-at-memory', params: { limit: b.limit } })}`));
   }
   return out;
 }
 
-/** Renders both limits with bars against the GPU; `args` (fit's own) make the plan command to run when nothing fits. */
-export function renderFit(result: FitResult, modelId: string, style: Style, args: readonly string[]): string {
+/**
+ * Renders both limits with bars against the GPU, in a language; `args` (fit's own) make the plan
+ * command to run when nothing fits.
+ */
+export function renderFit(
+  result: FitResult,
+  modelId: string,
+  style: Style,
+  args: readonly string[],
+  lang: Lang = 'en',
+): string {
+  const w = (message: MessageOf<FitReportParams>) => say(FIT_REPORT, lang, message);
   const plan = planCommand(args);
   const { target, scenario } = result;
   return [
     style.bold(describeScenario(scenario, modelId)),
     style.dim(
-      `on ${target.name}: ${formatBytes(target.usableBytes)} usable, ${formatBytes(target.budgetBytes)} after the ${Math.round(target.marginFraction * 100)} % margin  (┃ marks it)`,
+      w({
+        code: 'on-target',
+        params: {
+          name: target.name,
+          usableBytes: target.usableBytes,
+          budgetBytes: target.budgetBytes,
+          marginFraction: target.marginFraction,
+        },
+      }),
     ),
     '',
-    ...line('micro-batch', `× ${scenario.seqLen}`, result.microBatch, result, style),
-    ...line('sequence', `tokens`, result.seqLen, result, style),
+    ...line('micro-batch', result.microBatch, result, style, lang),
+    ...line('sequence', result.seqLen, result, style, lang),
     ...(result.microBatch.value === null || result.seqLen.value === null
-      ? [style.dim(`  ${plan} finds the changes that make it fit`)]
+      ? [style.dim(`  ${w({ code: 'plan-hint', params: { command: plan } })}`)]
       : []),
     '',
-    style.dim(`  the ${Math.round(target.marginFraction * 100)} % margin: ${MARGIN_REASON}.`),
-    style.dim('  change it with --headroom, e.g. --headroom 5% for packed, fixed-length batches'),
+    style.dim(`  ${w({ code: 'margin', params: { marginFraction: target.marginFraction } })}`),
+    style.dim(`  ${w({ code: 'margin-hint', params: {} })}`),
   ].join('\n');
 }
 
 /** What calibration changed: the estimator's own limits beside the calibrated ones. */
-export function renderFitMoved(result: FitResult, plain: FitResult, source: string, style: Style): string {
-  const show = (b: FitBound) => (b.value === null ? 'none' : String(b.value));
+export function renderFitMoved(
+  result: FitResult,
+  plain: FitResult,
+  source: string,
+  style: Style,
+  lang: Lang = 'en',
+): string {
+  const w = (message: MessageOf<FitReportParams>) => say(FIT_REPORT, lang, message);
+  const show = (b: FitBound) => (b.value === null ? w({ code: 'none', params: {} }) : String(b.value));
   const moved = (label: string, a: FitBound, b: FitBound) =>
-    a.value === b.value ? `${label} ${show(a)} (unchanged)` : `${label} ${show(b)} → ${style.bold(show(a))}`;
+    a.value === b.value
+      ? `${label} ${show(a)} ${w({ code: 'unchanged', params: {} })}`
+      : `${label} ${show(b)} → ${style.bold(show(a))}`;
+  const microBatch = w({ code: 'label-micro-batch', params: {} });
+  const sequence = w({ code: 'label-sequence', params: {} });
   return [
     '',
-    `  calibrated on ${source}: predicted from the measured baseline`,
-    `  the estimate alone → calibrated: ${moved('micro-batch', result.microBatch, plain.microBatch)}, ${moved('sequence', result.seqLen, plain.seqLen)}`,
+    `  ${w({ code: 'calibrated-on', params: { source } })}`,
+    `  ${w({ code: 'moved-prefix', params: {} })}${moved(microBatch, result.microBatch, plain.microBatch)}${lang === 'zh' ? '，' : ', '}${moved(sequence, result.seqLen, plain.seqLen)}`,
   ].join('\n');
 }
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'fit', 1);
+  const lang = langFromFlag(values.lang, ctx.env);
   const { calibrated, loaded, marginFraction } = await loadTargetedScenario(
     'fit',
     values,
@@ -175,8 +226,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   if (summary) ctx.stdout.write(`${summary}\n`);
   const said = modelSummary(loaded, style);
   if (said) ctx.stdout.write(`${said}\n`);
-  ctx.stdout.write(`${renderFit(result, loaded.model.id, style, args)}\n`);
+  ctx.stdout.write(`${renderFit(result, loaded.model.id, style, args, lang)}\n`);
   if (calibrated && plain)
-    ctx.stdout.write(`${renderFitMoved(result, plain, describeCalibration(calibrated), style)}\n`);
+    ctx.stdout.write(`${renderFitMoved(result, plain, describeCalibration(calibrated), style, lang)}\n`);
   return 0;
 }

@@ -5,10 +5,15 @@ import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { searchGpus } from '../core/catalog/index.js';
 import { describeScenario } from '../core/describe.js';
 import { HeadroomUserError } from '../core/errors.js';
-import { MARGIN_REASON, parseMarginFraction, usableBytes } from '../core/margin.js';
+import { parseMarginFraction, usableBytes } from '../core/margin.js';
+import type { MessageOf } from '../core/message.js';
 import { formatBytes, GIB } from '../core/units.js';
+import { CAPACITY, type CapacityParams } from '../words/capacity.js';
+import { say } from '../words/catalog.js';
+import type { Lang } from '../words/lang.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
@@ -25,31 +30,21 @@ import {
   tokensFlag,
 } from './_scenario-input.js';
 
-export const help = `headroom gpus [QUERY] [--json]
-headroom gpus [QUERY] --for MODEL|SCENARIO.json|CONFIG [flags] [--tokens N] [--json]
-
-Lists the embedded GPU catalog. "usable" is what nvidia-smi reports as memory.total, not the marketed size.
-  headroom gpus a100
-  headroom gpus nvidia hopper --json
-
-With --for (or --scenario / --from), plans capacity: for every catalog GPU matching a QUERY word (each
-word is its own search: h100 a100 means either; quote words that must all match), the fewest of
-it (1, 2, 4, 8, then whole nodes up to --max-gpus) that run the scenario within the margin, with the
-strategy that needs (ZeRO-2, then ZeRO-3), the per-GPU peak, the headroom and a rough step time. The
-catalog has no prices, so the cheapest is ranked by memory bought (count × marketed GB); --sort time
-puts the fastest first.
+/** The command's --help in a language (the scenario flags' section is the field table's, in English). */
+export function helpFor(lang: Lang): string {
+  const w = (code: 'help' | 'help-flags' | 'help-examples') => say(CAPACITY, lang, { code, params: {} });
+  return `${w('help')}
 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
-  --for X                   a model id, a scenario JSON file or a trainer config
-  --tokens N                training tokens of the whole run (2e9, 500M, 1.5B): estimates its duration
-  --max-gpus N              largest GPU count tried                            [64]
-  --sort cost|time          cheapest (memory bought) or fastest first          [cost]
+${w('help-flags')}
 ${HEADROOM_HELP}
+${LANG_HELP}
 
-Examples:
-  headroom gpus --for llama-3.1-8b --method qlora --quantization nf4 --gradient-checkpointing full
-  headroom gpus h100 a100 --for llama-3.1-70b --method full --gradient-checkpointing full --tokens 2e9`;
+${w('help-examples')}`;
+}
+
+export const help = helpFor('en');
 
 const OPTIONS = {
   ...SCENARIO_INPUT_OPTIONS,
@@ -59,17 +54,16 @@ const OPTIONS = {
   sort: { type: 'string' },
   headroom: { type: 'string' },
   json: { type: 'boolean' },
+  ...LANG_OPTIONS,
 } as const;
 
-const LAYOUT: Readonly<Record<string, string>> = {
-  single: '1 GPU',
-  ddp: 'DDP',
-  zero1: 'ZeRO-1',
-  zero2: 'ZeRO-2',
-  zero3: 'ZeRO-3',
-  fsdp: 'FSDP full shard',
-  'fsdp-grad-op': 'FSDP grad-op',
-};
+/** The words of a code of the capacity domain, in a language. */
+const wordsIn =
+  (lang: Lang) =>
+  (message: MessageOf<CapacityParams>): string =>
+    say(CAPACITY, lang, message);
+const plain = <C extends keyof CapacityParams>(code: C) =>
+  ({ code, params: {} }) as MessageOf<CapacityParams>;
 
 /** --for X: a scenario file, a trainer config, or a model reference. */
 function forValues(values: Record<string, string | boolean | undefined>): {
@@ -98,20 +92,17 @@ function renderCapacity(
   tokens: number | null,
   gpus: readonly GpuSpec[],
   style: Style,
+  lang: Lang = 'en',
 ): string {
-  const lines: string[] = [
-    style.bold(`capacity for ${describeScenario(loaded.scenario, loaded.model.id).replace(/ · [^·]+$/, '')}`),
-  ];
-  lines.push(
-    style.dim(
-      `the fewest GPUs of each kind within the margin (${MARGIN_REASON}); cheapest first by memory bought, then the older generation`,
-    ),
-  );
+  const w = wordsIn(lang);
+  const description = describeScenario(loaded.scenario, loaded.model.id).replace(/ · [^·]+$/, '');
+  const lines: string[] = [style.bold(w({ code: 'capacity-for', params: { description } }))];
+  lines.push(style.dim(w(plain('intro'))));
   lines.push('');
   const rows = result.options.map((o, i) => [
     i === 0 ? style.green(o.gpu) : style.bold(o.gpu),
     `${o.gpus} ×`,
-    `${LAYOUT[o.strategy] ?? o.strategy}${loaded.scenario.precision.startsWith('bf16') && !gpus.find((g) => g.id === o.gpu)?.bf16 ? style.yellow(' (no bf16: fp16)') : ''}`,
+    `${w({ code: 'layout', params: { strategy: o.strategy } })}${loaded.scenario.precision.startsWith('bf16') && !gpus.find((g) => g.id === o.gpu)?.bf16 ? style.yellow(w(plain('no-bf16'))) : ''}`,
     formatBytes(o.estimate.peak.deviceBytes),
     `${formatBytes(o.headroomBytes)} (${((o.headroomBytes / (o.estimate.fits?.usableBytes ?? o.headroomBytes + o.estimate.peak.deviceBytes)) * 100).toFixed(0)} %)`,
     formatDuration(o.time.stepSeconds),
@@ -122,36 +113,27 @@ function renderCapacity(
   lines.push(
     renderTable(
       [
-        'gpu',
-        'count',
-        'layout',
-        'peak/GPU',
-        'headroom',
-        'step',
-        'throughput',
-        ...(tokens ? [`${formatTokens(tokens)} tokens`] : []),
-        'bought',
+        w(plain('column-gpu')),
+        w(plain('column-count')),
+        w(plain('column-layout')),
+        w(plain('column-peak')),
+        w(plain('column-headroom')),
+        w(plain('column-step')),
+        w(plain('column-throughput')),
+        ...(tokens ? [w({ code: 'column-run', params: { tokens: formatTokens(tokens) } })] : []),
+        w(plain('column-bought')),
       ],
       rows,
       tokens ? [1, 3, 4, 5, 6, 7, 8] : [1, 3, 4, 5, 6, 7],
     ),
   );
-  if (result.options.length === 0)
-    lines.push(style.red('no catalog GPU runs it at any count tried: headroom plan … shows what to change'));
+  if (result.options.length === 0) lines.push(style.red(w(plain('none-fits'))));
   if (result.misses.length > 0) {
     lines.push('');
-    lines.push(
-      style.dim(
-        `does not fit at any count tried: ${result.misses.map((m) => `${m.gpu} (${formatBytes(m.bestPeakBytes)} per GPU at best)`).join(', ')}`,
-      ),
-    );
+    lines.push(style.dim(w({ code: 'misses', params: { misses: result.misses } })));
   }
   lines.push('');
-  lines.push(
-    style.dim(
-      'step = one optimizer step (micro-batch × accumulation per GPU); times from the time model: FLOPs at 40 % of dense peak, collectives overlapped, offload not (docs/time-model.md)',
-    ),
-  );
+  lines.push(style.dim(w(plain('footnote'))));
   return lines.join('\n');
 }
 
@@ -168,6 +150,8 @@ async function runCapacity(
   ctx: CommandContext,
 ): Promise<number> {
   const query = queries.join(' ');
+  const lang = langFromFlag(typeof raw.lang === 'string' ? raw.lang : undefined, ctx.env);
+  const w = wordsIn(lang);
   const { values, model } = forValues(raw);
   const loaded = await loadScenario(values, model, 'gpus', undefined, hubProgress(ctx.stderr));
   const tokens = tokensFlag(values, 'tokens') ?? null;
@@ -224,16 +208,17 @@ async function runCapacity(
   const said = modelSummary(loaded, style);
   if (said) ctx.stdout.write(`${said}\n`);
   if (gpus.length === 0) {
-    ctx.stdout.write(`no catalog GPU matches "${query}"; headroom gpus lists all ${searchGpus().length}\n`);
+    ctx.stdout.write(`${w({ code: 'no-match', params: { query, total: searchGpus().length } })}\n`);
     return 0;
   }
-  ctx.stdout.write(`${renderCapacity(loaded, result, tokens, gpus, style)}\n`);
+  ctx.stdout.write(`${renderCapacity(loaded, result, tokens, gpus, style, lang)}\n`);
   return 0;
 }
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'gpus', 10);
   const query = positionals.join(' ');
+  const w = wordsIn(langFromFlag(values.lang, ctx.env));
   if (values.for !== undefined || values.scenario !== undefined || values.from !== undefined) {
     return runCapacity(values, positionals, ctx);
   }
@@ -250,7 +235,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   }
   const style = styleFor(ctx.stdout);
   if (gpus.length === 0) {
-    ctx.stdout.write(`no catalog GPU matches "${query}"; headroom gpus lists all ${searchGpus().length}\n`);
+    ctx.stdout.write(`${w({ code: 'no-match', params: { query, total: searchGpus().length } })}\n`);
     return 0;
   }
   const rows = gpus.map((g) => [
@@ -258,17 +243,24 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     g.name,
     `${(usableBytes(g) / GIB).toFixed(1)} GiB`,
     `${g.memoryGiB} GB`,
-    g.bf16 ? 'yes' : style.yellow('no'),
+    g.bf16 ? w(plain('yes')) : style.yellow(w(plain('no'))),
     g.denseBf16Tflops === null ? '—' : String(g.denseBf16Tflops),
     g.interconnect?.type ?? '—',
   ]);
+  const header = (
+    [
+      'column-id',
+      'column-name',
+      'column-usable',
+      'column-marketed',
+      'column-bf16',
+      'column-tflops',
+      'column-interconnect',
+    ] as const
+  ).map((code) => w(plain(code)));
+  ctx.stdout.write(`${renderTable(header, rows, [2, 3, 5])}\n`);
   ctx.stdout.write(
-    `${renderTable(['id', 'name', 'usable', 'marketed', 'bf16', 'bf16 TFLOP/s', 'interconnect'], rows, [2, 3, 5])}\n`,
-  );
-  ctx.stdout.write(
-    style.dim(
-      `${gpus.length} GPU${gpus.length === 1 ? '' : 's'}. Check a fit: headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu ${gpus[0]!.id}\n`,
-    ),
+    style.dim(`${w({ code: 'list-count', params: { count: gpus.length, first: gpus[0]!.id } })}\n`),
   );
   return 0;
 }

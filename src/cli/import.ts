@@ -1,37 +1,27 @@
 /** `headroom import FILE`: the scenario a trainer config maps to, and what was mapped, left out and assumed. */
 import { HeadroomUserError, isUserError } from '../core/errors.js';
-import type { ConfigFormat, ImportReport } from '../core/import/import-report.js';
+import type { ImportReason, ImportReport, UnmappedKind } from '../core/import/import-report.js';
+import type { MessageOf } from '../core/message.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
 import { readTrainerConfig } from '../io/read-config.js';
+import { say } from '../words/catalog.js';
+import { IMPORT_REPORT, type ImportReportParams } from '../words/import.js';
+import { IMPORT_REASONS } from '../words/import-reasons.js';
+import type { Lang } from '../words/lang.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 
-export const help = `headroom import FILE — turn a trainer config into a Headroom scenario
+/** The command's --help in a language. */
+export function helpFor(lang: Lang): string {
+  return `${say(IMPORT_REPORT, lang, { code: 'help', params: {} })}
 
-Usage:
-  headroom import FILE [--json]
+${LANG_HELP}`;
+}
 
-Reads LLaMA-Factory, Axolotl and torchtune YAML, Hugging Face TrainingArguments / TRL SFTConfig (YAML or
-JSON), accelerate launch configs and DeepSpeed JSON. A DeepSpeed file the config names is read too
-(looked for beside the config, in the folders above it, then in the working directory). DeepSpeed's
-"auto" values are reported, never guessed.
+export const help = helpFor('en');
 
-Output:
-  --json                    { scenario, mapped, unmapped, assumed }: the scenario fields the file sets
-                            (model kept as the config names it) plus the trainer's defaults it relies on
-
-Use the config directly with --from on estimate, plan, fit, gpus --for and migrate; flags override it:
-  headroom import examples/llama-3/qlora.yml
-  headroom estimate --from examples/llama-3/qlora.yml --gpu rtx-4090 --seq-len 2048`;
-
-const FORMAT_NAMES: Readonly<Record<ConfigFormat, string>> = {
-  'llama-factory': 'LLaMA-Factory config',
-  axolotl: 'Axolotl config',
-  torchtune: 'torchtune recipe config',
-  'hf-trainer': 'TrainingArguments / TRL config',
-  accelerate: 'accelerate launch config',
-  deepspeed: 'DeepSpeed config',
-};
+const OPTIONS = { json: { type: 'boolean' }, ...LANG_OPTIONS } as const;
 
 /**
  * Headroom's defaults for the fields a config leaves unset, as the scenario parser fills them (the
@@ -66,16 +56,22 @@ function fieldValue(scenario: Readonly<Record<string, unknown>>, field: string):
   return v;
 }
 
-/** Renders the import report for the terminal. */
+/** Renders the import report for the terminal, in a language. */
 export function renderImport(
   file: string,
   report: ImportReport,
   deepspeedPath: string | null,
   style: Style,
+  lang: Lang = 'en',
 ): string {
+  const w = (message: MessageOf<ImportReportParams>) => say(IMPORT_REPORT, lang, message);
+  const word = <C extends keyof ImportReportParams>(code: C) =>
+    w({ code, params: {} } as MessageOf<ImportReportParams>);
+  const why = (reason: ImportReason) => say(IMPORT_REASONS, lang, reason);
+  const colon = lang === 'zh' ? '：' : ': ';
   const lines: string[] = [];
-  lines.push(style.bold(`${file} — ${FORMAT_NAMES[report.format]}`));
-  if (deepspeedPath) lines.push(style.dim(`with the DeepSpeed file it names: ${deepspeedPath}`));
+  lines.push(style.bold(w({ code: 'heading', params: { file, format: report.format } })));
+  if (deepspeedPath) lines.push(style.dim(w({ code: 'with-deepspeed', params: { path: deepspeedPath } })));
   lines.push('');
   const rows: string[][] = [];
   const seen = new Set<string>();
@@ -92,49 +88,48 @@ export function renderImport(
   for (const a of report.assumed) {
     if (seen.has(a.field)) continue;
     seen.add(a.field);
-    rows.push([a.field, show(a.value), style.yellow(`trainer default: ${a.reason}`)]);
+    rows.push([
+      a.field,
+      show(a.value),
+      style.yellow(w({ code: 'trainer-default', params: { reason: a.reason } })),
+    ]);
   }
   const hasField = (f: string) =>
     [...seen].some((s) => s === f || s.startsWith(`${f}.`) || f.startsWith(`${s}.`));
   for (const [field, value] of headroomDefaults(report.scenario)) {
     if (hasField(field)) continue;
-    rows.push([style.dim(field), style.dim(show(value)), style.dim('not in the file: Headroom default')]);
+    rows.push([style.dim(field), style.dim(show(value)), style.dim(word('headroom-default'))]);
   }
-  lines.push(renderTable(['scenario field', 'value', 'from'], rows));
+  lines.push(renderTable([word('column-field'), word('column-value'), word('column-from')], rows));
   if (report.unmapped.length > 0) {
     lines.push('');
-    lines.push(style.bold('not mapped'));
-    const kinds: Readonly<Record<string, string>> = {
-      'no-field': 'no scenario field',
-      auto: '',
-      deferred: 'decided elsewhere',
-      unresolved: 'not understood',
+    lines.push(style.bold(word('not-mapped')));
+    const kind = (k: UnmappedKind) => {
+      if (k === 'auto') return '';
+      const words = w({ code: 'kind', params: { kind: k } });
+      return `${k === 'unresolved' ? style.yellow(words) : words}${colon}`;
     };
     lines.push(
       renderTable(
-        ['key', 'value', 'why'],
-        report.unmapped.map((u) => [
-          u.key,
-          show(u.value),
-          `${kinds[u.kind] ? `${u.kind === 'unresolved' ? style.yellow(kinds[u.kind]!) : kinds[u.kind]}: ` : ''}${u.reason}`,
-        ]),
+        [word('column-key'), word('column-value'), word('column-why')],
+        report.unmapped.map((u) => [u.key, show(u.value), `${kind(u.kind)}${why(u.reason)}`]),
       ),
     );
   }
   lines.push('');
-  const model = report.scenario.model;
   lines.push(
     style.dim(
-      model === undefined
-        ? `no model in this file: headroom estimate MODEL --from ${file} --gpu ID`
-        : `next: headroom estimate --from ${file} --gpu ID   (flags override the file)`,
+      report.scenario.model === undefined
+        ? w({ code: 'next-no-model', params: { file } })
+        : w({ code: 'next', params: { file } }),
     ),
   );
   return lines.join('\n');
 }
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, 'import', 1);
+  const { values, positionals } = parseFlags(args, OPTIONS, 'import', 1);
+  const lang = langFromFlag(values.lang, ctx.env);
   const file = positionals[0];
   if (file === undefined) {
     throw new HeadroomUserError({
@@ -150,6 +145,6 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     ctx.stdout.write(`${JSON.stringify({ scenario, mapped, unmapped, assumed }, null, 2)}\n`);
     return 0;
   }
-  ctx.stdout.write(`${renderImport(file, report, deepspeedPath, styleFor(ctx.stdout))}\n`);
+  ctx.stdout.write(`${renderImport(file, report, deepspeedPath, styleFor(ctx.stdout), lang)}\n`);
   return 0;
 }

@@ -38,10 +38,11 @@ Run headroom <command> --help for its options. Every command takes --json.`;
 
 type Runner = (args: readonly string[], ctx: CommandContext) => Promise<number>;
 
-/** What a command module exports: its runner and its --help text. */
+/** What a command module exports: its runner and its --help text (in a language, where it has one). */
 export interface CommandModule {
   readonly run: Runner;
   readonly help: string;
+  readonly helpFor?: (lang: 'en' | 'zh') => string;
 }
 
 // One line per command. Commands load on demand, so `headroom gpus` does not pay for the estimator
@@ -66,6 +67,16 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   calibrate: () => import('./calibrate.js'),
 };
 
+/** The language of --help: --lang as given (en when it names none Headroom speaks), else the locale. */
+async function helpLang(args: readonly string[], env: NodeJS.ProcessEnv): Promise<'en' | 'zh'> {
+  const { isLangValue, langOf } = await import('../words/lang.js');
+  const at = args.findIndex((a) => a === '--lang' || a.startsWith('--lang='));
+  const flag = at < 0 ? undefined : args[at]!.startsWith('--lang=') ? args[at]!.slice(7) : args[at + 1];
+  if (flag !== undefined) return isLangValue(flag) ? langOf(flag) : 'en';
+  const { localeOf } = await import('./_lang.js');
+  return langOf(localeOf(env));
+}
+
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */
 export async function main(argv: readonly string[], ctx: CommandContext): Promise<number> {
   const [command, ...rest] = argv;
@@ -83,12 +94,12 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     ctx.stderr.write(`${style.red(`error: unknown command "${command}"`)}\nTry: headroom --help\n`);
     return 1;
   }
-  const { run, help } = await load();
+  const { run, help, helpFor } = await load();
   // Only flags before `--` are ours: `headroom run -- train.py --help` passes --help to the script.
   const separator = rest.indexOf('--');
   const own = separator === -1 ? rest : rest.slice(0, separator);
   if (own.includes('--help') || own.includes('-h')) {
-    ctx.stdout.write(`${help}\n`);
+    ctx.stdout.write(`${helpFor ? helpFor(await helpLang(own, ctx.env)) : help}\n`);
     return 0;
   }
   try {

@@ -2,21 +2,38 @@
 import { searchModels } from '../core/catalog/index.js';
 import { resolveModelRef } from '../core/model-ref.js';
 import { formatParams } from '../core/units.js';
+import { say } from '../words/catalog.js';
+import type { Lang } from '../words/lang.js';
+import { MODEL_WORDS } from '../words/models.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { resolutionLine } from './_model-words.js';
 import { renderTable, styleFor } from './_output.js';
 
-export const help = `headroom models [QUERY] [--json]
+/** The command's --help in a language. */
+export function helpFor(lang: Lang): string {
+  return `${say(MODEL_WORDS, lang, { code: 'help', params: {} })}
+${LANG_HELP}`;
+}
 
-Lists the embedded model catalog; QUERY keeps models whose id, repo or architecture contain every word,
-and a Hub id of a catalog model under another spelling (an instruct variant, a re-upload, a
-pre-quantized copy) finds that model.
-  headroom models qwen3
-  headroom models llama 8b --json
-  headroom models unsloth/Llama-3.2-3B-Instruct-bnb-4bit`;
+export const help = helpFor('en');
+
+const OPTIONS = { json: { type: 'boolean' }, ...LANG_OPTIONS } as const;
+
+const COLUMNS = [
+  'column-id',
+  'column-repo',
+  'column-type',
+  'column-params',
+  'column-layers',
+  'column-hidden',
+  'column-heads',
+  'column-vocab',
+] as const;
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, 'models', 10);
+  const { values, positionals } = parseFlags(args, OPTIONS, 'models', 10);
+  const lang = langFromFlag(values.lang, ctx.env);
   const query = positionals.join(' ');
   const models = searchModels(query);
   if (values.json) {
@@ -26,12 +43,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout);
   if (models.length === 0) {
     ctx.stdout.write(
-      `no catalog model matches "${query}"; headroom models lists all ${searchModels().length}\n`,
+      `${say(MODEL_WORDS, lang, { code: 'no-match', params: { query, total: searchModels().length } })}\n`,
     );
     return 0;
   }
   const resolved = query.trim() === '' ? null : resolveModelRef(query);
-  const line = resolved ? resolutionLine(resolved) : null;
+  const line = resolved ? resolutionLine(resolved, lang) : null;
   if (line) ctx.stdout.write(`${style.dim(line)}\n`);
   const rows = models.map((m) => [
     style.bold(m.id),
@@ -45,11 +62,11 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     m.moe ? 'MoE' : '',
   ]);
   ctx.stdout.write(
-    `${renderTable(['id', 'Hugging Face repo', 'type', 'params', 'layers', 'hidden', 'heads/kv', 'vocab', ''], rows, [3, 4, 5, 7])}\n`,
+    `${renderTable([...COLUMNS.map((code) => say(MODEL_WORDS, lang, { code, params: {} })), ''], rows, [3, 4, 5, 7])}\n`,
   );
   ctx.stdout.write(
     style.dim(
-      `${models.length} model${models.length === 1 ? '' : 's'}. Estimate one: headroom estimate ${models[0]!.id} --gpu rtx-4090\n`,
+      `${say(MODEL_WORDS, lang, { code: 'count', params: { count: models.length, first: models[0]!.id } })}\n`,
     ),
   );
   return 0;

@@ -1,10 +1,22 @@
 /** `headroom plan`: the cheapest changes, in order, that make a scenario fit a GPU. */
 import { describeScenario } from '../core/describe.js';
 import { estimate } from '../core/estimate.js';
-import { MARGIN_REASON } from '../core/margin.js';
-import { type DroppedRung, makePlan, type Plan, type Rung } from '../core/plan.js';
+import type { MessageOf, NoParams } from '../core/message.js';
+import {
+  type DroppedRung,
+  droppedNote,
+  makePlan,
+  type Plan,
+  type RiskLevel,
+  type Rung,
+} from '../core/plan.js';
 import { type CalibratedPrediction, predictCalibrated } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
+import { say } from '../words/catalog.js';
+import type { Lang } from '../words/lang.js';
+import { PLAN_REPORT, type PlanReportParams, relativeTime } from '../words/plan-report.js';
+import { PLAN_RISKS } from '../words/plan-risks.js';
+import { PLAN_RUNGS } from '../words/plan-rungs.js';
 import { meterBar } from './_bar.js';
 import {
   CALIBRATED_HELP,
@@ -14,6 +26,7 @@ import {
   loadTargetedScenario,
 } from './_calibrated.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { renderTable, type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
@@ -24,47 +37,28 @@ import {
   SCENARIO_INPUT_OPTIONS,
 } from './_scenario-input.js';
 
-export const help = `headroom plan — the cheapest changes that make a run fit
-
-Usage:
-  headroom plan MODEL [flags] --gpu ID [--gpus N] [--headroom 10%] [--allow-shorter] [--json]
-  headroom plan --from CONFIG --gpu ID
-  headroom plan --scenario FILE --gpu ID
-  headroom plan --calibrated RUN --micro-batch 8 --gpu ID   from a measured run (headroom calibrate)
-
-Climbs a ladder, cheapest change first, each on top of the ones before and skipped where it saves
-nothing: sdpa attention, smaller micro-batch with more accumulation (same effective batch), selective
-then full activation checkpointing, chunked loss, shorter sequences (only with --allow-shorter), pure
-bf16, an 8-bit optimizer, LoRA, QLoRA, ZeRO-2 then ZeRO-3 across --gpus, CPU then NVMe offload. Stops at
-the first rung that fits, then leaves out each rung a later one made pointless (an 8-bit optimizer once
-LoRA trains only the adapters): every change shown is needed to fit as fast, with sequences as long.
-Lists the next best alternatives; if nothing fits, the hardware that would.
-Each rung shows the memory it saves, the time per training token relative to the start (docs/time-model.md)
-and its risk.
+/** The command's --help in a language (the scenario flags' section is the field table's, in English). */
+export function helpFor(lang: Lang): string {
+  const w = (code: 'help-head' | 'help-allow-shorter' | 'help-tail') =>
+    say(PLAN_REPORT, lang, { code, params: {} });
+  return `${w('help-head')}
 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
 ${HEADROOM_HELP}
-  --allow-shorter           let the plan shorten sequences (truncates samples)
+${w('help-allow-shorter')}
 ${CALIBRATED_HELP}
+${LANG_HELP}
 
-Output:
-  --json                    { scenario, target, fitsAlready, rungs: [{ change, scenario, estimate, savedBytes,
-                            relativeStepTime, risk, fits }], alternatives, dropped: [{ rung, from,
-                            savingBytes, after }] }, rungs in the order applied; dropped: the rungs climbed
-                            and left out (rung and from as climbed, savingBytes on top of the rungs shown,
-                            after: the shown rung that took most of its saving, or null);
-                            with --calibrated also calibration: { run, factors, estimated, predicted,
-                            movedBytes } for the scenario as given
+${w('help-tail')}`;
+}
 
-Examples:
-  headroom plan llama-3.1-8b --method full --micro-batch 4 --gpu rtx-4090
-  headroom plan llama-3.1-70b --method full --gpus 8 --gpu h100-sxm
-  headroom plan --from examples/llama-3/fft-8b.yaml --gpu a100-sxm-80gb`;
+export const help = helpFor('en');
 
 const OPTIONS = {
   ...SCENARIO_INPUT_OPTIONS,
   ...CALIBRATED_OPTIONS,
+  ...LANG_OPTIONS,
   headroom: { type: 'string' },
   'allow-shorter': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -72,7 +66,7 @@ const OPTIONS = {
 
 const BAR = 28;
 
-const riskColour = (style: Style, level: Rung['risk']['level']) =>
+const riskColour = (style: Style, level: RiskLevel) =>
   level === 'none'
     ? style.green
     : level === 'low'
@@ -81,32 +75,53 @@ const riskColour = (style: Style, level: Rung['risk']['level']) =>
         ? style.yellow
         : style.red;
 
-const times = (r: number) => `${r < 0.1 ? r.toPrecision(2) : r.toFixed(2)}×`;
-
-/** Renders a plan for the terminal: memory falling rung by rung, each bar against the budget. */
-export function renderPlan(plan: Plan, modelId: string, style: Style): string {
+/**
+ * Renders a plan for the terminal, in a language: memory falling rung by rung, each bar against the
+ * budget.
+ */
+export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang = 'en'): string {
+  const w = (message: MessageOf<PlanReportParams>) => say(PLAN_REPORT, lang, message);
+  const word = (code: NoParamsCode) => w({ code, params: {} } as MessageOf<PlanReportParams>);
+  const rungWords = (r: Rung) => say(PLAN_RUNGS, lang, r.change);
+  const riskWords = (r: Rung) => say(PLAN_RISKS, lang, r.risk);
+  const level = (r: Rung) =>
+    riskColour(style, r.risk.level)(w({ code: 'level', params: { level: r.risk.level } }));
   const { target } = plan;
   const lines: string[] = [];
   lines.push(style.bold(describeScenario(plan.scenario, modelId)));
   lines.push(
     style.dim(
-      `target: ${target.gpus > 1 ? `${target.gpus} × ` : ''}${target.name} — ${formatBytes(target.usableBytes)} usable, ${formatBytes(target.budgetBytes)} with the ${Math.round(target.marginFraction * 100)} % margin (${MARGIN_REASON})`,
+      w({
+        code: 'target',
+        params: {
+          gpus: target.gpus,
+          name: target.name,
+          usableBytes: target.usableBytes,
+          budgetBytes: target.budgetBytes,
+          marginFraction: target.marginFraction,
+        },
+      }),
     ),
   );
   lines.push('');
   const start = target.startPeakBytes;
   if (plan.fitsAlready) {
-    const free = target.headroomBytes;
     lines.push(
-      `  ${meterBar(start, target.usableBytes, BAR * 2, target.budgetBytes)}  ${formatBytes(start)} of ${formatBytes(target.usableBytes)}`,
+      `  ${meterBar(start, target.usableBytes, BAR * 2, target.budgetBytes)}  ${w({ code: 'bar-of', params: { bytes: start, usableBytes: target.usableBytes } })}`,
     );
     lines.push(
       target.pagedToHostBytes > 0
-        ? style.yellow(
-            `✓ fits already, with ${formatBytes(target.pagedToHostBytes)} of the paged optimizer states in CPU RAM (paged in for every optimizer step: slower) — nothing has to change`,
-          )
+        ? style.yellow(w({ code: 'fits-already-paged', params: { pagedBytes: target.pagedToHostBytes } }))
         : style.green(
-            `✓ fits already: ${formatBytes(start)} per GPU, ${formatBytes(free)} free (${((free / target.usableBytes) * 100).toFixed(0)} % headroom, ${formatBytes(target.budgetBytes - start)} beyond the margin) — nothing to change`,
+            w({
+              code: 'fits-already',
+              params: {
+                peakBytes: start,
+                freeBytes: target.headroomBytes,
+                usableBytes: target.usableBytes,
+                beyondMarginBytes: target.budgetBytes - start,
+              },
+            }),
           ),
     );
     return lines.join('\n');
@@ -131,15 +146,15 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
     fits === null ? '' : fits ? style.green('✓') : style.red('✗'),
   ];
   const rows = [
-    row('', style.dim('as given'), start, '', '1.00×', '', false),
+    row('', style.dim(word('as-given')), start, '', '1.00×', '', false),
     ...plan.rungs.map((r, i) =>
       row(
         String(i + 1),
-        r.change.summary,
+        rungWords(r),
         r.estimate.peak.deviceBytes,
         `−${formatBytes(r.savedBytes)}`,
-        times(r.relativeStepTime),
-        riskColour(style, r.risk.level)(r.risk.level),
+        relativeTime(r.relativeStepTime),
+        level(r),
         r.fits,
       ),
     ),
@@ -148,12 +163,12 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
     renderTable(
       [
         '',
-        'change (each on top of the ones above)',
-        `peak per GPU   ┃ = budget`,
-        'peak',
-        'saved',
-        'time/token',
-        'risk',
+        word('column-change-stacked'),
+        word('column-peak-bar'),
+        word('column-peak'),
+        word('column-saved'),
+        word('column-time'),
+        word('column-risk'),
         '',
       ],
       rows,
@@ -161,28 +176,33 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
     ),
   );
   const last = plan.rungs[plan.rungs.length - 1];
+  const changes = plan.rungs.length;
   lines.push('');
   if (last?.fits) {
-    const free = target.usableBytes - last.estimate.peak.deviceBytes;
     lines.push(
       style.green(
-        `✓ fits after ${plan.rungs.length} change${plan.rungs.length > 1 ? 's' : ''}: ${formatBytes(last.estimate.peak.deviceBytes)} per GPU, ${formatBytes(free)} free (${((free / target.usableBytes) * 100).toFixed(0)} %), ${times(last.relativeStepTime)} the time per token`,
+        w({
+          code: 'fits-after',
+          params: {
+            changes,
+            peakBytes: last.estimate.peak.deviceBytes,
+            freeBytes: target.usableBytes - last.estimate.peak.deviceBytes,
+            usableBytes: target.usableBytes,
+            relativeStepTime: last.relativeStepTime,
+          },
+        }),
       ),
     );
   } else {
-    lines.push(
-      style.red(`✗ nothing on the ladder fits ${target.gpus > 1 ? `${target.gpus} × ` : ''}${target.gpu}`),
-    );
+    lines.push(style.red(w({ code: 'nothing-fits', params: { gpus: target.gpus, gpu: target.gpu } })));
   }
   if (plan.dropped.length > 0) {
     lines.push('');
-    lines.push(
-      `  tried on the way and not needed: the change${plan.rungs.length > 1 ? 's' : ''} above fit${plan.rungs.length > 1 ? '' : 's'} without each, as fast`,
-    );
+    lines.push(`  ${w({ code: 'dropped-heading', params: { changes } })}`);
     lines.push(
       renderTable(
-        ['  change', 'saved then', 'saves now', ''],
-        plan.dropped.map((d) => droppedRow(plan, d, style)),
+        [`  ${word('column-change')}`, word('column-saved-then'), word('column-saves-now'), ''],
+        plan.dropped.map((d) => droppedRow(plan, d, style, lang)),
         [1, 2],
       ),
     );
@@ -190,61 +210,79 @@ export function renderPlan(plan: Plan, modelId: string, style: Style): string {
   const risky = plan.rungs.filter((r) => r.risk.level !== 'none');
   if (risky.length > 0) {
     lines.push('');
-    lines.push('  risks:');
+    lines.push(`  ${word('risks')}`);
     for (const r of risky)
-      lines.push(`   ${plan.rungs.indexOf(r) + 1}. ${riskColour(style, r.risk.level)(r.risk.note)}`);
+      lines.push(`   ${plan.rungs.indexOf(r) + 1}. ${riskColour(style, r.risk.level)(riskWords(r))}`);
   }
   if (plan.alternatives.length > 0) {
     lines.push('');
     lines.push(
-      last?.fits
-        ? `  instead of ${plan.rungs.length}, each of these fits too:`
-        : '  hardware that runs it (with only the risk-free changes above):',
+      `  ${last?.fits ? w({ code: 'alternatives-heading', params: { changes } }) : word('hardware-heading')}`,
     );
     lines.push(
       renderTable(
-        ['  change', 'peak', 'time/token', 'risk'],
+        [`  ${word('column-change')}`, word('column-peak'), word('column-time'), word('column-risk')],
         plan.alternatives.map((a) => [
-          `  ${a.change.summary}`,
+          `  ${rungWords(a)}`,
           formatBytes(a.estimate.peak.deviceBytes),
-          times(a.relativeStepTime),
-          riskColour(style, a.risk.level)(a.risk.note),
+          relativeTime(a.relativeStepTime),
+          riskColour(style, a.risk.level)(riskWords(a)),
         ]),
         [1, 2],
       ),
     );
   }
   lines.push('');
-  lines.push(
-    style.dim(
-      'time/token: relative time to train on the same tokens (time model: FLOPs at 40 % of peak, links, offload)',
-    ),
-  );
+  lines.push(style.dim(word('footnote')));
   return lines.join('\n');
 }
 
+/** Codes of the report that take no figures (headings, column names). */
+type NoParamsCode = {
+  [C in keyof PlanReportParams]: PlanReportParams[C] extends NoParams ? C : never;
+}[keyof PlanReportParams];
+
 /** A dropped rung: what it saved where the climb tried it, what it would save on the ladder shown, and why not. */
-function droppedRow(plan: Plan, d: DroppedRung, style: Style): string[] {
-  const n = d.after === null ? -1 : plan.rungs.findIndex((r) => r.change.id === d.after);
+function droppedRow(plan: Plan, d: DroppedRung, style: Style, lang: Lang): string[] {
+  const note = droppedNote(plan, d);
   return [
-    `  ${style.dim(d.rung.change.summary)}`,
+    `  ${style.dim(say(PLAN_RUNGS, lang, d.rung.change))}`,
     `−${formatBytes(d.rung.savedBytes)}`,
-    d.savingBytes > 0 ? `−${formatBytes(d.savingBytes)}` : 'nothing',
-    n >= 0 ? `not needed after ${n + 1} (${plan.rungs[n]!.change.summary})` : 'not needed: fits without it',
+    d.savingBytes > 0
+      ? `−${formatBytes(d.savingBytes)}`
+      : say(PLAN_REPORT, lang, { code: 'saves-nothing', params: {} }),
+    note.code === 'not-needed-after'
+      ? say(PLAN_REPORT, lang, {
+          code: 'dropped-after',
+          params: { position: note.params.position, after: note.params.after },
+        })
+      : say(PLAN_REPORT, lang, { code: 'dropped-fits-without', params: {} }),
   ];
 }
 
 /** How far calibration moved the prediction for the scenario as given. */
-export function renderPrediction(p: CalibratedPrediction, source: string, style: Style): string {
-  const moved = p.movedBytes;
-  const percent = (100 * moved) / p.estimated.deviceBytes;
+export function renderPrediction(
+  p: CalibratedPrediction,
+  source: string,
+  style: Style,
+  lang: Lang = 'en',
+): string {
   return style.dim(
-    `calibrated on ${source}: ${formatBytes(p.predicted.deviceBytes)} per GPU from the measured baseline, ${moved >= 0 ? '+' : '−'}${formatBytes(Math.abs(moved))} (${moved >= 0 ? '+' : '−'}${Math.abs(percent).toFixed(1)} %) from the estimate alone (${formatBytes(p.estimated.deviceBytes)}); every rung below is calibrated`,
+    say(PLAN_REPORT, lang, {
+      code: 'calibrated',
+      params: {
+        source,
+        predictedBytes: p.predicted.deviceBytes,
+        movedBytes: p.movedBytes,
+        estimatedBytes: p.estimated.deviceBytes,
+      },
+    }),
   );
 }
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'plan', 1);
+  const lang = langFromFlag(values.lang, ctx.env);
   const { calibrated, loaded, marginFraction } = await loadTargetedScenario(
     'plan',
     values,
@@ -287,8 +325,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const said = modelSummary(loaded, style);
   if (said) ctx.stdout.write(`${said}\n`);
   if (calibrated && prediction)
-    ctx.stdout.write(`${renderPrediction(prediction, describeCalibration(calibrated), style)}\n`);
-  const text = renderPlan(plan, loaded.model.id, style);
+    ctx.stdout.write(`${renderPrediction(prediction, describeCalibration(calibrated), style, lang)}\n`);
+  const text = renderPlan(plan, loaded.model.id, style, lang);
   ctx.stdout.write(`${text}\n`);
   return 0;
 }

@@ -3,12 +3,13 @@ import { attackFirst } from '../core/advice.js';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { describeScenario, PEAK_TERM_LABELS } from '../core/describe.js';
 import type { Components, Estimate } from '../core/estimate.js';
-import { type Fit, MARGIN_REASON } from '../core/margin.js';
+import type { Fit } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import type { Scenario } from '../core/scenario.js';
 import { formatBytes, formatParams } from '../core/units.js';
 import { say } from '../words/catalog.js';
 import { ESTIMATE_NOTES } from '../words/estimate-notes.js';
+import { marginReason } from '../words/margin.js';
 import { prequantizedNote, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 
@@ -137,7 +138,7 @@ export function renderVerdict(fit: Fit, gpuName: string, style: Style): string[]
       style.red(
         `  ✗ does not fit on ${gpuName} with ${margin}: needs ${formatBytes(fit.requiredBytes)} of its ${formatBytes(fit.usableBytes)}, ${formatBytes(fit.requiredBytes - fit.budgetBytes)} over the ${formatBytes(fit.budgetBytes)} budget`,
       ),
-      style.dim(`    the budget keeps ${margin} free (--headroom): ${MARGIN_REASON}`),
+      style.dim(`    the budget keeps ${margin} free (--headroom): ${marginReason('en')}`),
     ];
   }
   if (fit.pagedToHostBytes > 0) {

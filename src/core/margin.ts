@@ -11,10 +11,6 @@ import { HeadroomUserError } from './errors.js';
 /** Share of usable memory kept free by default. */
 export const DEFAULT_MARGIN_FRACTION = 0.1;
 
-/** Why the margin is there, in one line for the terminal. */
-export const MARGIN_REASON =
-  'real batches vary in length — each is padded to its longest sample — so some steps need more than the typical one';
-
 export interface MemoryTarget {
   readonly gpu: string;
   readonly name: string;

@@ -5,14 +5,15 @@
  * still fits without, so that every rung left is needed: taking any one of them away (and the rungs
  * that only apply on top of it) no longer fits, or fits only slower or with shorter sequences.
  */
-import type { Rung, RungId } from './plan.js';
+import type { MessageOf } from './message.js';
+import type { Plan, Rung, RungChange, RungId } from './plan.js';
 import type { Scenario } from './scenario.js';
 
 /** A climbed rung the ladder shown does without. */
 export interface DroppedRung {
   /** The rung as the climb applied it: its savedBytes is what it saved then, on the rungs climbed before it. */
   readonly rung: Rung;
-  /** The scenario the climb applied it to (to word the rung: "micro-batch 4 → 1"). */
+  /** The scenario the climb applied it to (rung.change has the figures as climbed: "micro-batch 4 → 1"). */
   readonly from: Scenario;
   /**
    * Device bytes it would still save applied on top of the ladder shown (0 where it saves nothing
@@ -127,4 +128,38 @@ function afterWhich(
     saving = next;
   }
   return { savingBytes: saving, after: largestFall > start / 2 ? after : null };
+}
+
+/**
+ * Why a dropped rung is left out, as data (src/words/plan-dropped.ts words it): its change as climbed,
+ * what it saved there (`savedBytes`), what it would save on top of the ladder shown (`savingBytes`, 0
+ * for nothing), and the rung of that ladder after which it is not needed, with its 1-based position —
+ * or, for `not-needed`, that the ladder fits without it.
+ */
+export interface DroppedNoteParams {
+  'not-needed-after': {
+    readonly change: RungChange;
+    readonly savedBytes: number;
+    readonly savingBytes: number;
+    readonly after: RungChange;
+    readonly position: number;
+  };
+  'not-needed': { readonly change: RungChange; readonly savedBytes: number; readonly savingBytes: number };
+}
+export type DroppedNote = MessageOf<DroppedNoteParams>;
+
+/**
+ * The note of a rung the plan dropped.
+ * @example droppedNote(plan, plan.dropped[0]!).code // 'not-needed-after'
+ */
+export function droppedNote(plan: Pick<Plan, 'rungs'>, dropped: DroppedRung): DroppedNote {
+  const figures = {
+    change: dropped.rung.change,
+    savedBytes: dropped.rung.savedBytes,
+    savingBytes: dropped.savingBytes,
+  };
+  const n = dropped.after === null ? -1 : plan.rungs.findIndex((r) => r.change.id === dropped.after);
+  return n >= 0
+    ? { code: 'not-needed-after', params: { ...figures, after: plan.rungs[n]!.change, position: n + 1 } }
+    : { code: 'not-needed', params: figures };
 }

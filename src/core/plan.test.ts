@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { say } from '../words/catalog.js';
+import { PLAN_RISKS } from '../words/plan-risks.js';
+import { PLAN_RUNGS } from '../words/plan-rungs.js';
 import { calibrate, calibratedEstimate } from './calibrate.js';
 import { findGpu } from './catalog/index.js';
 import { estimate } from './estimate.js';
 import { memoryTarget } from './margin.js';
 import { resolveModelRef } from './model-ref.js';
+import type { Risk, RungChange } from './plan.js';
 import { makePlan, type Plan, SEQ_LEN_STEP } from './plan.js';
 import { parseScenario } from './scenario.js';
 import { LORA_8B_ZERO3_DEFAULT_BUCKET } from './test-helpers/scenarios.js';
+
+/** A rung's change and risk in English, as the catalog words them (src/words/plan-rungs.ts, plan-risks.ts). */
+const summary = (change: RungChange) => say(PLAN_RUNGS, 'en', change);
+const note = (risk: Risk) => say(PLAN_RISKS, 'en', risk);
 
 const shapeOf = (id: string) => resolveModelRef(id)!.shape;
 const plan = (
@@ -90,7 +98,7 @@ describe('makePlan: the ladder', () => {
   it('a fused optimizer kernel drops the step temporary, one state’s size', () => {
     const fused = rungOf(fullOn4090, 'fused-optimizer');
     expect(fused.risk.level).toBe('none');
-    expect(fused.change.summary).toBe('fused AdamW kernel (torch fused=True; HF optim adamw_torch_fused)');
+    expect(summary(fused.change)).toBe('fused AdamW kernel (torch fused=True; HF optim adamw_torch_fused)');
     const from = fullOn4090.dropped.find((d) => d.rung === fused)!.from;
     const before = estimate({ scenario: from, shape: shapeOf('llama-3.1-8b'), gpu: findGpu('rtx-4090')! });
     // bf16-mixed AdamW: fp32 states, 4 bytes a parameter each.
@@ -135,7 +143,7 @@ describe('makePlan: the ladder', () => {
 
   it('keeps the effective batch when it shrinks the micro-batch', () => {
     const smaller = fullOn4090.rungs.find((r) => r.change.id === 'smaller-micro-batch')!;
-    expect(smaller.change.summary).toBe('micro-batch 4 → 1, accumulation 1 → 4');
+    expect(summary(smaller.change)).toBe('micro-batch 4 → 1, accumulation 1 → 4');
     expect(smaller.scenario.microBatchSize * smaller.scenario.gradAccumSteps).toBe(4);
     expect(smaller.relativeStepTime).toBe(1);
   });
@@ -179,7 +187,7 @@ describe('makePlan: the ladder', () => {
       (r) => r.change.id === 'qlora',
     )!;
     expect(q.risk.level).toBe('medium');
-    expect(q.risk.note).toMatch(/^quality: 4-bit base weights/);
+    expect(note(q.risk)).toMatch(/^quality: 4-bit base weights/);
   });
 
   it('lists the next best alternatives: other rungs instead of the winning one, risk-free first', () => {
@@ -255,7 +263,7 @@ describe('makePlan: the ladder', () => {
       gpu: findGpu('rtx-4090')!,
     });
     expect(longer.peak.deviceBytes).toBeGreaterThan(allowed.target.budgetBytes);
-    expect(rung.risk.note).toBe('quality: samples longer than 8256 tokens are truncated (or must be split)');
+    expect(note(rung.risk)).toBe('quality: samples longer than 8256 tokens are truncated (or must be split)');
   });
 });
 
@@ -296,7 +304,7 @@ describe('makePlan: the stopping rule and the margin', () => {
     };
     const p = plan(raw, 'rtx-4090');
     // 3 would fit too (18.99 GiB) but is not a divisor of 4: the effective batch would change.
-    expect(p.rungs.map((r) => r.change.summary)).toEqual(['micro-batch 4 → 2, accumulation 1 → 2']);
+    expect(p.rungs.map((r) => summary(r.change))).toEqual(['micro-batch 4 → 2, accumulation 1 → 2']);
     expect(p.rungs[0]!.scenario).toMatchObject({ microBatchSize: 2, gradAccumSteps: 2 });
     expect(p.rungs[0]!.fits).toBe(true);
   });
@@ -319,7 +327,7 @@ describe('makePlan: the stopping rule and the margin', () => {
       loss: 'chunked',
       torchCompile: true,
     });
-    expect(p.alternatives[0]!.change.summary).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
+    expect(summary(p.alternatives[0]!.change)).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
   });
 });
 
@@ -433,7 +441,7 @@ describe('makePlan: FSDP rungs', () => {
     expect(ids[0]).toBe('offload-activations-cpu');
     const rung = p.rungs[0]!;
     expect(rung.scenario.offload).toEqual({ optimizer: 'none', params: 'none', activations: 'cpu' });
-    expect(rung.change.summary).toBe('activation offload to CPU (the checkpointed layer inputs)');
+    expect(summary(rung.change)).toBe('activation offload to CPU (the checkpointed layer inputs)');
     const before = estimate({
       scenario: parseScenario(raw),
       shape: shapeOf('llama-3.1-8b'),
@@ -441,7 +449,7 @@ describe('makePlan: FSDP rungs', () => {
     });
     expect(before.peak.allocatedBytes - rung.estimate.peak.allocatedBytes).toBe(30 * 32768 * 4096 * 2);
     expect(rung.savedBytes).toBe(before.peak.deviceBytes - rung.estimate.peak.deviceBytes);
-    expect(rung.risk.note).toBe(
+    expect(note(rung.risk)).toBe(
       'needs 8.00 GiB of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch',
     );
     // Later offload rungs keep the activations offloaded.
@@ -462,7 +470,7 @@ describe("makePlan: DeepSpeed's reduce bucket", () => {
       ['zero-reduce-bucket', true],
     ]);
     const rung = p.rungs[1]!;
-    expect(rung.change.summary).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
+    expect(summary(rung.change)).toBe('DeepSpeed reduce_bucket_size 5e8 → auto (hidden² = 16.8M)');
     expect(rung.scenario.parallelism).toEqual({ strategy: 'zero3', gpus: 2, reduceBucketSize: 'auto' });
     // 5e8 − 4,096² bf16 elements, on every GPU.
     expect(rung.savedBytes).toBe((5e8 - 4096 * 4096) * 2);

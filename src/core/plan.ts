@@ -15,12 +15,14 @@ import { GPUS } from './catalog/index.js';
 import { type Estimate, estimate, reduceBucketElements } from './estimate.js';
 import { largestFitting } from './fit.js';
 import { DEFAULT_MARGIN_FRACTION, fitVerdict, type MemoryTarget, memoryTarget } from './margin.js';
+import type { MessageOf, NoParams } from './message.js';
 import { type DroppedRung, pruneLadder } from './plan-prune.js';
+import type { Checkpointing, Optimizer, Precision } from './scenario.js';
 import { fusesInTorch, type Scenario, type Strategy } from './scenario.js';
 import { stepTime } from './time-model.js';
-import { formatBytes, formatElements } from './units.js';
 
-export type { DroppedRung } from './plan-prune.js';
+export type { DroppedNote, DroppedNoteParams, DroppedRung } from './plan-prune.js';
+export { droppedNote } from './plan-prune.js';
 
 export const RUNG_IDS = [
   'expandable-segments',
@@ -49,17 +51,96 @@ export const RUNG_IDS = [
 ] as const;
 export type RungId = (typeof RUNG_IDS)[number];
 
-export interface Risk {
-  readonly level: 'none' | 'low' | 'medium' | 'high';
-  /** What could go wrong, in words ("quality: ..."). */
-  readonly note: string;
+export type RiskLevel = 'none' | 'low' | 'medium' | 'high';
+
+/**
+ * What each risk of a rung could cost, by code, with its figures (src/words/plan-risks.ts words them).
+ * The bytes are per node: what the offload needs of host RAM and NVMe.
+ */
+export interface RiskParams {
+  /** The same training, computed differently (attention kernel, checkpointing, loss, fused kernel). */
+  'same-training': NoParams;
+  'allocator-setting': NoParams;
+  'newer-bitsandbytes': NoParams;
+  'same-effective-batch': NoParams;
+  'compile-warmup': NoParams;
+  'smaller-reductions': NoParams;
+  'reduce-scatter-each-micro-batch': NoParams;
+  'more-all-gathers': NoParams;
+  'truncated-samples': { readonly seqLen: number };
+  'no-fp32-master-weights': NoParams;
+  'bf16-frozen-base': NoParams;
+  '8bit-states': NoParams;
+  'low-rank-adapters': NoParams;
+  '4bit-base': NoParams;
+  'zero2-reduce-scatter': NoParams;
+  'zero3-gathers': NoParams;
+  'pinned-activations': { readonly cpuBytes: number };
+  'cpu-optimizer-step': { readonly cpuBytes: number };
+  'cpu-parameters': { readonly cpuBytes: number };
+  'nvme-bound': { readonly nvmeBytes: number; readonly cpuBytes: number };
+  'other-hardware': NoParams;
 }
+
+/** A rung's risk: how much (level) and what could go wrong (a code and its figures). */
+export type Risk = { readonly level: RiskLevel } & MessageOf<RiskParams>;
 
 /** A ladder rung, or 'hardware' for an alternative that changes the GPUs instead of the training. */
 export type ChangeId = RungId | 'hardware';
 
+/**
+ * What each rung changes, by rung, with the values before and after (src/words/plan-rungs.ts words
+ * them): the code of a rung's change is its id.
+ */
+export interface RungChangeParams {
+  'expandable-segments': NoParams;
+  'bitsandbytes-upgrade': NoParams;
+  /** eager → sdpa. */
+  'sdpa-attention': NoParams;
+  'smaller-micro-batch': {
+    readonly fromMicroBatch: number;
+    readonly toMicroBatch: number;
+    readonly fromAccumulation: number;
+    readonly toAccumulation: number;
+  };
+  'selective-checkpointing': NoParams;
+  'full-checkpointing': NoParams;
+  'chunked-loss': NoParams;
+  'compile-loss': NoParams;
+  'fused-optimizer': { readonly optimizer: Optimizer };
+  /** DeepSpeed's reduce bucket before and after, in elements ("auto" is hidden²). */
+  'zero-reduce-bucket': { readonly fromElements: number; readonly toElements: number };
+  'fsdp-sync-each-micro-batch': NoParams;
+  'fsdp-wrap-embeddings': NoParams;
+  'shorter-sequence': { readonly fromSeqLen: number; readonly toSeqLen: number };
+  'pure-bf16': { readonly from: Precision };
+  '8bit-optimizer': { readonly from: Optimizer; readonly to: Optimizer };
+  /** LoRA of this rank on all linear layers. */
+  lora: { readonly rank: number };
+  qlora: NoParams;
+  zero2: { readonly strategy: Strategy; readonly gpus: number };
+  zero3: { readonly strategy: Strategy; readonly gpus: number };
+  /** What the activation offload moves depends on the checkpointing it runs with. */
+  'offload-activations-cpu': { readonly checkpointing: Checkpointing };
+  'offload-optimizer-cpu': { readonly strategy: Strategy };
+  'offload-params-cpu': { readonly strategy: Strategy };
+  'offload-nvme': NoParams;
+  /** Another GPU: this many of it, with this strategy. */
+  hardware: {
+    readonly gpu: string;
+    readonly gpuName: string;
+    readonly gpus: number;
+    readonly strategy: Strategy;
+  };
+}
+
+/** A rung's change: which rung (`id`, also its message `code`) and its figures. */
+export type RungChange = {
+  readonly [C in ChangeId]: { readonly id: C; readonly code: C; readonly params: RungChangeParams[C] };
+}[ChangeId];
+
 export interface Rung {
-  readonly change: { readonly id: ChangeId; readonly summary: string };
+  readonly change: RungChange;
   readonly scenario: Scenario;
   readonly estimate: Estimate;
   /** Device bytes saved against the scenario before this rung (for alternatives: before the winning rung). */
@@ -134,14 +215,43 @@ interface Context {
   readonly estimateOf: (s: Scenario) => Estimate;
 }
 
-interface RungSpec {
-  readonly id: RungId;
-  /** The changed scenario and a one-line summary, or null where the rung does not apply. */
-  readonly apply: (s: Scenario, ctx: Context) => { scenario: Scenario; summary: string } | null;
+/** What a rung's apply gives: the changed scenario and the figures of the change, or null. */
+type Applied<C extends RungId> = { scenario: Scenario; params: RungChangeParams[C] } | null;
+
+interface RungSpec<C extends RungId = RungId> {
+  readonly id: C;
+  /** The changed scenario and what changed (the change's params), or null where the rung does not apply. */
+  readonly apply: (s: Scenario, ctx: Context) => Applied<C>;
   readonly risk: (s: Scenario, next: Scenario, est: Estimate) => Risk;
 }
 
-const NONE: Risk = { level: 'none', note: 'none: the same training, computed differently' };
+/** A rung of the ladder, its params held to its id; the ladder holds rungs of every id. */
+interface LadderRung {
+  readonly id: RungId;
+  readonly apply: (s: Scenario, ctx: Context) => { scenario: Scenario; change: RungChange } | null;
+  readonly risk: (s: Scenario, next: Scenario, est: Estimate) => Risk;
+}
+
+function rung<C extends RungId>(spec: RungSpec<C>): LadderRung {
+  return {
+    id: spec.id,
+    apply: (s, ctx) => {
+      const applied = spec.apply(s, ctx);
+      // The code of a rung's change is its id: TypeScript cannot pair C with its params in the union.
+      return applied
+        ? {
+            scenario: applied.scenario,
+            change: { id: spec.id, code: spec.id, params: applied.params } as RungChange,
+          }
+        : null;
+    },
+    risk: spec.risk,
+  };
+}
+
+const risk = <C extends keyof RiskParams>(level: RiskLevel, code: C, params: RiskParams[C]): Risk =>
+  ({ level, code, params }) as Risk;
+const NONE: Risk = risk('none', 'same-training', {});
 const fullWeights = (s: Scenario) => s.method === 'full' || s.method === 'freeze';
 /** Rungs that change neither the training nor the layout: kept when asking which hardware would fit. */
 const SAFE_FOR_HARDWARE = new Set<RungId>([
@@ -181,46 +291,33 @@ function layout(s: Scenario, to: Strategy, gpus: number): Scenario['parallelism'
   return { strategy: to, gpus };
 }
 
+const hostCpu = (est: Estimate) => est.host?.cpuBytes ?? 0;
+
 /** The ladder, cheapest first. */
-const LADDER: readonly RungSpec[] = [
-  {
+const LADDER: readonly LadderRung[] = [
+  rung({
     // The allocator setting PyTorch's own OOM message suggests: it keeps less of the churning bytes as
-    // reserve (docs/memory-model.md, section 7), the training itself unchanged.
+    // reserve (docs/memory-model.md, section 7), the training itself unchanged. Step time on the H200:
+    // a median 1.00× over twelve runs (the risk's words say so).
     id: 'expandable-segments',
     apply: (s) =>
-      s.expandableSegments
-        ? null
-        : {
-            scenario: { ...s, expandableSegments: true },
-            summary: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True',
-          },
-    risk: () => ({
-      level: 'none',
-      note: 'none: the same training; an environment variable (PyTorch 2.1 or later, Linux). Step time on the H200: a median 1.00× over twelve runs',
-    }),
-  },
-  {
+      s.expandableSegments ? null : { scenario: { ...s, expandableSegments: true }, params: {} },
+    risk: () => risk('none', 'allocator-setting', {}),
+  }),
+  rung({
     // bitsandbytes 0.43.2 stopped keeping each 4-bit layer's input (PR #1270): the same training, for
     // a pip upgrade. int8's MatMul8bitLt still keeps it.
     id: 'bitsandbytes-upgrade',
     apply: (s) =>
-      upgradeFreesInputs(s)
-        ? {
-            scenario: { ...s, quantizedInputsKept: 'none' },
-            summary: 'upgrade bitsandbytes to 0.43.2 or later: 4-bit layers stop keeping their inputs',
-          }
-        : null,
-    risk: () => ({ level: 'none', note: 'none: the same training; a newer bitsandbytes' }),
-  },
-  {
+      upgradeFreesInputs(s) ? { scenario: { ...s, quantizedInputsKept: 'none' }, params: {} } : null,
+    risk: () => risk('none', 'newer-bitsandbytes', {}),
+  }),
+  rung({
     id: 'sdpa-attention',
-    apply: (s) =>
-      s.attention === 'eager'
-        ? { scenario: { ...s, attention: 'sdpa' }, summary: 'attention: eager → sdpa' }
-        : null,
+    apply: (s) => (s.attention === 'eager' ? { scenario: { ...s, attention: 'sdpa' }, params: {} } : null),
     risk: () => NONE,
-  },
-  {
+  }),
+  rung({
     id: 'smaller-micro-batch',
     apply: (s, ctx) => {
       const b = s.microBatchSize;
@@ -234,75 +331,54 @@ const LADDER: readonly RungSpec[] = [
       const accum = s.gradAccumSteps * (b / chosen);
       return {
         scenario: { ...s, microBatchSize: chosen, gradAccumSteps: accum },
-        summary: `micro-batch ${b} → ${chosen}, accumulation ${s.gradAccumSteps} → ${accum}`,
+        params: {
+          fromMicroBatch: b,
+          toMicroBatch: chosen,
+          fromAccumulation: s.gradAccumSteps,
+          toAccumulation: accum,
+        },
       };
     },
-    risk: () => ({ level: 'none', note: 'none: same effective batch, more and smaller steps' }),
-  },
-  {
+    risk: () => risk('none', 'same-effective-batch', {}),
+  }),
+  rung({
     id: 'selective-checkpointing',
     apply: (s) =>
       s.gradientCheckpointing === 'none'
-        ? {
-            scenario: { ...s, gradientCheckpointing: 'selective' },
-            summary: 'selective activation checkpointing',
-          }
+        ? { scenario: { ...s, gradientCheckpointing: 'selective' }, params: {} }
         : null,
     risk: () => NONE,
-  },
-  {
+  }),
+  rung({
     id: 'full-checkpointing',
     apply: (s) =>
       s.gradientCheckpointing !== 'full'
-        ? {
-            scenario: { ...s, gradientCheckpointing: 'full' },
-            summary: 'full gradient checkpointing',
-          }
+        ? { scenario: { ...s, gradientCheckpointing: 'full' }, params: {} }
         : null,
     risk: () => NONE,
-  },
-  {
+  }),
+  rung({
     id: 'chunked-loss',
-    apply: (s) =>
-      s.loss === 'standard'
-        ? {
-            scenario: { ...s, loss: 'chunked' },
-            summary: 'chunked cross-entropy loss',
-          }
-        : null,
+    apply: (s) => (s.loss === 'standard' ? { scenario: { ...s, loss: 'chunked' }, params: {} } : null),
     risk: () => NONE,
-  },
-  {
+  }),
+  rung({
     // A chunked loss compiled with its upcast keeps no fp32 copy of the logits (torchtune PR #1390).
     id: 'compile-loss',
     apply: (s) =>
-      s.loss === 'chunked' && !s.torchCompile
-        ? {
-            scenario: { ...s, torchCompile: true },
-            summary: 'torch.compile with the chunked loss',
-          }
-        : null,
-    risk: () => ({
-      level: 'low',
-      note: 'the first steps wait for compilation (minutes); inputs whose shapes change from batch to batch recompile unless padded to a few fixed lengths',
-    }),
-  },
-  {
+      s.loss === 'chunked' && !s.torchCompile ? { scenario: { ...s, torchCompile: true }, params: {} } : null,
+    risk: () => risk('low', 'compile-warmup', {}),
+  }),
+  rung({
     // torch's foreach AdamW builds a state-sized sqrt temporary in the step; the fused kernel does not.
     id: 'fused-optimizer',
     apply: (s) =>
       fusesInTorch(s.optimizer) && !s.fusedOptimizer
-        ? {
-            scenario: { ...s, fusedOptimizer: true },
-            summary:
-              s.optimizer === 'adamw'
-                ? 'fused AdamW kernel (torch fused=True; HF optim adamw_torch_fused)'
-                : 'fused SGD kernel (torch fused=True)',
-          }
+        ? { scenario: { ...s, fusedOptimizer: true }, params: { optimizer: s.optimizer } }
         : null,
     risk: () => NONE,
-  },
-  {
+  }),
+  rung({
     // DeepSpeed allocates its whole reduce bucket whatever trains: 5e8 elements by default, 1 GB in bf16
     // on every GPU. The Hugging Face integration's "auto" sizes it hidden_size², for more, smaller
     // reductions.
@@ -313,16 +389,11 @@ const LADDER: readonly RungSpec[] = [
       const auto = { ...s, parallelism: { ...s.parallelism, reduceBucketSize: 'auto' as const } };
       const from = reduceBucketElements(s, ctx.input.shape);
       const to = reduceBucketElements(auto, ctx.input.shape);
-      return to < from
-        ? {
-            scenario: auto,
-            summary: `DeepSpeed reduce_bucket_size ${formatElements(from)} → auto (hidden² = ${formatElements(to)})`,
-          }
-        : null;
+      return to < from ? { scenario: auto, params: { fromElements: from, toElements: to } } : null;
     },
-    risk: () => ({ level: 'none', note: 'none: the same training; more, smaller gradient reductions' }),
-  },
-  {
+    risk: () => risk('none', 'smaller-reductions', {}),
+  }),
+  rung({
     // Accumulating inside FSDP's no_sync() holds the whole model's gradients; reduce-scattering every
     // micro-batch keeps one shard, for one more reduce-scatter per micro-batch.
     id: 'fsdp-sync-each-micro-batch',
@@ -331,25 +402,19 @@ const LADDER: readonly RungSpec[] = [
       s.parallelism.gpus > 1 &&
       s.gradAccumSteps > 1 &&
       !s.parallelism.syncEachMicroBatch
-        ? {
-            scenario: { ...s, parallelism: { ...s.parallelism, syncEachMicroBatch: true } },
-            summary: 'FSDP: reduce-scatter gradients every micro-batch (Accelerate sync_each_batch=True)',
-          }
+        ? { scenario: { ...s, parallelism: { ...s.parallelism, syncEachMicroBatch: true } }, params: {} }
         : null,
-    risk: () => ({ level: 'none', note: 'none: the same training; one reduce-scatter per micro-batch' }),
-  },
-  {
+    risk: () => risk('none', 'reduce-scatter-each-micro-batch', {}),
+  }),
+  rung({
     id: 'fsdp-wrap-embeddings',
     apply: (s) =>
       s.parallelism.strategy === 'fsdp' && s.parallelism.gpus > 1 && !s.parallelism.wrapEmbeddings
-        ? {
-            scenario: { ...s, parallelism: { ...s.parallelism, wrapEmbeddings: true } },
-            summary: 'FSDP: wrap the embeddings and output head as units of their own',
-          }
+        ? { scenario: { ...s, parallelism: { ...s.parallelism, wrapEmbeddings: true } }, params: {} }
         : null,
-    risk: () => ({ level: 'none', note: 'none: the same training; two more all-gathers per micro-batch' }),
-  },
-  {
+    risk: () => risk('none', 'more-all-gathers', {}),
+  }),
+  rung({
     id: 'shorter-sequence',
     apply: (s, ctx) => {
       if (!ctx.input.allowShorter) return null;
@@ -360,64 +425,51 @@ const LADDER: readonly RungSpec[] = [
       const seqLen = k * SEQ_LEN_STEP;
       // Only a length that fits is worth the truncation; otherwise later rungs may fit at full length.
       if (k === 0 || seqLen < MIN_SEQ_LEN) return null;
-      return { scenario: { ...s, seqLen }, summary: `sequence length ${s.seqLen} → ${seqLen}` };
+      return { scenario: { ...s, seqLen }, params: { fromSeqLen: s.seqLen, toSeqLen: seqLen } };
     },
-    risk: (_s, next) => ({
-      level: 'medium',
-      note: `quality: samples longer than ${next.seqLen} tokens are truncated (or must be split)`,
-    }),
-  },
-  {
+    risk: (_s, next) => risk('medium', 'truncated-samples', { seqLen: next.seqLen }),
+  }),
+  rung({
     id: 'pure-bf16',
     apply: (s, ctx) => {
       if (s.precision === 'bf16-true' || s.precision === 'fp16-true') return null;
       if (!ctx.input.gpu.bf16) return null;
-      return { scenario: { ...s, precision: 'bf16-true' }, summary: `precision ${s.precision} → bf16-true` };
+      return { scenario: { ...s, precision: 'bf16-true' }, params: { from: s.precision } };
     },
     risk: (s) =>
-      fullWeights(s)
-        ? {
-            level: 'medium',
-            note: 'quality: no fp32 master weights — small updates can round away in bf16 (Kahan summation or stochastic rounding help)',
-          }
-        : { level: 'low', note: 'quality: the frozen base is held in bf16; the adapters stay fp32' },
-  },
-  {
+      fullWeights(s) ? risk('medium', 'no-fp32-master-weights', {}) : risk('low', 'bf16-frozen-base', {}),
+  }),
+  rung({
     id: '8bit-optimizer',
     apply: (s) => {
       const to =
         s.optimizer === 'adamw' ? 'adamw-8bit' : s.optimizer === 'paged-adamw' ? 'paged-adamw-8bit' : null;
       // bitsandbytes' 8-bit optimizers are one kernel already: torch's fused flag goes.
       const { fusedOptimizer: _fused, ...rest } = s;
-      return to
-        ? { scenario: { ...rest, optimizer: to }, summary: `optimizer ${s.optimizer} → ${to}` }
-        : null;
+      return to ? { scenario: { ...rest, optimizer: to }, params: { from: s.optimizer, to } } : null;
     },
-    risk: () => ({
-      level: 'low',
-      note: 'quality: block-wise 8-bit states matched 32-bit Adam in Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization)',
-    }),
-  },
-  {
+    // Block-wise 8-bit states matched 32-bit Adam in Dettmers et al. 2022 (8-bit Optimizers via
+    // Block-wise Quantization).
+    risk: () => risk('low', '8bit-states', {}),
+  }),
+  rung({
     id: 'lora',
     apply: (s) => {
       if (!fullWeights(s)) return null;
       const { trainableLayers: _dropped, ...rest } = s;
+      const rank = 16;
       return {
         scenario: {
           ...rest,
           method: 'lora',
-          lora: { rank: 16, alpha: 32, dropout: 0, targets: 'all-linear', modulesToSave: [] },
+          lora: { rank, alpha: 2 * rank, dropout: 0, targets: 'all-linear', modulesToSave: [] },
         },
-        summary: 'LoRA r16 on all linear layers',
+        params: { rank },
       };
     },
-    risk: () => ({
-      level: 'medium',
-      note: 'quality: trains low-rank adapters, not the weights — usually close to full fine-tuning, can fall short far from the pretraining data',
-    }),
-  },
-  {
+    risk: () => risk('medium', 'low-rank-adapters', {}),
+  }),
+  rung({
     id: 'qlora',
     apply: (s) => {
       if (s.method !== 'lora' && s.method !== 'qlora') return null;
@@ -428,17 +480,11 @@ const LADDER: readonly RungSpec[] = [
         s.quantization === 'int4-gptq'
       )
         return null;
-      return {
-        scenario: { ...s, method: 'qlora', quantization: 'nf4-dq' },
-        summary: 'QLoRA: 4-bit NF4 base (double quant)',
-      };
+      return { scenario: { ...s, method: 'qlora', quantization: 'nf4-dq' }, params: {} };
     },
-    risk: () => ({
-      level: 'medium',
-      note: 'quality: 4-bit base weights — the QLoRA paper matched 16-bit LoRA on its benchmarks, but quantization error is real; dequantization slows each matmul',
-    }),
-  },
-  {
+    risk: () => risk('medium', '4bit-base', {}),
+  }),
+  rung({
     id: 'zero2',
     apply: (s, ctx) => {
       if (ctx.gpus <= 1) return null;
@@ -446,15 +492,12 @@ const LADDER: readonly RungSpec[] = [
       if (to === s.parallelism.strategy) return null;
       return {
         scenario: { ...s, parallelism: layout(s, to, ctx.gpus) },
-        summary: `${to === 'zero2' ? 'ZeRO-2' : 'FSDP SHARD_GRAD_OP'} across ${ctx.gpus} GPUs`,
+        params: { strategy: to, gpus: ctx.gpus },
       };
     },
-    risk: () => ({
-      level: 'none',
-      note: 'none: the same training; gradients are reduce-scattered every micro-batch',
-    }),
-  },
-  {
+    risk: () => risk('none', 'zero2-reduce-scatter', {}),
+  }),
+  rung({
     id: 'zero3',
     apply: (s, ctx) => {
       if (ctx.gpus <= 1) return null;
@@ -462,15 +505,12 @@ const LADDER: readonly RungSpec[] = [
       if (to === s.parallelism.strategy) return null;
       return {
         scenario: { ...s, parallelism: layout(s, to, ctx.gpus) },
-        summary: `${to === 'zero3' ? 'ZeRO-3' : 'FSDP FULL_SHARD'} across ${ctx.gpus} GPUs`,
+        params: { strategy: to, gpus: ctx.gpus },
       };
     },
-    risk: () => ({
-      level: 'none',
-      note: 'none: the same training; weights are gathered layer by layer, twice per micro-batch',
-    }),
-  },
-  {
+    risk: () => risk('none', 'zero3-gathers', {}),
+  }),
+  rung({
     // Saved activations wait in pinned CPU memory (Hugging Face checkpointing offload, TRL and torchtune
     // activation offloading, Unsloth): any strategy, one GPU included; the training is unchanged.
     id: 'offload-activations-cpu',
@@ -479,17 +519,11 @@ const LADDER: readonly RungSpec[] = [
         ? null
         : {
             scenario: { ...s, offload: { ...s.offload, activations: 'cpu' } },
-            summary:
-              s.gradientCheckpointing === 'full'
-                ? 'activation offload to CPU (the checkpointed layer inputs)'
-                : 'activation offload to CPU (every saved activation)',
+            params: { checkpointing: s.gradientCheckpointing },
           },
-    risk: (_s, _next, est) => ({
-      level: 'low',
-      note: `needs ${formatBytes(est.host?.cpuBytes ?? 0)} of pinned CPU RAM per node; the saved activations cross PCIe twice per micro-batch`,
-    }),
-  },
-  {
+    risk: (_s, _next, est) => risk('low', 'pinned-activations', { cpuBytes: hostCpu(est) }),
+  }),
+  rung({
     id: 'offload-optimizer-cpu',
     apply: (s, ctx) => {
       if (s.offload.optimizer !== 'none') return null;
@@ -505,15 +539,12 @@ const LADDER: readonly RungSpec[] = [
           parallelism: layout(s, strategy, ctx.gpus),
           offload: { ...s.offload, optimizer: 'cpu' },
         },
-        summary: `optimizer offload to CPU (${strategy === 'zero2' ? 'ZeRO-Offload' : strategy})`,
+        params: { strategy },
       };
     },
-    risk: (_s, _next, est) => ({
-      level: 'low',
-      note: `needs ${formatBytes(est.host?.cpuBytes ?? 0)} of CPU RAM per node; the optimizer step runs on the CPU`,
-    }),
-  },
-  {
+    risk: (_s, _next, est) => risk('low', 'cpu-optimizer-step', { cpuBytes: hostCpu(est) }),
+  }),
+  rung({
     id: 'offload-params-cpu',
     apply: (s, ctx) => {
       if (s.offload.params !== 'none') return null;
@@ -528,15 +559,12 @@ const LADDER: readonly RungSpec[] = [
             params: 'cpu',
           },
         },
-        summary: `parameter offload to CPU (${strategy === 'zero3' ? 'ZeRO-3' : 'FSDP CPUOffload'})`,
+        params: { strategy },
       };
     },
-    risk: (_s, _next, est) => ({
-      level: 'low',
-      note: `needs ${formatBytes(est.host?.cpuBytes ?? 0)} of CPU RAM per node; every layer crosses PCIe twice per micro-batch`,
-    }),
-  },
-  {
+    risk: (_s, _next, est) => risk('low', 'cpu-parameters', { cpuBytes: hostCpu(est) }),
+  }),
+  rung({
     id: 'offload-nvme',
     apply: (s, ctx) => {
       if (s.offload.params === 'nvme' && s.offload.optimizer === 'nvme') return null;
@@ -547,17 +575,15 @@ const LADDER: readonly RungSpec[] = [
           parallelism: layout(s, 'zero3', ctx.gpus),
           offload: { ...s.offload, optimizer: 'nvme', params: 'nvme' },
         },
-        summary: 'NVMe offload (ZeRO-Infinity)',
+        params: {},
       };
     },
-    risk: (_s, _next, est) => ({
-      level: 'medium',
-      note: `needs ${formatBytes(est.host?.nvmeBytes ?? 0)} of NVMe and ${formatBytes(est.host?.cpuBytes ?? 0)} of CPU RAM per node; steps are bound by NVMe bandwidth`,
-    }),
-  },
+    risk: (_s, _next, est) =>
+      risk('medium', 'nvme-bound', { nvmeBytes: est.host?.nvmeBytes ?? 0, cpuBytes: hostCpu(est) }),
+  }),
 ];
 
-const SPEC_BY_ID: ReadonlyMap<RungId, RungSpec> = new Map(LADDER.map((spec) => [spec.id, spec]));
+const SPEC_BY_ID: ReadonlyMap<RungId, LadderRung> = new Map(LADDER.map((spec) => [spec.id, spec]));
 
 const RISK_ORDER: Readonly<Record<Risk['level'], number>> = { none: 0, low: 1, medium: 2, high: 3 };
 
@@ -602,13 +628,13 @@ export function makePlan(input: PlanInput): Plan {
   // The pruning climbs again over the same scenarios (the same objects: each climb's steps are the
   // rungs built before), so each rung is built on each scenario once.
   const built = new Map<Scenario, Map<RungId, Rung | null>>();
-  const build = (spec: RungSpec, from: Scenario): Rung | null => {
+  const build = (spec: LadderRung, from: Scenario): Rung | null => {
     const onFrom = built.get(from) ?? new Map<RungId, Rung | null>();
     built.set(from, onFrom);
     if (!onFrom.has(spec.id)) onFrom.set(spec.id, buildNew(spec, from));
     return onFrom.get(spec.id)!;
   };
-  const buildNew = (spec: RungSpec, from: Scenario): Rung | null => {
+  const buildNew = (spec: LadderRung, from: Scenario): Rung | null => {
     const applied = spec.apply(from, ctx);
     if (!applied) return null;
     const before = estimateOf(from);
@@ -616,7 +642,7 @@ export function makePlan(input: PlanInput): Plan {
     const saved = before.peak.deviceBytes - est.peak.deviceBytes;
     if (saved <= 0) return null;
     return {
-      change: { id: spec.id, summary: applied.summary },
+      change: applied.change,
       scenario: applied.scenario,
       estimate: est,
       savedBytes: saved,
@@ -700,20 +726,17 @@ export function makePlan(input: PlanInput): Plan {
 
 function hardwareRung(option: CapacityOption, base: Estimate, baseSeconds: number): Rung {
   const perToken = option.time.stepSeconds / (option.time.tokensPerStepPerGpu * option.gpus);
-  const layout =
-    option.gpus === 1
-      ? ''
-      : ` with ${option.strategy === 'zero3' ? 'ZeRO-3' : option.strategy === 'zero2' ? 'ZeRO-2' : option.strategy}`;
   return {
     change: {
       id: 'hardware',
-      summary: `run on ${option.gpus} × ${option.gpu}${layout} (${option.gpuName})`,
+      code: 'hardware',
+      params: { gpu: option.gpu, gpuName: option.gpuName, gpus: option.gpus, strategy: option.strategy },
     },
     scenario: option.scenario,
     estimate: option.estimate,
     savedBytes: base.peak.deviceBytes - option.estimate.peak.deviceBytes,
     relativeStepTime: perToken / baseSeconds,
-    risk: { level: 'none', note: 'none: different hardware, the same training' },
+    risk: risk('none', 'other-hardware', {}),
     fits: true,
   };
 }

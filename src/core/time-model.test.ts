@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { say } from '../words/catalog.js';
+import { LINK_NAMES, TIME_NOTES } from '../words/time-notes.js';
 import { findGpu } from './catalog/index.js';
 import { estimate } from './estimate.js';
 import { resolveModelRef } from './model-ref.js';
@@ -12,8 +14,12 @@ import {
   MODEL_FLOPS_UTILIZATION,
   PCIE_EFFICIENCY,
   pcieGbs,
+  type StepTimeNote,
   stepTime,
 } from './time-model.js';
+
+/** A note in English, as the catalog words it (src/words/time-notes.ts). */
+const english = (note: StepTimeNote) => say(TIME_NOTES, 'en', note);
 
 const shape = resolveModelRef('llama-3.1-8b')!.shape;
 // Llama-3.1-8B by hand (config.json: h 4096, 32 layers, 32 heads / 8 KV heads of 128, MLP 14336, vocab 128256).
@@ -75,6 +81,24 @@ describe('links', () => {
     // A captured topology overrides the catalog.
     expect(collectiveLink(h100, 4, { kind: 'pcie' }).kind).toBe('pcie');
     expect(collectiveLink(h100, 1).kind).toBe('none');
+  });
+
+  it('names each link as data, worded as its English description', () => {
+    const h100 = findGpu('h100-sxm')!;
+    const links = [
+      collectiveLink(h100, 1),
+      collectiveLink(h100, 8),
+      collectiveLink(h100, 16),
+      collectiveLink(findGpu('rtx-4090')!, 2),
+    ];
+    expect(links.map((l) => l.name)).toEqual([
+      { code: 'one-gpu', params: {} },
+      { code: 'fabric', params: { type: 'NVLink', perDirectionGBs: 450 } },
+      { code: 'network', params: { nodes: 2, perGpuGBs: INTER_NODE_GBS } },
+      { code: 'pcie', params: { gen: 4, lanes: 16 } },
+    ]);
+    for (const l of links) expect(say(LINK_NAMES, 'en', l.name)).toBe(l.description);
+    expect(say(LINK_NAMES, 'zh', links[2]!.name)).toBe(`跨 2 个节点，每块 GPU ${INTER_NODE_GBS} GB/s`);
   });
 });
 
@@ -179,7 +203,8 @@ describe('stepTime', () => {
     const on4090 = time(raw, 'rtx-4090');
     expect(on4090.offloadBytes).toBe(2 * spilled);
     expect(on4090.offloadSeconds).toBeCloseTo((2 * spilled) / (pcieGbs({ gen: 4, lanes: 16 }) * 1e9), 12);
-    expect(on4090.notes).toEqual([
+    expect(on4090.notes).toEqual([{ code: 'paged-over-pcie', params: { bytes: spilled } }]);
+    expect(on4090.notes.map(english)).toEqual([
       `${(spilled / 2 ** 30).toFixed(1)} GiB of paged optimizer states do not fit on the GPU and move over PCIe every step`,
     ]);
   });
@@ -188,7 +213,7 @@ describe('stepTime', () => {
     const q = time({ method: 'qlora', quantization: 'nf4', precision: 'bf16-true' }, 'rtx-4090');
     const l = time({ method: 'lora', precision: 'bf16-true' }, 'rtx-4090');
     expect(q.computeSeconds).toBeGreaterThan(l.computeSeconds);
-    expect(time({ method: 'lora', precision: 'bf16-true' }, 't4').notes).toEqual([
+    expect(time({ method: 'lora', precision: 'bf16-true' }, 't4').notes.map(english)).toEqual([
       't4 has no bf16 tensor cores: timed at its fp16 rate',
     ]);
   });

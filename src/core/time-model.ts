@@ -9,6 +9,7 @@ import type { GpuSpec } from './catalog/gpu-spec.js';
 import type { Estimate } from './estimate.js';
 import { GPUS_PER_NODE, quantizedBytesPerParam } from './estimate.js';
 import { fitVerdict, memoryTarget } from './margin.js';
+import type { MessageOf, NoParams } from './message.js';
 import { paramBreakdown } from './params.js';
 import type { Scenario } from './scenario.js';
 
@@ -54,11 +55,29 @@ export const HOST_OPTIMIZER_GBS = 50;
 
 export type LinkKind = 'nvlink' | 'pcie' | 'network' | 'none';
 
+/**
+ * Which link, as data (src/words/time-notes.ts names it): one GPU; PCIe of a generation and width; a
+ * fabric or bridge by its catalog type, at its per-direction rate; or the network between nodes.
+ */
+export interface LinkNameParams {
+  'one-gpu': NoParams;
+  pcie: { readonly gen: number; readonly lanes: number };
+  fabric: { readonly type: string; readonly perDirectionGBs: number };
+  network: { readonly nodes: number; readonly perGpuGBs: number };
+}
+export type LinkName = MessageOf<LinkNameParams>;
+
 /** The link collectives use, and its usable unidirectional bandwidth. */
 export interface Link {
   readonly kind: LinkKind;
   /** Usable bandwidth per GPU and direction, GB/s (efficiency applied). */
   readonly gbs: number;
+  /** Which link it is, as data. */
+  readonly name: LinkName;
+  /**
+   * The link in English ("PCIe gen 4 x16"), for the migrate checks that still build their reasons in
+   * the core; words come from `name` (src/words/time-notes.ts, LINK_NAMES).
+   */
   readonly description: string;
 }
 
@@ -79,16 +98,25 @@ export function collectiveLink(
   gpus: number,
   override?: { readonly kind: 'nvlink' | 'pcie' } | null,
 ): Link {
-  if (gpus <= 1) return { kind: 'none', gbs: Number.POSITIVE_INFINITY, description: 'one GPU' };
+  if (gpus <= 1)
+    return {
+      kind: 'none',
+      gbs: Number.POSITIVE_INFINITY,
+      name: { code: 'one-gpu', params: {} },
+      description: 'one GPU',
+    };
   const ic = gpu.interconnect;
   const type = ic?.type ?? 'PCIe';
   const perDirection = ic ? (ic.unidirectionalGBs ?? (ic.bidirectionalGBs ?? 0) / 2) : 0;
   const fabric = type === 'NVLink' || type.startsWith('Infinity Fabric (XGMI)');
   const bridge = /bridge/.test(type);
+  const gen = gpu.pcie?.gen ?? 4;
+  const lanes = gpu.pcie?.lanes ?? 16;
   const pcie: Link = {
     kind: 'pcie',
     gbs: pcieGbs(gpu.pcie),
-    description: `PCIe gen ${gpu.pcie?.gen ?? 4} x${gpu.pcie?.lanes ?? 16}`,
+    name: { code: 'pcie', params: { gen, lanes } },
+    description: `PCIe gen ${gen} x${lanes}`,
   };
   let intra: Link = pcie;
   if (override?.kind === 'pcie') intra = pcie;
@@ -96,6 +124,7 @@ export function collectiveLink(
     intra = {
       kind: 'nvlink',
       gbs: perDirection * COLLECTIVE_EFFICIENCY,
+      name: { code: 'fabric', params: { type, perDirectionGBs: perDirection } },
       description: `${type}, ${perDirection} GB/s per direction`,
     };
   }
@@ -106,6 +135,10 @@ export function collectiveLink(
       : {
           kind: 'network',
           gbs: INTER_NODE_GBS * COLLECTIVE_EFFICIENCY,
+          name: {
+            code: 'network',
+            params: { nodes: Math.ceil(gpus / GPUS_PER_NODE), perGpuGBs: INTER_NODE_GBS },
+          },
           description: `across ${Math.ceil(gpus / GPUS_PER_NODE)} nodes at ${INTER_NODE_GBS} GB/s per GPU`,
         };
   }
@@ -194,9 +227,22 @@ export interface StepTime {
   readonly stepSeconds: number;
   /** Training tokens per second across all GPUs. */
   readonly tokensPerSecond: number;
-  /** What the model assumed, in words. */
-  readonly notes: readonly string[];
+  /** What the model assumed, as data (src/words/time-notes.ts words them). */
+  readonly notes: readonly StepTimeNote[];
 }
+
+/**
+ * What the time model assumed or found, by code: a GPU with no throughput in the catalog (the times
+ * mean nothing), a bf16 run timed at a GPU's fp16 rate, paged optimizer states that cross PCIe every
+ * step (bytes), and communication longer than compute (seconds per step, over which link).
+ */
+export interface StepTimeNoteParams {
+  'no-throughput': { readonly gpu: string };
+  'no-bf16': { readonly gpu: string };
+  'paged-over-pcie': { readonly bytes: number };
+  'communication-bound': { readonly commSeconds: number; readonly link: LinkName };
+}
+export type StepTimeNote = MessageOf<StepTimeNoteParams>;
 
 export interface StepTimeInput {
   readonly scenario: Scenario;
@@ -216,16 +262,16 @@ export interface StepTimeInput {
  */
 export function stepTime(input: StepTimeInput): StepTime {
   const { scenario, shape, gpu, estimate: est } = input;
-  const notes: string[] = [];
+  const notes: StepTimeNote[] = [];
   const flops = flopsPerToken(scenario, shape, est.params.trainable);
   const microTokens = scenario.microBatchSize * scenario.seqLen;
   const tokensPerStep = microTokens * scenario.gradAccumSteps;
   let peak = peakTflops(gpu, scenario.precision);
   if (peak === null || peak <= 0) {
     peak = 1;
-    notes.push(`${gpu.id} has no dense throughput in the catalog: times are not meaningful`);
+    notes.push({ code: 'no-throughput', params: { gpu: gpu.id } });
   } else if (scenario.precision.startsWith('bf16') && !gpu.bf16) {
-    notes.push(`${gpu.id} has no bf16 tensor cores: timed at its fp16 rate`);
+    notes.push({ code: 'no-bf16', params: { gpu: gpu.id } });
   }
   const flopsPerSecond = peak * 1e12 * MODEL_FLOPS_UTILIZATION;
   let computeSeconds = (tokensPerStep * flops.total) / flopsPerSecond;
@@ -326,15 +372,11 @@ export function stepTime(input: StepTimeInput): StepTime {
     const bytes = 2 * pagedToHost;
     offloadBytes += bytes;
     offloadSeconds += bytes / (pcie * 1e9);
-    notes.push(
-      `${(pagedToHost / 1024 ** 3).toFixed(1)} GiB of paged optimizer states do not fit on the GPU and move over PCIe every step`,
-    );
+    notes.push({ code: 'paged-over-pcie', params: { bytes: pagedToHost } });
   }
   const stepSeconds = Math.max(computeSeconds, commSeconds) + offloadSeconds + hostOptimizerSeconds;
   if (commSeconds > computeSeconds)
-    notes.push(
-      `communication (${commSeconds.toFixed(2)} s per step over ${link.description}) is longer than compute`,
-    );
+    notes.push({ code: 'communication-bound', params: { commSeconds, link: link.name } });
   return {
     flopsPerToken: flops,
     tokensPerStepPerGpu: tokensPerStep,

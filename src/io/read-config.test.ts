@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dataFile } from '../../test/data.js';
 import { parseScenario } from '../core/scenario.js';
+import { say } from '../words/catalog.js';
+import { IMPORT_REASONS } from '../words/import-reasons.js';
 import { deepspeedCandidates, MAX_CONFIG_BYTES, readTrainerConfig } from './read-config.js';
 
 interface Expected {
@@ -331,7 +333,8 @@ describe('hostile config files', () => {
       'base_model: NousResearch/Meta-Llama-3-8B\nadapter: lora\noptimizer: galore_adamw\nattn_implementation: magic\n',
     );
     const { report } = await readTrainerConfig(path);
-    expect(report.unmapped).toEqual([
+    // The reasons are codes; their English comes from the catalog (src/words/import-reasons.ts).
+    expect(report.unmapped.map((u) => ({ ...u, reason: say(IMPORT_REASONS, 'en', u.reason) }))).toEqual([
       {
         key: 'optimizer',
         value: 'galore_adamw',

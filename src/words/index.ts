@@ -2,7 +2,37 @@
  * Every domain of the catalog, one line each. A domain added to the product is added here, and
  * catalog.test.ts renders each of its codes in every language.
  */
+import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
+import { CHART } from './chart.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { FIT_LIMITS, FIT_REPORT } from './fit.js';
+import { IMPORT_REPORT } from './import.js';
+import { IMPORT_REASONS } from './import-reasons.js';
+import { MARGIN } from './margin.js';
+import { MODEL_WORDS } from './models.js';
+import { PLAN_DROPPED } from './plan-dropped.js';
+import { PLAN_REPORT } from './plan-report.js';
+import { PLAN_RISKS } from './plan-risks.js';
+import { PLAN_RUNGS } from './plan-rungs.js';
+import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
+import { UI_PLAN } from './ui-plan.js';
 
-export const DOMAINS: readonly AnyDomain[] = [ESTIMATE_NOTES];
+export const DOMAINS: readonly AnyDomain[] = [
+  ESTIMATE_NOTES,
+  PLAN_RUNGS,
+  PLAN_RISKS,
+  PLAN_DROPPED,
+  PLAN_REPORT,
+  MARGIN,
+  UI_PLAN,
+  FIT_LIMITS,
+  FIT_REPORT,
+  TIME_NOTES,
+  LINK_NAMES,
+  CAPACITY,
+  MODEL_WORDS,
+  IMPORT_REASONS,
+  IMPORT_REPORT,
+  CHART,
+];

@@ -4,11 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { shapeFromConfig } from '../../src/core/architecture.js';
 import { findGpu, findModel } from '../../src/core/catalog/index.js';
 import { estimate } from '../../src/core/estimate.js';
-import { makePlan } from '../../src/core/plan.js';
+import { droppedNote, makePlan } from '../../src/core/plan.js';
 import { parseScenario } from '../../src/core/scenario.js';
 import { formatBytes } from '../../src/core/units.js';
 import { createApp } from '../../src/server/app.js';
-import { DROPPED_HEADING, droppedNote } from '../../web/src/plan-words.js';
+import { say } from '../../src/words/catalog.js';
+import { PLAN_DROPPED } from '../../src/words/plan-dropped.js';
+import { PLAN_RISKS } from '../../src/words/plan-risks.js';
+import { PLAN_RUNGS } from '../../src/words/plan-rungs.js';
+import { UI_PLAN } from '../../src/words/ui-plan.js';
 import { REPO_ROOT } from '../data.js';
 import { browserSession, screenshot } from './browser.js';
 
@@ -370,9 +374,9 @@ describe('Estimate page', () => {
     const rows = await session.page.getByTestId('ladder').locator('tr').allTextContents();
     // The scenario as given, then each rung shown.
     expect(rows).toHaveLength(full.rungs.length + 1);
-    for (const [i, r] of full.rungs.entries()) expect(rows[i + 1]).toContain(r.change.summary);
+    for (const [i, r] of full.rungs.entries()) expect(rows[i + 1]).toContain(say(PLAN_RUNGS, 'en', r.change));
     const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
-    expect(notes).toEqual(full.dropped.map((d) => droppedNote(full, d, 'en')));
+    expect(notes).toEqual(full.dropped.map((d) => say(PLAN_DROPPED, 'en', droppedNote(full, d))));
     expect(notes.join('\n')).toContain('optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB');
   });
 
@@ -389,8 +393,27 @@ describe('Estimate page', () => {
       .toContain('在所有线性层上使用 LoRA r16');
     expect(await session.page.getByTestId('ladder').textContent()).toContain('预算');
     const dropped = await session.page.getByTestId('ladder-dropped').textContent();
-    expect(dropped).toContain(DROPPED_HEADING.zh);
+    expect(dropped).toContain(say(UI_PLAN, 'zh', { code: 'dropped-heading', params: {} }));
     expect(dropped).toContain('融合 AdamW 内核');
+    // Each rung, its risk and each dropped rung in the catalog's Chinese: the same plan the page climbs.
+    const full = makePlan({
+      scenario: parseScenario({ model: 'llama-3.1-8b', method: 'full', gpu: 'rtx-4090' }),
+      shape: shapeFromConfig(findModel('llama-3.1-8b')!),
+      gpu: findGpu('rtx-4090')!,
+    });
+    const rows = await session.page.getByTestId('ladder').locator('tr').allTextContents();
+    expect(rows).toHaveLength(full.rungs.length + 1);
+    for (const [i, r] of full.rungs.entries()) {
+      expect(rows[i + 1]).toContain(say(PLAN_RUNGS, 'zh', r.change));
+      if (r.risk.level !== 'none') expect(rows[i + 1]).toContain(say(PLAN_RISKS, 'zh', r.risk));
+    }
+    const risky = full.rungs.find((r) => r.risk.level !== 'none')!;
+    expect(say(PLAN_RISKS, 'zh', risky.risk)).toMatch(/^质量：/);
+    const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
+    expect(notes).toEqual(full.dropped.map((d) => say(PLAN_DROPPED, 'zh', droppedNote(full, d))));
+    expect(notes).toContain(
+      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“在所有线性层上使用 LoRA r16”就不再需要',
+    );
     await screenshot(session.page, 'estimate-page-zh');
     await session.page.getByTestId('lang-en').click();
   });

@@ -2,6 +2,7 @@
 import type {
   AssumedField,
   ConfigFormat,
+  ImportReason,
   ImportReport,
   MappedKey,
   UnmappedKey,
@@ -64,7 +65,7 @@ export class ReportBuilder {
   }
 
   /** Records a memory-relevant key that did not become a field. */
-  skip(key: string, value: unknown, kind: UnmappedKind, reason: string): void {
+  skip(key: string, value: unknown, kind: UnmappedKind, reason: ImportReason): void {
     if (this.unmapped.some((u) => u.key === key)) return;
     this.unmapped.push({ key, value, kind, reason });
   }
@@ -75,7 +76,7 @@ export class ReportBuilder {
    */
   unmodelled(
     config: Config,
-    reasons: Iterable<readonly [string, string]>,
+    reasons: Iterable<readonly [string, ImportReason]>,
     options: { readonly prefix?: string; readonly whenOn?: boolean } = {},
   ): void {
     for (const [key, why] of reasons) {
@@ -87,7 +88,7 @@ export class ReportBuilder {
   }
 
   /** Fills a field the file leaves unset with the trainer's default (never over a mapped value). */
-  assume(field: string, value: unknown, reason: string): void {
+  assume(field: string, value: unknown, reason: ImportReason): void {
     if (this.get(field) !== undefined) return;
     this.setField(field, value);
     this.assumed.push({ field, value, reason });

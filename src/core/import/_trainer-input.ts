@@ -2,6 +2,7 @@
 import { at, type Config, type ReportBuilder, truthy } from './_builder.js';
 import { HF_OPTIMIZERS } from './_names.js';
 import { deepspeedPrecision, mapDeepSpeedConfig } from './deepspeed.js';
+import { because, type ImportReason } from './import-report.js';
 
 /** A DeepSpeed file referenced by the config: read and parsed, or not found where it was looked for. */
 export type ReferencedDeepSpeed =
@@ -54,13 +55,13 @@ export function absorbDeepSpeed(
         value,
         'unresolved',
         ref
-          ? `DeepSpeed file not found beside the config, in the ${ref.searched.length - 1} folders above it or in the working directory: parallelism and offload left out (pass --strategy)`
-          : 'DeepSpeed file not read: parallelism and offload left out',
+          ? because('deepspeed-not-found', { folders: ref.searched.length - 1 })
+          : because('deepspeed-not-read'),
       );
       return { present: true, precision: null };
     }
   } else {
-    b.skip(key, value, 'unresolved', 'expected a DeepSpeed JSON path or object');
+    b.skip(key, value, 'unresolved', because('deepspeed-path-expected'));
     return { present: false, precision: null };
   }
   const report = mapDeepSpeedConfig(config);
@@ -96,8 +97,7 @@ function mapActivationOffload(b: ReportBuilder, c: Readonly<Record<string, unkno
   const viaCheckpointing = at(c, kwargs);
   if (truthy(viaCheckpointing)) b.map(kwargs, viaCheckpointing, 'offload.activations', 'cpu');
   const value = c.activation_offloading;
-  if (value === 'disk')
-    b.skip('activation_offloading', value, 'no-field', 'activations offloaded to disk, not CPU memory');
+  if (value === 'disk') b.skip('activation_offloading', value, 'no-field', because('activations-to-disk'));
   else if (truthy(value) || value === 'legacy')
     b.map('activation_offloading', value, 'offload.activations', 'cpu');
 }
@@ -114,7 +114,7 @@ export function mapTorchCompile(b: ReportBuilder, c: Readonly<Record<string, unk
 /** HF TrainingArguments' checkpointing flavour, which no scenario field holds. */
 const REENTRANT = [
   'gradient_checkpointing_kwargs.use_reentrant',
-  'reentrant vs non-reentrant checkpointing: what stays saved differs slightly',
+  because('reentrant-checkpointing'),
 ] as const;
 
 /**
@@ -131,14 +131,19 @@ export function mapCheckpointingAndCompile(b: ReportBuilder, c: Readonly<Record<
  * Maps a Hugging Face optimizer name (TrainingArguments' optim, Axolotl's optimizer) to the scenario's.
  * When the key is not set and `unsetReason` is given, assumes the trainer's default, adamw.
  */
-export function mapHfOptimizer(b: ReportBuilder, key: string, value: unknown, unsetReason?: string): void {
+export function mapHfOptimizer(
+  b: ReportBuilder,
+  key: string,
+  value: unknown,
+  unsetReason?: ImportReason,
+): void {
   if (typeof value === 'string') {
     const optimizer = HF_OPTIMIZERS[value];
     if (optimizer) b.map(key, value, 'optimizer', optimizer);
-    else b.skip(key, value, 'unresolved', 'an optimizer Headroom does not model');
+    else b.skip(key, value, 'unresolved', because('optimizer-not-modelled'));
     if (optimizer && HF_FUSED_OPTIMIZERS.has(value)) b.map(key, value, 'fusedOptimizer', true);
   } else if (value !== undefined && value !== null) {
-    b.skip(key, value, 'unresolved', 'an optimizer name was expected');
+    b.skip(key, value, 'unresolved', because('optimizer-name-expected'));
   } else if (unsetReason !== undefined) {
     b.assume('optimizer', 'adamw', unsetReason);
     b.assume('fusedOptimizer', true, unsetReason);
@@ -149,8 +154,7 @@ export function mapHfOptimizer(b: ReportBuilder, key: string, value: unknown, un
  * Why an unset `optim` is fused AdamW: TrainingArguments picks `adamw_torch_fused` when torch is 2.8 or
  * later (transformers training_args.py, `default_optim`), `adamw_torch` before.
  */
-export const HF_DEFAULT_OPTIM =
-  'optim not set: TrainingArguments defaults to adamw_torch_fused with torch ≥ 2.8 (adamw_torch before)';
+export const HF_DEFAULT_OPTIM = because('hf-default-optim');
 
 /** Hugging Face optimizer names that run a fused kernel, with no state-sized temporary in the step. */
 const HF_FUSED_OPTIMIZERS: ReadonlySet<string> = new Set([

@@ -6,7 +6,7 @@
  */
 import { at, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { absorbDeepSpeed, type MapperInput } from './_trainer-input.js';
-import type { ImportReport } from './import-report.js';
+import { because, type ImportReport } from './import-report.js';
 
 const ZERO_STAGES = ['ddp', 'zero1', 'zero2', 'zero3'] as const;
 
@@ -58,11 +58,8 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
     b.unmodelled(
       f,
       [
-        [
-          'fsdp_activation_checkpointing',
-          'FSDP-applied activation checkpointing; the training script may still enable gradient checkpointing itself',
-        ],
-        ['fsdp_cpu_ram_efficient_loading', 'only rank 0 loads the weights (host RAM at load time)'],
+        ['fsdp_activation_checkpointing', because('fsdp-activation-checkpointing')],
+        ['fsdp_cpu_ram_efficient_loading', because('rank0-loading')],
       ],
       { prefix: 'fsdp_config.' },
     );
@@ -77,11 +74,7 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
       // accelerate builds the DeepSpeed config itself and writes no bucket sizes, not even "auto"
       // (accelerate utils/dataclasses.py, DeepSpeedPlugin), so DeepSpeed's own defaults apply.
       if (stage !== undefined && stage >= 1 && stage <= 3)
-        b.assume(
-          'parallelism.reduceBucketSize',
-          5e8,
-          "accelerate writes no DeepSpeed file, so DeepSpeed's default reduce bucket applies: 5e8 elements, 1 GB on every GPU in bf16",
-        );
+        b.assume('parallelism.reduceBucketSize', 5e8, because('accelerate-default-bucket'));
       for (const [k, field] of [
         ['offload_optimizer_device', 'offload.optimizer'],
         ['offload_param_device', 'offload.params'],
@@ -89,29 +82,23 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
         const device = d[k] ?? 'none';
         if (device === 'none' || device === 'cpu' || device === 'nvme')
           b.map(`deepspeed_config.${k}`, d[k] ?? null, field, device);
-        else
-          b.skip(`deepspeed_config.${k}`, device, 'unresolved', 'offload device must be none, cpu or nvme');
+        else b.skip(`deepspeed_config.${k}`, device, 'unresolved', because('offload-device'));
       }
       if (has(d, 'zero3_init_flag'))
-        b.skip(
-          'deepspeed_config.zero3_init_flag',
-          d.zero3_init_flag,
-          'no-field',
-          'zero.Init builds the model already sharded (host RAM at load time)',
-        );
+        b.skip('deepspeed_config.zero3_init_flag', d.zero3_init_flag, 'no-field', because('zero3-init'));
     }
   } else if (type === 'MULTI_GPU') {
     b.map('distributed_type', type, 'parallelism.strategy', 'ddp');
   } else if (type === 'NO') {
     b.map('distributed_type', type, 'parallelism.strategy', 'single');
   } else {
-    b.skip('distributed_type', type, 'unresolved', 'a launcher layout Headroom does not model');
+    b.skip('distributed_type', type, 'unresolved', because('launcher-layout'));
   }
 
   const mp = c.mixed_precision;
   if (mp === 'bf16' || mp === 'fp16') b.map('mixed_precision', mp, 'precision', `${mp}-mixed`);
-  else if (mp === 'fp8') b.skip('mixed_precision', mp, 'unresolved', 'fp8 training is not modelled');
+  else if (mp === 'fp8') b.skip('mixed_precision', mp, 'unresolved', because('fp8'));
   if (has(c, 'downcast_bf16') && truthy(at(c, 'downcast_bf16')))
-    b.skip('downcast_bf16', c.downcast_bf16, 'no-field', 'TPU-only bf16 downcast');
+    b.skip('downcast_bf16', c.downcast_bf16, 'no-field', because('tpu-downcast'));
   return b.build();
 }

@@ -14,7 +14,7 @@ import {
   mapHfOptimizer,
   nameList,
 } from './_trainer-input.js';
-import type { ImportReport } from './import-report.js';
+import { because, type ImportReport } from './import-report.js';
 
 /** True when a parsed object looks like an Axolotl config. */
 export function looksLikeAxolotl(config: Readonly<Record<string, unknown>>): boolean {
@@ -35,7 +35,7 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   let method: Method = 'full';
   if (adapter === 'lora' || adapter === 'qlora') method = adapter;
   else if (adapter !== undefined && adapter !== null)
-    b.skip('adapter', adapter, 'unresolved', 'only lora and qlora adapters are modelled');
+    b.skip('adapter', adapter, 'unresolved', because('adapter-not-modelled'));
   // No adapter key: Axolotl fine-tunes every weight.
   b.map('adapter', adapter ?? null, 'method', method);
 
@@ -44,19 +44,15 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
       if (method === 'lora') b.map('load_in_4bit', c.load_in_4bit, 'method', 'qlora');
       method = 'qlora';
       b.map('load_in_4bit', c.load_in_4bit, 'quantization', 'nf4-dq');
-    } else b.skip('load_in_4bit', c.load_in_4bit, 'unresolved', 'a 4-bit base needs adapter: qlora');
+    } else b.skip('load_in_4bit', c.load_in_4bit, 'unresolved', because('4bit-needs-qlora'));
   } else if (truthy(c.load_in_8bit)) {
     if (method !== 'full') b.map('load_in_8bit', c.load_in_8bit, 'quantization', 'int8');
-    else b.skip('load_in_8bit', c.load_in_8bit, 'unresolved', 'an 8-bit base needs adapter: lora');
+    else b.skip('load_in_8bit', c.load_in_8bit, 'unresolved', because('8bit-needs-lora'));
   } else if (truthy(c.gptq)) {
     b.map('gptq', c.gptq, 'quantization', 'int4-gptq');
   }
   if (method === 'qlora' && b.get('quantization') === undefined)
-    b.assume(
-      'quantization',
-      'nf4-dq',
-      'adapter qlora: Axolotl loads the base in 4-bit nf4 with double quantization',
-    );
+    b.assume('quantization', 'nf4-dq', because('axolotl-qlora-base'));
 
   if (method === 'lora' || method === 'qlora') {
     const rank = wholeNumber(c.lora_r);
@@ -85,12 +81,9 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   const accum = wholeNumber(c.gradient_accumulation_steps);
   if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
 
-  mapHfOptimizer(
-    b,
-    'optimizer',
-    c.optimizer,
-    'optimizer not set: Axolotl defaults to adamw_torch_fused (axolotl PR #2425, "use default torch fused adamw optimizer as default")',
-  );
+  // Axolotl defaults to adamw_torch_fused (axolotl PR #2425, "use default torch fused adamw optimizer
+  // as default").
+  mapHfOptimizer(b, 'optimizer', c.optimizer, because('axolotl-default-optim'));
 
   const gc = c.gradient_checkpointing;
   if (gc === true || gc === 'true') b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'full');
@@ -108,7 +101,7 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   else if (truthy(c.xformers_attention))
     b.map('xformers_attention', c.xformers_attention, 'attention', 'sdpa');
   else if (typeof impl === 'string')
-    b.skip('attn_implementation', impl, 'unresolved', 'an attention kernel Headroom does not model');
+    b.skip('attn_implementation', impl, 'unresolved', because('attention-not-modelled'));
 
   if (truthy(c.liger_fused_linear_cross_entropy) || truthy(c.cut_cross_entropy)) {
     const key = truthy(c.cut_cross_entropy) ? 'cut_cross_entropy' : 'liger_fused_linear_cross_entropy';
@@ -147,11 +140,8 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
     b.unmodelled(
       fsdpConfig,
       [
-        ['fsdp_cpu_ram_efficient_loading', 'only rank 0 loads the weights (host RAM at load time)'],
-        [
-          'fsdp_use_orig_params',
-          'flat parameters vs original ones: changes how frozen and trainable weights share buffers',
-        ],
+        ['fsdp_cpu_ram_efficient_loading', because('rank0-loading')],
+        ['fsdp_use_orig_params', because('fsdp-orig-params')],
       ],
       { prefix: 'fsdp_config.' },
     );
@@ -173,6 +163,6 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   }
 
   mapCheckpointingAndCompile(b, c);
-  b.unmodelled(c, [['eval_batch_size', 'evaluation batch (evaluation is not modelled)']], { whenOn: true });
+  b.unmodelled(c, [['eval_batch_size', because('eval-batch')]], { whenOn: true });
   return b.build();
 }

@@ -5,38 +5,42 @@
  * Keys and defaults: deepspeed/runtime/zero/config.py and docs/_pages/config-json.md.
  */
 import { type Config, has, ReportBuilder, truthy } from './_builder.js';
-import type { ImportReport } from './import-report.js';
+import { because, type ImportReason, type ImportReasonParams, type ImportReport } from './import-report.js';
 
 const STAGE_TO_STRATEGY = ['ddp', 'zero1', 'zero2', 'zero3'] as const;
 
-/** ZeRO keys that change memory with no scenario field, and what each does. */
-const ZERO_MEMORY_KEYS: Readonly<Record<string, string>> = {
-  sub_group_size: 'optimizer step sub-groups: the fp32 working buffer of the step is this many elements',
-  stage3_max_live_parameters: 'how many gathered parameters ZeRO-3 keeps alive before releasing them',
-  max_live_parameters: 'how many gathered parameters ZeRO-3 keeps alive before releasing them',
-  stage3_max_reuse_distance: 'gathered parameters reused within this distance are not released',
-  max_reuse_distance: 'gathered parameters reused within this distance are not released',
-  allgather_bucket_size: 'parameter all-gather bucket of ZeRO-1/2',
-  stage3_prefetch_bucket_size:
-    'how far ahead ZeRO-3 gathers parameters (Headroom counts the layer in use and the next one)',
-  prefetch_bucket_size:
-    'how far ahead ZeRO-3 gathers parameters (Headroom counts the layer in use and the next one)',
-  stage3_param_persistence_threshold: 'parameters smaller than this stay gathered on every GPU',
-  param_persistence_threshold: 'parameters smaller than this stay gathered on every GPU',
+/** The ZeRO memory keys' reasons: each takes whether the file writes "auto" for it. */
+type ZeroMemoryCode = {
+  [C in keyof ImportReasonParams]: ImportReasonParams[C] extends { readonly auto: boolean } ? C : never;
+}[keyof ImportReasonParams];
+
+/** ZeRO keys that change memory with no scenario field, and why each matters (the words say what it does). */
+const ZERO_MEMORY_KEYS: Readonly<Record<string, ZeroMemoryCode>> = {
+  sub_group_size: 'sub-group-size',
+  stage3_max_live_parameters: 'max-live-parameters',
+  max_live_parameters: 'max-live-parameters',
+  stage3_max_reuse_distance: 'max-reuse-distance',
+  max_reuse_distance: 'max-reuse-distance',
+  allgather_bucket_size: 'allgather-bucket',
+  stage3_prefetch_bucket_size: 'prefetch-bucket',
+  prefetch_bucket_size: 'prefetch-bucket',
+  stage3_param_persistence_threshold: 'persistence-threshold',
+  param_persistence_threshold: 'persistence-threshold',
 };
 
-const OFFLOAD_MEMORY_KEYS: Readonly<Record<string, string>> = {
-  pin_memory: 'pinned host buffers: host RAM that cannot be swapped',
-  buffer_count: 'host/NVMe staging buffers for offload',
-  buffer_size: 'host/NVMe staging buffers for offload',
-  max_in_cpu: 'parameters kept in CPU memory before spilling to NVMe',
+const OFFLOAD_MEMORY_KEYS: Readonly<Record<string, ImportReason>> = {
+  pin_memory: because('pin-memory'),
+  buffer_count: because('staging-buffers'),
+  buffer_size: because('staging-buffers'),
+  max_in_cpu: because('max-in-cpu'),
 };
 
-const ACTIVATION_KEYS: Readonly<Record<string, string>> = {
-  partition_activations: 'Megatron activation partitioning across model-parallel ranks',
-  contiguous_memory_optimization: 'checkpointed activations copied into one contiguous buffer',
-  cpu_checkpointing:
-    "checkpointed activations go to CPU memory only under DeepSpeed's own checkpoint API (Megatron-style models), not the Hugging Face Trainer's: not mapped to offload.activations",
+const ACTIVATION_KEYS: Readonly<Record<string, ImportReason>> = {
+  partition_activations: because('partition-activations'),
+  contiguous_memory_optimization: because('contiguous-activations'),
+  // Only DeepSpeed's own checkpoint API (Megatron-style models) moves them to CPU memory, not the
+  // Hugging Face Trainer's: not mapped to offload.activations.
+  cpu_checkpointing: because('cpu-checkpointing'),
 };
 
 function isAuto(value: unknown): boolean {
@@ -80,11 +84,11 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
   const stageRaw = zero.stage;
   const stage = stageRaw === undefined ? 0 : stageRaw;
   if (isAuto(stage)) {
-    b.skip('zero_optimization.stage', stage, 'auto', '"auto": the trainer picks the ZeRO stage at launch');
+    b.skip('zero_optimization.stage', stage, 'auto', because('auto-stage'));
   } else if (typeof stage === 'number' && STAGE_TO_STRATEGY[stage] !== undefined) {
     b.map('zero_optimization.stage', stageRaw ?? null, 'parallelism.strategy', STAGE_TO_STRATEGY[stage]);
   } else {
-    b.skip('zero_optimization.stage', stage, 'unresolved', 'ZeRO stage must be 0, 1, 2 or 3');
+    b.skip('zero_optimization.stage', stage, 'unresolved', because('zero-stage'));
   }
 
   // Optimizer offload: offload_optimizer.device, or the legacy cpu_offload: true (stage 1/2).
@@ -98,7 +102,7 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
         'zero_optimization.offload_optimizer.device',
         optimizerBlock?.device,
         'unresolved',
-        'offload device must be none, cpu or nvme',
+        because('offload-device'),
       );
     } else {
       b.map(
@@ -117,14 +121,14 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
       'zero_optimization.offload_param.device',
       paramBlock?.device,
       'unresolved',
-      'offload device must be none, cpu or nvme',
+      because('offload-device'),
     );
   } else if (paramDevice !== 'none' && stage !== 3) {
     b.skip(
       'zero_optimization.offload_param',
       paramBlock ?? zero.cpu_offload_params,
       'unresolved',
-      `parameter offload works with ZeRO stage 3 only; DeepSpeed ignores it at stage ${String(stage)}`,
+      because('param-offload-stage', { stage: String(stage) }),
     );
     b.map('zero_optimization.offload_param', null, 'offload.params', 'none');
   } else {
@@ -146,12 +150,7 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
   const bucket = zero.reduce_bucket_size;
   const zeroStage = typeof stage === 'number' && stage >= 1 && stage <= 3;
   if (bucket !== undefined && !zeroStage) {
-    b.skip(
-      'zero_optimization.reduce_bucket_size',
-      bucket,
-      'no-field',
-      'a ZeRO setting; this config runs no ZeRO stage',
-    );
+    b.skip('zero_optimization.reduce_bucket_size', bucket, 'no-field', because('bucket-without-zero'));
   } else if (isAuto(bucket)) {
     b.map('zero_optimization.reduce_bucket_size', bucket, 'parallelism.reduceBucketSize', 'auto');
   } else if (bucket !== undefined) {
@@ -165,26 +164,16 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
         Math.round(elements),
       );
     } else {
-      b.skip(
-        'zero_optimization.reduce_bucket_size',
-        bucket,
-        'unresolved',
-        'reduce_bucket_size must be a number of elements or "auto"',
-      );
+      b.skip('zero_optimization.reduce_bucket_size', bucket, 'unresolved', because('bucket-value'));
     }
   }
   if (truthy(zero.overlap_comm) && zeroStage) {
     b.map('zero_optimization.overlap_comm', zero.overlap_comm, 'parallelism.overlapComm', true);
   }
-  for (const [key, why] of Object.entries(ZERO_MEMORY_KEYS)) {
+  for (const [key, code] of Object.entries(ZERO_MEMORY_KEYS)) {
     if (!has(zero, key)) continue;
     const value = zero[key];
-    b.skip(
-      `zero_optimization.${key}`,
-      value,
-      'no-field',
-      isAuto(value) ? `${why}; "auto": sized from the model's hidden size at launch` : why,
-    );
+    b.skip(`zero_optimization.${key}`, value, 'no-field', because(code, { auto: isAuto(value) }));
   }
   for (const [blockName, block] of [
     ['offload_optimizer', optimizerBlock],
@@ -201,45 +190,28 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
   }
   const optimizerParams = (config.optimizer as Config | undefined)?.params as Config | undefined;
   if (optimizerParams && has(optimizerParams, 'torch_adam')) {
-    b.skip(
-      'optimizer.params.torch_adam',
-      optimizerParams.torch_adam,
-      'no-field',
-      'runs torch AdamW instead of DeepSpeedCPUAdam on offloaded states (slower step, same memory)',
-    );
+    b.skip('optimizer.params.torch_adam', optimizerParams.torch_adam, 'no-field', because('torch-adam'));
   }
 
   // Batch sizes and precision belong to the trainer that launches DeepSpeed.
-  const trainerOwned: readonly [string, unknown, string][] = [
+  const trainerOwned: readonly [string, unknown, ImportReason][] = [
     [
       'train_micro_batch_size_per_gpu',
       config.train_micro_batch_size_per_gpu,
-      'microBatchSize: the trainer sets it (HF integration checks both agree)',
+      because('trainer-sets', { field: 'microBatchSize' }),
     ],
     [
       'gradient_accumulation_steps',
       config.gradient_accumulation_steps,
-      'gradAccumSteps: the trainer sets it (HF integration checks both agree)',
+      because('trainer-sets', { field: 'gradAccumSteps' }),
     ],
-    [
-      'train_batch_size',
-      config.train_batch_size,
-      'global batch = micro-batch × accumulation × GPUs; the GPU count is not in the file',
-    ],
-    [
-      'fp16.enabled',
-      (config.fp16 as Config | undefined)?.enabled,
-      'precision also depends on how the trainer loads the weights',
-    ],
-    [
-      'bf16.enabled',
-      (config.bf16 as Config | undefined)?.enabled,
-      'precision also depends on how the trainer loads the weights',
-    ],
+    ['train_batch_size', config.train_batch_size, because('global-batch')],
+    ['fp16.enabled', (config.fp16 as Config | undefined)?.enabled, because('precision-depends')],
+    ['bf16.enabled', (config.bf16 as Config | undefined)?.enabled, because('precision-depends')],
   ];
   for (const [key, value, why] of trainerOwned) {
     if (value === undefined || value === false) continue;
-    if (isAuto(value)) b.skip(key, value, 'auto', `"auto": filled from the trainer's arguments at launch`);
+    if (isAuto(value)) b.skip(key, value, 'auto', because('auto-from-trainer'));
     else b.skip(key, value, 'deferred', why);
   }
   return b.build();

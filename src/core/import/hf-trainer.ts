@@ -15,9 +15,13 @@ import {
   mapHfOptimizer,
   nameList,
 } from './_trainer-input.js';
-import type { ImportReport } from './import-report.js';
+import { because, type ImportReport } from './import-report.js';
 
 const SIXTEEN_BIT = new Set(['bfloat16', 'float16']);
+
+/** A default of TRL's ModelConfig (trl/trainer/model_config.py) for a key the file leaves unset. */
+const trl = (key: string, value: number) =>
+  because('trainer-default', { key, trainer: 'TRL ModelConfig', value });
 
 /** True when a parsed object looks like TrainingArguments / SFTConfig. */
 export function looksLikeHfTrainer(config: Readonly<Record<string, unknown>>): boolean {
@@ -54,13 +58,13 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     } else if (eight) b.map('load_in_8bit', c.load_in_8bit, 'quantization', 'int8');
     const rank = wholeNumber(c.lora_r);
     if (rank !== undefined && rank > 0) b.map('lora_r', rank, 'lora.rank', rank);
-    else b.assume('lora.rank', 16, 'lora_r not set: TRL ModelConfig defaults to 16');
+    else b.assume('lora.rank', 16, trl('lora_r', 16));
     const alpha = finiteNumber(c.lora_alpha);
     if (alpha !== undefined) b.map('lora_alpha', alpha, 'lora.alpha', alpha);
-    else b.assume('lora.alpha', 32, 'lora_alpha not set: TRL ModelConfig defaults to 32');
+    else b.assume('lora.alpha', 32, trl('lora_alpha', 32));
     const dropout = finiteNumber(c.lora_dropout);
     if (dropout !== undefined) b.map('lora_dropout', dropout, 'lora.dropout', dropout);
-    else b.assume('lora.dropout', 0.05, 'lora_dropout not set: TRL ModelConfig defaults to 0.05');
+    else b.assume('lora.dropout', 0.05, trl('lora_dropout', 0.05));
     const targets = c.lora_target_modules;
     if (targets === 'all-linear') b.map('lora_target_modules', targets, 'lora.targets', 'all-linear');
     else {
@@ -74,17 +78,21 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
     // Without use_peft, TRL and the Trainer train every weight.
     b.map('use_peft', c.use_peft ?? null, 'method', 'full');
     if (four || eight)
-      b.skip(
-        four ? 'load_in_4bit' : 'load_in_8bit',
-        true,
-        'unresolved',
-        'a quantized base needs use_peft: true',
-      );
+      b.skip(four ? 'load_in_4bit' : 'load_in_8bit', true, 'unresolved', because('quantized-needs-peft'));
   }
 
   const micro = wholeNumber(c.per_device_train_batch_size);
   if (micro !== undefined && micro > 0) b.map('per_device_train_batch_size', micro, 'microBatchSize', micro);
-  else b.assume('microBatchSize', 8, 'per_device_train_batch_size not set: TrainingArguments defaults to 8');
+  else
+    b.assume(
+      'microBatchSize',
+      8,
+      because('trainer-default', {
+        key: 'per_device_train_batch_size',
+        trainer: 'TrainingArguments',
+        value: 8,
+      }),
+    );
   const accum = wholeNumber(c.gradient_accumulation_steps);
   if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
   // SFTConfig renamed max_seq_length to max_length (TRL 0.20); both are truncation caps.
@@ -103,7 +111,7 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
   if (typeof impl === 'string') {
     const attention = ATTN_IMPLEMENTATIONS[impl];
     if (attention) b.map('attn_implementation', impl, 'attention', attention);
-    else b.skip('attn_implementation', impl, 'unresolved', 'an attention kernel Headroom does not model');
+    else b.skip('attn_implementation', impl, 'unresolved', because('attention-not-modelled'));
   }
   mapHfOptimizer(b, 'optim', c.optim, HF_DEFAULT_OPTIM);
   if (truthy(c.use_liger_kernel) || truthy(c.use_liger)) b.map('use_liger_kernel', true, 'loss', 'fused');
@@ -151,10 +159,10 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
       dtype,
       'deferred',
       method === 'full' && !ds.present && !fsdpOn && loadedIn16
-        ? 'weights loaded in 16 bits: bf16-true under plain DDP, bf16-mixed under DeepSpeed/FSDP mixed precision — the launcher is not in this file; pass --precision'
+        ? because('dtype-16-bit')
         : dtype === 'auto'
-          ? '"auto" loads the checkpoint\'s own dtype, which the file does not say'
-          : 'the load dtype; a launcher with mixed precision (DeepSpeed, FSDP) may still upcast the weights to fp32',
+          ? because('dtype-auto')
+          : because('dtype-load'),
     );
   }
 
@@ -162,8 +170,8 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
   b.unmodelled(
     c,
     [
-      ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
-      ['packing', 'packed samples fill every row to max_length; unpacked rows are padded per batch'],
+      ['per_device_eval_batch_size', because('eval-batch')],
+      ['packing', because('packing', { lengthKey: 'max_length' })],
     ],
     { whenOn: true },
   );

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { say } from '../../words/catalog.js';
+import { IMPORT_REASONS } from '../../words/import-reasons.js';
 import { parseScenario } from '../scenario.js';
 import { mapDeepSpeedConfig } from './deepspeed.js';
 import { deepspeedReference, detectConfigFormat, importConfig } from './import-config.js';
@@ -237,12 +239,9 @@ describe('importConfig', () => {
       config: { base_model: 'x', micro_batch_size: 1, activation_offloading: 'disk' },
     });
     expect(disk.scenario.offload).toBeUndefined();
-    expect(disk.unmapped).toContainEqual(
-      expect.objectContaining({
-        key: 'activation_offloading',
-        reason: 'activations offloaded to disk, not CPU memory',
-      }),
-    );
+    const toDisk = disk.unmapped.find((u) => u.key === 'activation_offloading')!;
+    expect(toDisk.reason).toEqual({ code: 'activations-to-disk', params: {} });
+    expect(say(IMPORT_REASONS, 'en', toDisk.reason)).toBe('activations offloaded to disk, not CPU memory');
   });
 
   it('keeps an unknown model as the config names it', () => {
@@ -357,5 +356,33 @@ describe('importConfig', () => {
       parallelism: { strategy: 'fsdp' },
       offload: { optimizer: 'none', params: 'none' },
     });
+  });
+});
+
+describe('the reasons of an import', () => {
+  it('are codes with their figures, worded from the catalog in English and Chinese', () => {
+    const r = importConfig({
+      config: { model_name_or_path: 'x', finetuning_type: 'lora', deepspeed: 'ds_z3.json' },
+      deepspeed: { path: 'ds_z3.json', searched: ['here', 'up', 'up2', 'cwd'] },
+    });
+    const rank = r.assumed.find((a) => a.field === 'lora.rank')!;
+    expect(rank.reason).toEqual({
+      code: 'trainer-default',
+      params: { key: 'lora_rank', trainer: 'LLaMA-Factory', value: 8 },
+    });
+    expect(say(IMPORT_REASONS, 'en', rank.reason)).toBe('lora_rank not set: LLaMA-Factory defaults to 8');
+    expect(say(IMPORT_REASONS, 'zh', rank.reason)).toBe('未设置 lora_rank：LLaMA-Factory 默认为 8');
+    const ds = r.unmapped.find((u) => u.key === 'deepspeed')!;
+    expect(ds.reason).toEqual({ code: 'deepspeed-not-found', params: { folders: 3 } });
+    expect(say(IMPORT_REASONS, 'en', ds.reason)).toBe(
+      'DeepSpeed file not found beside the config, in the 3 folders above it or in the working directory: parallelism and offload left out (pass --strategy)',
+    );
+    // A ZeRO key written "auto" says so in its words.
+    const zero = mapDeepSpeedConfig({ zero_optimization: { stage: 3, stage3_prefetch_bucket_size: 'auto' } });
+    const prefetch = zero.unmapped.find((u) => u.key === 'zero_optimization.stage3_prefetch_bucket_size')!;
+    expect(prefetch.reason).toEqual({ code: 'prefetch-bucket', params: { auto: true } });
+    expect(say(IMPORT_REASONS, 'en', prefetch.reason)).toMatch(
+      /; "auto": sized from the model's hidden size at launch$/,
+    );
   });
 });

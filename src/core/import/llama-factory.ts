@@ -15,7 +15,11 @@ import {
   mapTorchCompile,
   nameList,
 } from './_trainer-input.js';
-import type { ImportReport } from './import-report.js';
+import { because, type ImportReport } from './import-report.js';
+
+/** A default of LLaMA-Factory's (src/llamafactory/hparams) for a key the file leaves unset. */
+const lf = (key: string, value: string | number) =>
+  because('trainer-default', { key, trainer: 'LLaMA-Factory', value });
 
 const FLASH_ATTN: Readonly<Record<string, 'eager' | 'sdpa' | 'flash'>> = {
   fa2: 'flash',
@@ -45,9 +49,9 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     // A 4-bit base is QLoRA; an 8-bit base keeps method lora over an int8 base (as Axolotl's load_in_8bit).
     method = type === 'lora' && bits === 4 ? 'qlora' : type;
     if (has(c, 'finetuning_type')) b.map('finetuning_type', type, 'method', method);
-    else b.assume('method', method, 'finetuning_type not set: LLaMA-Factory defaults to lora');
+    else b.assume('method', method, lf('finetuning_type', 'lora'));
   } else {
-    b.skip('finetuning_type', type, 'unresolved', 'LLaMA-Factory finetuning_type is lora, freeze or full');
+    b.skip('finetuning_type', type, 'unresolved', because('finetuning-type'));
   }
 
   if (bits !== undefined) {
@@ -57,7 +61,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
         'quantization_method',
         quantMethod,
         'unresolved',
-        `${String(quantMethod)} quantization is not modelled (bitsandbytes is)`,
+        because('quantization-method', { method: String(quantMethod) }),
       );
     } else if (bits === 8) {
       b.map('quantization_bit', bits, 'quantization', 'int8');
@@ -67,27 +71,26 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
       const quant = type4 === 'fp4' ? 'fp4' : dq ? 'nf4-dq' : 'nf4';
       b.map('quantization_bit', bits, 'quantization', quant);
     } else {
-      b.skip('quantization_bit', bits, 'unresolved', 'bitsandbytes quantizes to 4 or 8 bits');
+      b.skip('quantization_bit', bits, 'unresolved', because('quantization-bits'));
     }
   }
 
   if (method === 'lora' || method === 'qlora') {
     const rank = wholeNumber(c.lora_rank);
     if (rank !== undefined) b.map('lora_rank', c.lora_rank, 'lora.rank', rank);
-    else b.assume('lora.rank', 8, 'lora_rank not set: LLaMA-Factory defaults to 8');
+    else b.assume('lora.rank', 8, lf('lora_rank', 8));
     const effectiveRank = (b.get('lora.rank') as number | undefined) ?? 8;
     const alpha = finiteNumber(c.lora_alpha);
     if (alpha !== undefined) b.map('lora_alpha', c.lora_alpha, 'lora.alpha', alpha);
-    else b.assume('lora.alpha', effectiveRank * 2, 'lora_alpha not set: LLaMA-Factory uses 2 × lora_rank');
+    else b.assume('lora.alpha', effectiveRank * 2, because('alpha-twice-rank'));
     const dropout = finiteNumber(c.lora_dropout);
     if (dropout !== undefined) b.map('lora_dropout', c.lora_dropout, 'lora.dropout', dropout);
-    else b.assume('lora.dropout', 0, 'lora_dropout not set: LLaMA-Factory defaults to 0');
+    else b.assume('lora.dropout', 0, lf('lora_dropout', 0));
     const target = c.lora_target ?? 'all';
     const targets = target === 'all' ? 'all-linear' : nameList(target);
-    if (targets === null)
-      b.skip('lora_target', target, 'unresolved', 'expected "all" or a comma-separated list of module names');
+    if (targets === null) b.skip('lora_target', target, 'unresolved', because('lora-target'));
     else if (has(c, 'lora_target')) b.map('lora_target', target, 'lora.targets', targets);
-    else b.assume('lora.targets', targets, 'lora_target not set: LLaMA-Factory defaults to all');
+    else b.assume('lora.targets', targets, lf('lora_target', 'all'));
     const extra = nameList(c.additional_target);
     if (extra && extra.length > 0)
       b.map('additional_target', c.additional_target, 'lora.modulesToSave', extra);
@@ -97,13 +100,8 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     if (layers !== undefined && layers > 0)
       b.map('freeze_trainable_layers', layers, 'trainableLayers', layers);
     else if (layers !== undefined)
-      b.skip(
-        'freeze_trainable_layers',
-        layers,
-        'unresolved',
-        'negative values train the bottom layers, which is not modelled',
-      );
-    else b.assume('trainableLayers', 2, 'freeze_trainable_layers not set: LLaMA-Factory defaults to 2');
+      b.skip('freeze_trainable_layers', layers, 'unresolved', because('negative-freeze'));
+    else b.assume('trainableLayers', 2, lf('freeze_trainable_layers', 2));
   }
 
   const ds = absorbDeepSpeed(b, 'deepspeed', c.deepspeed, input);
@@ -119,18 +117,26 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     b.assume(
       'precision',
       adapters ? `${ds.precision}-true` : `${ds.precision}-mixed`,
-      'from the DeepSpeed file',
+      because('from-deepspeed'),
     );
 
   const micro = wholeNumber(c.per_device_train_batch_size);
   if (micro !== undefined && micro > 0) b.map('per_device_train_batch_size', micro, 'microBatchSize', micro);
   else
-    b.assume('microBatchSize', 8, 'per_device_train_batch_size not set: HF TrainingArguments defaults to 8');
+    b.assume(
+      'microBatchSize',
+      8,
+      because('trainer-default', {
+        key: 'per_device_train_batch_size',
+        trainer: 'HF TrainingArguments',
+        value: 8,
+      }),
+    );
   const accum = wholeNumber(c.gradient_accumulation_steps);
   if (accum !== undefined && accum > 0) b.map('gradient_accumulation_steps', accum, 'gradAccumSteps', accum);
   const cutoff = wholeNumber(c.cutoff_len);
   if (cutoff !== undefined && cutoff > 0) b.map('cutoff_len', cutoff, 'seqLen', cutoff);
-  else b.assume('seqLen', 2048, 'cutoff_len not set: LLaMA-Factory defaults to 2048');
+  else b.assume('seqLen', 2048, lf('cutoff_len', 2048));
 
   if (truthy(c.disable_gradient_checkpointing))
     b.map(
@@ -139,12 +145,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
       'gradientCheckpointing',
       'none',
     );
-  else
-    b.assume(
-      'gradientCheckpointing',
-      'full',
-      'LLaMA-Factory turns gradient checkpointing on unless disable_gradient_checkpointing: true',
-    );
+  else b.assume('gradientCheckpointing', 'full', because('llama-factory-checkpointing'));
 
   // use_unsloth_gc: Unsloth's checkpointer, whose checkpointed layer inputs wait in CPU memory.
   if (truthy(c.use_unsloth_gc) && !truthy(c.disable_gradient_checkpointing))
@@ -153,9 +154,8 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
   const flash = c.flash_attn ?? 'auto';
   const attention = FLASH_ATTN[String(flash)];
   if (attention) b.map('flash_attn', flash, 'attention', attention);
-  else if (flash === 'auto')
-    b.assume('attention', 'sdpa', 'flash_attn "auto" is the transformers default, sdpa');
-  else b.skip('flash_attn', flash, 'unresolved', 'flash_attn is auto, disabled, sdpa, fa2 or fa3');
+  else if (flash === 'auto') b.assume('attention', 'sdpa', because('flash-attn-auto'));
+  else b.skip('flash_attn', flash, 'unresolved', because('flash-attn-values'));
 
   mapHfOptimizer(b, 'optim', c.optim, HF_DEFAULT_OPTIM);
   if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
@@ -164,10 +164,10 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
   b.unmodelled(
     c,
     [
-      ['upcast_layernorm', 'norm weights kept in fp32'],
-      ['upcast_lmhead_output', 'lm_head output upcast to fp32'],
-      ['use_unsloth', 'Unsloth kernels'],
-      ['per_device_eval_batch_size', 'evaluation batch (evaluation is not modelled)'],
+      ['upcast_layernorm', because('upcast-layernorm')],
+      ['upcast_lmhead_output', because('upcast-lmhead')],
+      ['use_unsloth', because('unsloth-kernels')],
+      ['per_device_eval_batch_size', because('eval-batch')],
     ],
     { whenOn: true },
   );

@@ -10,7 +10,7 @@ import type { Method } from '../scenario.js';
 import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { TORCHTUNE_OPTIMIZERS } from './_names.js';
 import type { MapperInput } from './_trainer-input.js';
-import type { ImportReport } from './import-report.js';
+import { because, type ImportReport } from './import-report.js';
 
 /** How torchtune writes a family and version in a builder name, and the catalog's spelling. */
 const FAMILIES: readonly (readonly [RegExp, (version: string) => string])[] = [
@@ -118,7 +118,7 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
             'model.lora_attn_modules',
             name,
             'unresolved',
-            `"${String(name)}" is not a torchtune attention projection`,
+            because('not-attention-projection', { name: String(name) }),
           );
       }
     }
@@ -135,24 +135,19 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
   const seq = wholeNumber(maxSeq);
   if (seq !== undefined && seq > 0) b.map('tokenizer.max_seq_len', maxSeq, 'seqLen', seq);
   else if (has(c, 'tokenizer.max_seq_len'))
-    b.skip(
-      'tokenizer.max_seq_len',
-      maxSeq,
-      'no-field',
-      'no cap: each batch is padded to its longest sample — pass --seq-len',
-    );
+    b.skip('tokenizer.max_seq_len', maxSeq, 'no-field', because('no-sequence-cap'));
 
   const dtype = c.dtype;
   if (dtype === 'bf16') b.map('dtype', dtype, 'precision', 'bf16-true');
   else if (dtype === 'fp32') b.map('dtype', dtype, 'precision', 'fp32');
-  else if (dtype !== undefined) b.skip('dtype', dtype, 'unresolved', 'torchtune dtype is bf16 or fp32');
+  else if (dtype !== undefined) b.skip('dtype', dtype, 'unresolved', because('torchtune-dtype'));
 
   const optimizer = at(c, 'optimizer._component_');
   if (typeof optimizer === 'string') {
     let mapped = TORCHTUNE_OPTIMIZERS[optimizer];
     if (mapped === 'sgd' && (finiteNumber(at(c, 'optimizer.momentum')) ?? 0) > 0) mapped = 'sgd-momentum';
     if (mapped) b.map('optimizer._component_', optimizer, 'optimizer', mapped);
-    else b.skip('optimizer._component_', optimizer, 'unresolved', 'an optimizer Headroom does not model');
+    else b.skip('optimizer._component_', optimizer, 'unresolved', because('optimizer-not-modelled'));
     // torch.optim.AdamW / SGD with fused: True (the recipes' AdamW) step without a state-sized temporary.
     const fused = at(c, 'optimizer.fused');
     if ((mapped === 'adamw' || mapped?.startsWith('sgd')) && fused !== undefined && fused !== null)
@@ -162,7 +157,7 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
   if (typeof loss === 'string') {
     if (CHUNKED_LOSSES.has(loss)) b.map('loss._component_', loss, 'loss', 'chunked');
     else if (loss === 'torch.nn.CrossEntropyLoss') b.map('loss._component_', loss, 'loss', 'standard');
-    else b.skip('loss._component_', loss, 'unresolved', 'a loss Headroom does not model');
+    else b.skip('loss._component_', loss, 'unresolved', because('loss-not-modelled'));
   }
   // optimizer_in_bwd: True fuses the step into backward; False is the default, said explicitly.
   if (has(c, 'optimizer_in_bwd')) {
@@ -192,25 +187,26 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
       b.map('fsdp_cpu_offload', c.fsdp_cpu_offload, 'offload.optimizer', target);
       b.map('fsdp_cpu_offload', c.fsdp_cpu_offload, 'offload.params', target);
     } else {
-      b.assume('offload.optimizer', 'none', 'fsdp_cpu_offload not set: torchtune defaults to False');
-      b.assume('offload.params', 'none', 'fsdp_cpu_offload not set: torchtune defaults to False');
+      const unset = because('trainer-default', {
+        key: 'fsdp_cpu_offload',
+        trainer: 'torchtune',
+        value: 'False',
+      });
+      b.assume('offload.optimizer', 'none', unset);
+      b.assume('offload.params', 'none', unset);
     }
   }
   // torchtune's FSDP2 recipes reduce-scatter after every backward; they never enter no_sync().
   if (recipe === 'distributed' && (accum ?? 1) > 1)
-    b.assume(
-      'parallelism.syncEachMicroBatch',
-      true,
-      'torchtune FSDP2 recipes reduce-scatter gradients after every micro-batch',
-    );
+    b.assume('parallelism.syncEachMicroBatch', true, because('torchtune-sync-each'));
   // custom_sharded_layers makes the embeddings and the output head FSDP units of their own.
   const custom = c.custom_sharded_layers;
   if (recipe === 'distributed' && Array.isArray(custom)) {
     if (custom.includes('tok_embeddings') && custom.includes('output'))
       b.map('custom_sharded_layers', custom, 'parallelism.wrapEmbeddings', true);
-    else b.skip('custom_sharded_layers', custom, 'no-field', 'only some of the root unit sharded separately');
+    else b.skip('custom_sharded_layers', custom, 'no-field', because('partial-root-sharding'));
   }
-  b.assume('attention', 'sdpa', 'torchtune attention runs through SDPA');
+  b.assume('attention', 'sdpa', because('torchtune-sdpa'));
   // OffloadActivations (training/_activation_offloading.py): saved activations wait in pinned CPU memory.
   // Mapped on and off alike: the recipes write it either way.
   if (has(c, 'enable_activation_offloading'))
@@ -226,11 +222,6 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
   if (typeof c.compile === 'boolean') b.map('compile', c.compile, 'torchCompile', c.compile);
   else if (has(c, 'compile.loss'))
     b.map('compile.loss', at(c, 'compile.loss'), 'torchCompile', truthy(at(c, 'compile.loss')));
-  b.unmodelled(c, [
-    [
-      'dataset.packed',
-      'packed samples fill every row to the full length; unpacked rows are padded per batch',
-    ],
-  ]);
+  b.unmodelled(c, [['dataset.packed', because('packing', { lengthKey: null })]]);
   return b.build();
 }

@@ -2,8 +2,9 @@
 import { GPUS } from '../../../src/core/catalog/index.js';
 import type { Estimate } from '../../../src/core/estimate.js';
 import { fitVerdict, memoryTarget, usableBytes } from '../../../src/core/margin.js';
-import { formatBytes } from '../../../src/core/units.js';
-import { useT } from '../i18n.js';
+import { say } from '../../../src/words/catalog.js';
+import { UI_PLAN } from '../../../src/words/ui-plan.js';
+import { useLang } from '../i18n.js';
 
 export function FitsStrip({
   estimate,
@@ -16,11 +17,12 @@ export function FitsStrip({
   selected: string;
   onPick: (id: string) => void;
 }) {
-  const t = useT();
+  const lang = useLang();
+  const fitsOn = say(UI_PLAN, lang, { code: 'fits-on', params: {} });
   const gpus = [...GPUS].sort((a, b) => usableBytes(a) - usableBytes(b));
   return (
-    <section className="fits-strip" aria-label={t('estimate.fitsOn')}>
-      <h3>{t('estimate.fitsOn')}</h3>
+    <section className="fits-strip" aria-label={fitsOn}>
+      <h3>{fitsOn}</h3>
       <div className="chips">
         {gpus.map((g) => {
           const fit = fitVerdict(estimate, memoryTarget(g, marginFraction));
@@ -30,13 +32,15 @@ export function FitsStrip({
               type="button"
               key={g.id}
               className={`chip ${fit.ok ? 'ok' : 'no'} ${g.id === selected ? 'selected' : ''}`}
-              title={`${g.name}: ${
+              title={say(
+                UI_PLAN,
+                lang,
                 !fit.ok
-                  ? `${t('estimate.over')} ${formatBytes(-spare)}`
+                  ? { code: 'chip-over', params: { gpu: g.name, bytes: -spare } }
                   : fit.pagedToHostBytes > 0
-                    ? `${t('estimate.pagedToHost')} ${formatBytes(fit.pagedToHostBytes)}`
-                    : `${t('estimate.headroom')} ${formatBytes(spare)}`
-              }`}
+                    ? { code: 'chip-paged', params: { gpu: g.name, bytes: fit.pagedToHostBytes } }
+                    : { code: 'chip-headroom', params: { gpu: g.name, bytes: spare } },
+              )}
               onClick={() => onPick(g.id)}
             >
               {g.id}

@@ -1,21 +1,22 @@
-/** The ladder from `headroom plan`: the peak falling rung by rung against the GPU, each rung's cost and risk. */
+/**
+ * The ladder from `headroom plan`: the peak falling rung by rung against the GPU, each rung's cost and
+ * risk. Every word comes from the catalog (src/words: plan-rungs, plan-risks, plan-dropped, ui-plan),
+ * in the page's language: the same words as the CLI's.
+ */
 import { useMemo } from 'react';
 import { shapeFromConfig } from '../../../src/core/architecture.js';
 import { findGpu } from '../../../src/core/catalog/index.js';
 import { isUserError } from '../../../src/core/errors.js';
 import { resolveModelRef } from '../../../src/core/model-ref.js';
-import { makePlan, type Plan } from '../../../src/core/plan.js';
+import { droppedNote, makePlan, type Plan } from '../../../src/core/plan.js';
 import type { Scenario } from '../../../src/core/scenario.js';
 import { formatBytes } from '../../../src/core/units.js';
-import { useLang, useT } from '../i18n.js';
-import {
-  alternativeBase,
-  DROPPED_HEADING,
-  droppedNote,
-  riskNoteZh,
-  rungSummaryZh,
-  scenariosBefore,
-} from '../plan-words.js';
+import { say } from '../../../src/words/catalog.js';
+import { PLAN_DROPPED } from '../../../src/words/plan-dropped.js';
+import { PLAN_RISKS } from '../../../src/words/plan-risks.js';
+import { PLAN_RUNGS } from '../../../src/words/plan-rungs.js';
+import { UI_PLAN } from '../../../src/words/ui-plan.js';
+import { useLang } from '../i18n.js';
 
 function planFor(
   scenario: Scenario,
@@ -44,9 +45,7 @@ export function Ladder({
   baseDeviceBytes: number;
   marginFraction: number;
 }) {
-  const t = useT();
   const lang = useLang();
-  const zh = lang === 'zh';
   const plan = useMemo(
     () => planFor(scenario, shapeSource, marginFraction),
     [scenario, shapeSource, marginFraction],
@@ -56,12 +55,12 @@ export function Ladder({
   const budget = plan.target.budgetBytes;
   const rows = plan.rungs;
   const scale = Math.max(budget, baseDeviceBytes, ...rows.map((r) => r.estimate.peak.deviceBytes), 1);
-  const before = scenariosBefore(plan);
-  const altBase = alternativeBase(plan);
   return (
     <section className="ladder" data-testid="ladder">
-      <h3>{t('estimate.ladder')}</h3>
-      {plan.fitsAlready ? <p className="muted">{t('estimate.ladderFits')}</p> : null}
+      <h3>{say(UI_PLAN, lang, { code: 'heading', params: {} })}</h3>
+      {plan.fitsAlready ? (
+        <p className="muted">{say(UI_PLAN, lang, { code: 'fits-already', params: {} })}</p>
+      ) : null}
       <table>
         <tbody>
           <tr>
@@ -77,13 +76,11 @@ export function Ladder({
             <td>{formatBytes(baseDeviceBytes)}</td>
             <td />
             <td>×1.00</td>
-            <td className="muted">
-              {t('estimate.budget')} {formatBytes(budget)}
-            </td>
+            <td className="muted">{say(UI_PLAN, lang, { code: 'budget', params: { bytes: budget } })}</td>
           </tr>
-          {rows.map((r, i) => (
+          {rows.map((r) => (
             <tr key={r.change.id}>
-              <td>{zh ? rungSummaryZh(r, before[i]!) : r.change.summary}</td>
+              <td>{say(PLAN_RUNGS, lang, r.change)}</td>
               <td style={{ width: '40%' }}>
                 <div
                   className={`bar ${r.fits ? 'fits' : ''}`}
@@ -94,19 +91,17 @@ export function Ladder({
               <td>{formatBytes(r.estimate.peak.deviceBytes)}</td>
               <td>−{formatBytes(r.savedBytes)}</td>
               <td>×{r.relativeStepTime.toFixed(2)}</td>
-              <td className="muted">
-                {r.risk.level === 'none' ? '' : zh ? riskNoteZh(r, before[i]!) : r.risk.note}
-              </td>
+              <td className="muted">{r.risk.level === 'none' ? '' : say(PLAN_RISKS, lang, r.risk)}</td>
             </tr>
           ))}
         </tbody>
       </table>
       {plan.dropped.length > 0 ? (
         <div className="muted dropped" data-testid="ladder-dropped">
-          <p>{DROPPED_HEADING[lang]}</p>
+          <p>{say(UI_PLAN, lang, { code: 'dropped-heading', params: {} })}</p>
           <ul>
             {plan.dropped.map((d) => (
-              <li key={d.rung.change.id}>{droppedNote(plan, d, lang)}</li>
+              <li key={d.rung.change.id}>{say(PLAN_DROPPED, lang, droppedNote(plan, d))}</li>
             ))}
           </ul>
         </div>
@@ -114,9 +109,15 @@ export function Ladder({
       {plan.alternatives.length > 0 ? (
         <p className="muted">
           {plan.alternatives
-            .map(
-              (a) =>
-                `${zh ? rungSummaryZh(a, altBase) : a.change.summary} (${formatBytes(a.estimate.peak.deviceBytes)}, ×${a.relativeStepTime.toFixed(2)})`,
+            .map((a) =>
+              say(UI_PLAN, lang, {
+                code: 'alternative',
+                params: {
+                  change: a.change,
+                  peakBytes: a.estimate.peak.deviceBytes,
+                  relativeStepTime: a.relativeStepTime,
+                },
+              }),
             )
             .join(' · ')}
         </p>
