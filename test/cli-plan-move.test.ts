@@ -462,13 +462,23 @@ esac
     const r = headroom(['env', 'capture', '--dir', dir, '--no-disk-probe'], { PATH: '/nonexistent' });
     expect(r.code).toBe(0);
     const env = JSON.parse(r.stdout);
-    expect(env.gpus).toEqual({ status: 'missing', reason: 'nvidia-smi is not installed (not on PATH)' });
+    expect(env.gpus).toEqual({
+      status: 'missing',
+      reason: 'nvidia-smi is not installed (not on PATH)',
+      code: 'not-installed',
+      params: { command: 'nvidia-smi' },
+    });
   });
 
   it('env show renders a file, and refuses what is not one', () => {
     const r = headroom(['env', 'show', h200]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('interconnect  one GPU');
+    const zh = headroom(['env', 'show', h200, '--lang', 'zh']);
+    expect(zh.stdout).toMatch(
+      /^ {2}GPU {11}0: NVIDIA H200 \(h200-sxm\) · 140\.40 GiB · 计算能力 9\.0 · MIG 关闭 · PCIe gen 5 x16$/m,
+    );
+    expect(zh.stdout).toMatch(/^ {2}互联 {10}单 GPU$/m);
     const bad = headroom(['env', 'show', CONFIGS('expected.jsonl')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error: .*expected\.jsonl: not valid JSON/);
