@@ -514,6 +514,25 @@ esac
     expect(r.stdout).toContain('✗ not ready: fix the ✗ items before moving');
   });
 
+  it('migrate --lang zh (or a zh locale) prints the checklist, the plan and the verdict in Chinese', () => {
+    const args = ['migrate', '--from-env', h200, '--to-gpu', 't4', 'llama-3.1-8b', '--method', 'qlora'];
+    const flags = ['--quantization', 'nf4', '--precision', 'bf16-true', '--gradient-checkpointing', 'full'];
+    const r = headroom([...args, ...flags, '--lang', 'zh']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^迁移 llama-3\.1-8b：.*h200\.json \(h200-sxm\) → t4 \[目录\]$/m);
+    // Titles are padded to the same terminal width (a Chinese character takes two columns).
+    expect(r.stdout).toMatch(/^ {2}✓ 峰值显存放得下目标 GPU {6}单卡峰值 10\.26 GiB ≤ 13\.50 GiB/m);
+    expect(r.stdout).toMatch(/^ {2}✗ 支持 bf16 {19}t4（目录） 没有 bf16 张量核心/m);
+    expect(r.stdout).toMatch(/^ {4}· 版本：没有 t4 的环境文件$/m);
+    expect(r.stdout).toMatch(
+      /1\. 在 t4 上做冒烟运行：用一小部分数据跑 30 步（61k token）。nvidia-smi 中单卡峰值应约为 10\.26 GiB/,
+    );
+    expect(r.stdout).toContain('✗ 尚不能迁移：先修复标 ✗ 的项');
+    const locale = headroom([...args, ...flags], { LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' });
+    expect(locale.stdout).toBe(r.stdout);
+    expect(headroom([...args, ...flags, '--lang', 'fr']).stderr).toMatch(/^error: --lang fr: /);
+  });
+
   it('migrate --json carries the scenario, the items and the plan', () => {
     const out = json([
       'migrate',
