@@ -27,7 +27,12 @@ export {
   requiredDeviceBytes,
   usableBytes,
 } from './core/margin.js';
-export { type CheckItem, checkMigration, type MigrationReport } from './core/migrate.js';
+export {
+  type CheckItem,
+  checkMigration,
+  type MigrateCheckParams,
+  type MigrationReport,
+} from './core/migrate.js';
 export { type ResolvedModel, resolveModelRef } from './core/model-ref.js';
 export { type ParamBreakdown, paramBreakdown } from './core/params.js';
 export { type DroppedRung, droppedNote, makePlan, type Plan, type Rung } from './core/plan.js';
@@ -39,6 +44,7 @@ export { formatBytes } from './core/units.js';
 export { type Domain, defineDomain, say } from './words/catalog.js';
 export { ESTIMATE_NOTES } from './words/estimate-notes.js';
 export { type Lang, langOf } from './words/lang.js';
+export { type CheckWords, checkWords, MIGRATE_CHECKS } from './words/migrate-checks.js';
 export { PLAN_DROPPED } from './words/plan-dropped.js';
 export { PLAN_RISKS } from './words/plan-risks.js';
 export { PLAN_RUNGS } from './words/plan-rungs.js';

@@ -462,13 +462,23 @@ esac
     const r = headroom(['env', 'capture', '--dir', dir, '--no-disk-probe'], { PATH: '/nonexistent' });
     expect(r.code).toBe(0);
     const env = JSON.parse(r.stdout);
-    expect(env.gpus).toEqual({ status: 'missing', reason: 'nvidia-smi is not installed (not on PATH)' });
+    expect(env.gpus).toEqual({
+      status: 'missing',
+      reason: 'nvidia-smi is not installed (not on PATH)',
+      code: 'not-installed',
+      params: { command: 'nvidia-smi' },
+    });
   });
 
   it('env show renders a file, and refuses what is not one', () => {
     const r = headroom(['env', 'show', h200]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('interconnect  one GPU');
+    const zh = headroom(['env', 'show', h200, '--lang', 'zh']);
+    expect(zh.stdout).toMatch(
+      /^ {2}GPU {11}0: NVIDIA H200 \(h200-sxm\) · 140\.40 GiB · 计算能力 9\.0 · MIG 关闭 · PCIe gen 5 x16$/m,
+    );
+    expect(zh.stdout).toMatch(/^ {2}互联 {10}单 GPU$/m);
     const bad = headroom(['env', 'show', CONFIGS('expected.jsonl')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error: .*expected\.jsonl: not valid JSON/);
@@ -502,6 +512,25 @@ esac
       /1\. smoke run on t4: 30 steps on a small subset \(61k tokens\)\. Expect a peak of 10\.26 GiB per GPU/,
     );
     expect(r.stdout).toContain('✗ not ready: fix the ✗ items before moving');
+  });
+
+  it('migrate --lang zh (or a zh locale) prints the checklist, the plan and the verdict in Chinese', () => {
+    const args = ['migrate', '--from-env', h200, '--to-gpu', 't4', 'llama-3.1-8b', '--method', 'qlora'];
+    const flags = ['--quantization', 'nf4', '--precision', 'bf16-true', '--gradient-checkpointing', 'full'];
+    const r = headroom([...args, ...flags, '--lang', 'zh']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^迁移 llama-3\.1-8b：.*h200\.json \(h200-sxm\) → t4 \[目录\]$/m);
+    // Titles are padded to the same terminal width (a Chinese character takes two columns).
+    expect(r.stdout).toMatch(/^ {2}✓ 峰值显存放得下目标 GPU {6}单卡峰值 10\.26 GiB ≤ 13\.50 GiB/m);
+    expect(r.stdout).toMatch(/^ {2}✗ 支持 bf16 {19}t4（目录） 没有 bf16 张量核心/m);
+    expect(r.stdout).toMatch(/^ {4}· 版本：没有 t4 的环境文件$/m);
+    expect(r.stdout).toMatch(
+      /1\. 在 t4 上做冒烟运行：用一小部分数据跑 30 步（61k token）。nvidia-smi 中单卡峰值应约为 10\.26 GiB/,
+    );
+    expect(r.stdout).toContain('✗ 尚不能迁移：先修复标 ✗ 的项');
+    const locale = headroom([...args, ...flags], { LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' });
+    expect(locale.stdout).toBe(r.stdout);
+    expect(headroom([...args, ...flags, '--lang', 'fr']).stderr).toMatch(/^error: --lang fr: /);
   });
 
   it('migrate --json carries the scenario, the items and the plan', () => {

@@ -1,17 +1,23 @@
 /** `headroom env capture|show`: record this machine's training environment, or show a recorded one. */
-import { type Captured, type EnvSnapshot, parseEnvSnapshot } from '../core/env.js';
+import { type Captured, type EnvGpu, type EnvSnapshot, parseEnvSnapshot } from '../core/env.js';
 import { HeadroomUserError } from '../core/errors.js';
+import type { MessageOf } from '../core/message.js';
 import { formatBytes } from '../core/units.js';
 import { captureEnvironment } from '../io/env-capture.js';
 import { readUserFile, refuseFolder, type UserFileKind, writeUserFile } from '../io/user-file.js';
+import { say } from '../words/catalog.js';
+import { ENV_WORDS, type EnvWordParams } from '../words/env.js';
+import type { Lang } from '../words/lang.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { type Style, styleFor } from './_output.js';
+import { columns, padColumns } from './_width.js';
 
 export const help = `headroom env — the training environment of a machine, as JSON
 
 Usage:
-  headroom env capture [-o FILE] [--dir DIR] [--no-disk-probe] [--json]
-  headroom env show FILE [--json]
+  headroom env capture [-o FILE] [--dir DIR] [--no-disk-probe] [--json] [--lang en|zh]
+  headroom env show FILE [--json] [--lang en|zh]
 
 capture records: the GPUs (name, memory.total, compute capability, MIG mode and instances, PCIe link)
 and the driver and CUDA versions from nvidia-smi; the GPU interconnect (nvidia-smi topo -m); Python
@@ -23,6 +29,7 @@ probe (64 MiB written, synced and removed). A part the machine lacks is recorded
   --dir DIR                 where checkpoints and data will live                [.]
   --no-disk-probe           skip the write-throughput probe
   --json                    print the JSON (with -o as well)
+${LANG_HELP}
 
 Then compare two machines: headroom migrate --from-env a.json --to-env b.json MODEL …`;
 
@@ -30,54 +37,70 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   dir: { type: 'string' },
   'no-disk-probe': { type: 'boolean' },
+  ...LANG_OPTIONS,
   json: { type: 'boolean' },
 } as const;
 
-function part<T>(style: Style, captured: Captured<T>, show: (value: T) => string): string {
-  return captured.status === 'ok' ? show(captured.value) : style.yellow(`missing — ${captured.reason}`);
-}
+type EnvWordCode = keyof EnvWordParams;
 
-/** Renders an environment for the terminal. */
-export function renderEnv(env: EnvSnapshot, style: Style): string {
+/** Renders an environment for the terminal, in a language. */
+export function renderEnv(env: EnvSnapshot, style: Style, lang: Lang = 'en'): string {
+  const word = <C extends EnvWordCode>(code: C, params: EnvWordParams[C]) =>
+    say(ENV_WORDS, lang, { code, params } as MessageOf<EnvWordParams>);
+  const part = <T>(captured: Captured<T>, show: (value: T) => string): string =>
+    captured.status === 'ok' ? show(captured.value) : style.yellow(word('missing', { part: captured }));
   const h = env.host;
-  const lines = [
-    style.bold(
-      `environment of ${h.hostname} (${h.platform} ${h.arch}, ${h.cpus} CPUs, ${formatBytes(h.memoryBytes)} RAM)`,
-    ),
-    style.dim(`captured ${env.capturedAt}`),
-    '',
-  ];
-  const row = (label: string, text: string) => lines.push(`  ${label.padEnd(13)} ${text}`);
+  const lines = [style.bold(word('header', h)), style.dim(word('captured', { at: env.capturedAt })), ''];
+  const labels = {
+    gpus: word('label-gpus', {}),
+    driver: word('label-driver', {}),
+    interconnect: word('label-interconnect', {}),
+    frameworks: word('label-frameworks', {}),
+    disk: word('label-disk', {}),
+  };
+  const width = Math.max(LABEL_WIDTH, ...Object.values(labels).map(columns));
+  const row = (label: string, text: string) => lines.push(`  ${padColumns(label, width)} ${text}`);
+  const mig = (g: EnvGpu) =>
+    g.migMode === 'enabled'
+      ? style.yellow(word('mig-on', { instancesBytes: g.migDevicesMemoryBytes }))
+      : g.migMode === 'disabled'
+        ? word('mig-off', {})
+        : '?';
   row(
-    'GPUs',
-    part(style, env.gpus, (gpus) =>
+    labels.gpus,
+    part(env.gpus, (gpus) =>
       gpus
-        .map(
-          (g) =>
-            `${g.index}: ${g.name}${g.catalogId ? style.dim(` (${g.catalogId})`) : ''} · ${g.memoryTotalBytes === null ? '?' : formatBytes(g.memoryTotalBytes)} · compute ${g.computeCapability ?? '?'} · MIG ${g.migMode === 'enabled' ? style.yellow(`on (${g.migDevicesMemoryBytes.map((b) => formatBytes(b)).join(', ') || 'instances unknown'})`) : (g.migMode ?? '?') === 'disabled' ? 'off' : '?'}${g.pcie ? ` · PCIe gen ${g.pcie.gen} x${g.pcie.lanes}` : ''}`,
+        .map((g) =>
+          [
+            `${g.index}: ${g.name}${g.catalogId ? style.dim(` (${g.catalogId})`) : ''}`,
+            g.memoryTotalBytes === null ? '?' : formatBytes(g.memoryTotalBytes),
+            word('compute', { computeCapability: g.computeCapability }),
+            `MIG ${mig(g)}`,
+            ...(g.pcie ? [`PCIe gen ${g.pcie.gen} x${g.pcie.lanes}`] : []),
+          ].join(' · '),
         )
-        .join(`\n  ${''.padEnd(13)} `),
+        .join(`\n  ${''.padEnd(width)} `),
     ),
   );
   row(
-    'driver',
-    part(style, env.driver, (d) => `${d.driverVersion ?? '?'} · CUDA ${d.cudaVersion ?? '?'}`),
+    labels.driver,
+    part(env.driver, (d) => `${d.driverVersion ?? '?'} · CUDA ${d.cudaVersion ?? '?'}`),
   );
   row(
-    'interconnect',
-    part(style, env.interconnect, (t) =>
+    labels.interconnect,
+    part(env.interconnect, (t) =>
       t.kind === 'single'
-        ? 'one GPU'
+        ? word('topo-single', {})
         : t.kind === 'nvlink'
-          ? `NVLink between all ${t.gpuCount} GPUs`
+          ? word('topo-nvlink', { gpus: t.gpuCount })
           : t.kind === 'partial'
-            ? `NVLink on ${t.nvlinkPairs} of ${(t.gpuCount * (t.gpuCount - 1)) / 2} GPU pairs, PCIe for the rest`
-            : `PCIe only between ${t.gpuCount} GPUs`,
+            ? word('topo-partial', { nvlinkPairs: t.nvlinkPairs, pairs: (t.gpuCount * (t.gpuCount - 1)) / 2 })
+            : word('topo-pcie', { gpus: t.gpuCount }),
     ),
   );
   row(
-    'frameworks',
-    part(style, env.frameworks, (f) =>
+    labels.frameworks,
+    part(env.frameworks, (f) =>
       [
         `Python ${f.python}`,
         ...Object.entries(f.packages).map(([name, v]) => (v ? `${name} ${v}` : style.dim(`${name} —`))),
@@ -86,19 +109,18 @@ export function renderEnv(env: EnvSnapshot, style: Style): string {
     ),
   );
   row(
-    'disk',
-    part(
-      style,
-      env.disk,
-      (d) =>
-        `${d.path} · ${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)}${d.writeBytesPerSecond ? ` · writes ${formatBytes(d.writeBytesPerSecond)}/s` : ''}`,
-    ),
+    labels.disk,
+    part(env.disk, (d) => word('disk', d)),
   );
   return lines.join('\n');
 }
 
+/** The width of the labels' column: the English labels' (interconnect), at least. */
+const LABEL_WIDTH = 13;
+
 async function capture(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values } = parseFlags(args, OPTIONS, 'env capture', 0);
+  const lang = langFromFlag(values.lang, ctx.env);
   // A folder for -o is refused before the capture, which takes seconds.
   if (values.output !== undefined) refuseFolder(values.output, ENV_FILE);
   const env = await captureEnvironment({
@@ -115,12 +137,19 @@ async function capture(args: readonly string[], ctx: CommandContext): Promise<nu
     return 0;
   }
   const style = styleFor(ctx.stdout);
-  ctx.stdout.write(`${renderEnv(env, style)}\n\n${style.dim(`written to ${values.output}`)}\n`);
+  const written = say(ENV_WORDS, lang, { code: 'written-to', params: { path: values.output } });
+  ctx.stdout.write(`${renderEnv(env, style, lang)}\n\n${style.dim(written)}\n`);
   return 0;
 }
 
 async function show(args: readonly string[], ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseFlags(args, { json: { type: 'boolean' } }, 'env show', 1);
+  const { values, positionals } = parseFlags(
+    args,
+    { ...LANG_OPTIONS, json: { type: 'boolean' } },
+    'env show',
+    1,
+  );
+  const lang = langFromFlag(values.lang, ctx.env);
   const file = positionals[0];
   if (file === undefined) {
     throw new HeadroomUserError({
@@ -132,7 +161,7 @@ async function show(args: readonly string[], ctx: CommandContext): Promise<numbe
   }
   const env = parseEnvSnapshot(await readEnvFile(file), file);
   ctx.stdout.write(
-    values.json ? `${JSON.stringify(env, null, 2)}\n` : `${renderEnv(env, styleFor(ctx.stdout))}\n`,
+    values.json ? `${JSON.stringify(env, null, 2)}\n` : `${renderEnv(env, styleFor(ctx.stdout), lang)}\n`,
   );
   return 0;
 }

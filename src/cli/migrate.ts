@@ -2,10 +2,20 @@
 import { parseEnvSnapshot } from '../core/env.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { parseMarginFraction } from '../core/margin.js';
-import { type CheckStatus, checkMigration, type MigrateSide, type MigrationReport } from '../core/migrate.js';
-import { formatBytes } from '../core/units.js';
+import {
+  type CheckStatus,
+  checkMigration,
+  type MigrateSide,
+  type MigrationReport,
+  SMOKE_PEAK_TOLERANCE,
+} from '../core/migrate.js';
+import { say } from '../words/catalog.js';
+import type { Lang } from '../words/lang.js';
+import { checkWords } from '../words/migrate-checks.js';
+import { MIGRATE_NOT_CHECKED, MIGRATE_REPORT } from '../words/migrate-report.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { type Style, styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import {
@@ -13,8 +23,6 @@ import {
   catalogGpu,
   countFlag,
   FROM_HELP,
-  formatDuration,
-  formatRate,
   HEADROOM_HELP,
   importSummary,
   loadScenario,
@@ -22,6 +30,7 @@ import {
   SCENARIO_INPUT_OPTIONS,
   tokensFlag,
 } from './_scenario-input.js';
+import { columns, padColumns } from './_width.js';
 import { readEnvFile } from './env.js';
 
 export const help = `headroom migrate — will a working run survive the move to other hardware?
@@ -48,6 +57,7 @@ ${FROM_HELP}
   --keep-checkpoints N      checkpoints kept at once (save_total_limit)       [2]
   --tokens N                training tokens of the full run (2e9, 500M)
 ${HEADROOM_HELP}
+${LANG_HELP}
 
 Examples:
   headroom migrate --from-env lab.json --to-env cloud.json --from axolotl.yml --save-steps 500
@@ -64,6 +74,7 @@ const OPTIONS = {
   'keep-checkpoints': { type: 'string' },
   tokens: { type: 'string' },
   headroom: { type: 'string' },
+  ...LANG_OPTIONS,
   json: { type: 'boolean' },
 } as const;
 
@@ -93,61 +104,49 @@ async function side(
   return { label: envFile ?? gpu?.id ?? '?', env, gpu };
 }
 
-/** Renders the checklist and the two-step plan. */
-export function renderMigration(report: MigrationReport, modelId: string, style: Style): string {
+/** Renders the checklist and the two-step plan, in a language. */
+export function renderMigration(
+  report: MigrationReport,
+  modelId: string,
+  style: Style,
+  lang: Lang = 'en',
+): string {
   const lines: string[] = [];
+  const word = (code: 'catalog-tag' | 'not-checked' | 'plan' | `verdict-${MigrationReport['verdict']}`) =>
+    say(MIGRATE_REPORT, lang, { code, params: {} });
   const sideText = (s: MigrationReport['from']) =>
-    `${s.label}${s.gpu && s.gpu !== s.label ? ` (${s.gpu})` : ''}${s.source === 'catalog' ? style.dim(' [catalog]') : ''}`;
-  lines.push(style.bold(`moving ${modelId}: ${sideText(report.from)} → ${sideText(report.to)}`));
+    `${s.label}${s.gpu && s.gpu !== s.label ? ` (${s.gpu})` : ''}${s.source === 'catalog' ? style.dim(` ${word('catalog-tag')}`) : ''}`;
+  const moving = { model: modelId, from: sideText(report.from), to: sideText(report.to) };
+  lines.push(style.bold(say(MIGRATE_REPORT, lang, { code: 'moving', params: moving })));
   lines.push('');
-  const width = Math.max(...report.items.map((i) => i.title.length));
-  for (const item of report.items) {
+  const items = report.items.map((item) => ({ item, words: checkWords(lang, item) }));
+  const width = Math.max(...items.map((i) => columns(i.words.title)));
+  for (const { item, words } of items) {
     const c = colour(style, item.status);
-    lines.push(`  ${c(MARK[item.status])} ${c(item.title.padEnd(width))}  ${item.reason}`);
-    if (item.action && item.status !== 'pass')
-      lines.push(style.dim(`    ${''.padEnd(width)}  → ${item.action}`));
+    lines.push(`  ${c(MARK[item.status])} ${c(padColumns(words.title, width))}  ${words.reason}`);
+    if (words.action && item.status !== 'pass')
+      lines.push(style.dim(`    ${''.padEnd(width)}  → ${words.action}`));
   }
   if (report.notChecked.length > 0) {
     lines.push('');
-    lines.push(style.yellow('  not checked:'));
-    for (const n of report.notChecked) lines.push(style.yellow(`    · ${n}`));
+    lines.push(style.yellow(`  ${word('not-checked')}`));
+    for (const n of report.notChecked) lines.push(style.yellow(`    · ${say(MIGRATE_NOT_CHECKED, lang, n)}`));
   }
   const { smoke, full } = report.plan;
-  const target = report.to.label;
+  const strong = style.bold;
   lines.push('');
-  lines.push('  plan:');
-  lines.push(
-    `   1. smoke run on ${target}: ${smoke.steps} steps on a small subset (${formatTokensShort(smoke.tokens)} tokens). Expect a peak of ${style.bold(formatBytes(smoke.peakDeviceBytes))} per GPU in nvidia-smi (torch max_memory_allocated ${formatBytes(smoke.peakAllocatedBytes)})${smoke.tokensPerSecond ? ` and about ${style.bold(formatRate(smoke.tokensPerSecond))}${smoke.seconds ? ` (≈ ${formatDuration(smoke.seconds)})` : ''}` : ''}. Stop if the peak is more than 10 % above that, or the loss is not finite.`,
-  );
-  lines.push(
-    `   2. full run${full.seconds !== null && full.tokens !== null ? `: ${formatTokensShort(full.tokens)} tokens in ≈ ${style.bold(formatDuration(full.seconds))}` : full.stepSeconds !== null ? `: ≈ ${formatDuration(full.stepSeconds)} per optimizer step (--tokens N for the whole run)` : ''}, resuming from the smoke run's settings; keep the checkpoint interval the checklist asks for.`,
-  );
+  lines.push(`  ${word('plan')}`);
+  const smokeParams = { ...smoke, target: report.to.label, tolerance: SMOKE_PEAK_TOLERANCE, strong };
+  lines.push(`   ${say(MIGRATE_REPORT, lang, { code: 'smoke', params: smokeParams })}`);
+  lines.push(`   ${say(MIGRATE_REPORT, lang, { code: 'full', params: { ...full, strong } })}`);
   lines.push('');
-  const verdict = report.verdict;
-  lines.push(
-    colour(
-      style,
-      verdict,
-    )(
-      verdict === 'pass'
-        ? '✓ ready to move'
-        : verdict === 'warn'
-          ? '! movable: read the ! and ? items first'
-          : '✗ not ready: fix the ✗ items before moving',
-    ),
-  );
+  lines.push(colour(style, report.verdict)(word(`verdict-${report.verdict}`)));
   return lines.join('\n');
-}
-
-function formatTokensShort(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(0)}k`;
-  return String(n);
 }
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'migrate', 1);
+  const lang = langFromFlag(values.lang, ctx.env);
   if (values['to-env'] === undefined && values['to-gpu'] === undefined) {
     throw new HeadroomUserError({
       code: 'bad-flag',
@@ -189,6 +188,6 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   if (summary) ctx.stdout.write(`${summary}\n`);
   const said = modelSummary(loaded, style);
   if (said) ctx.stdout.write(`${said}\n`);
-  ctx.stdout.write(`${renderMigration(report, loaded.model.id, style)}\n`);
+  ctx.stdout.write(`${renderMigration(report, loaded.model.id, style, lang)}\n`);
   return 0;
 }

@@ -7,14 +7,83 @@
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
+import type { MessageOf, NoParams } from './message.js';
 import { parseNvidiaSmiCsv } from './nvidia-smi.js';
 import { parseNvidiaSmiTable } from './nvidia-smi-table.js';
 import { MIB } from './units.js';
 
+/**
+ * Why a part could not be captured, as data (src/words/env.ts words it): the tool that is not
+ * installed, timed out or failed, or what its output lacked.
+ */
+export interface EnvMissingParams {
+  readonly 'not-installed': { readonly command: string };
+  readonly 'timed-out': {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly seconds: number;
+  };
+  /** The tool failed: the first line of what it printed. */
+  readonly failed: { readonly command: string; readonly args: readonly string[]; readonly output: string };
+  readonly 'no-gpus': NoParams;
+  readonly 'no-driver-version': NoParams;
+  readonly 'no-topology': NoParams;
+  readonly 'no-package-versions': NoParams;
+  /** The disk's free space could not be read: the error's code or message. */
+  readonly 'disk-unreadable': { readonly path: string; readonly error: string };
+}
+export type EnvMissingWhy = MessageOf<EnvMissingParams>;
+
+/** The params each code of EnvMissingParams carries, and their types: to read a file's codes safely. */
+const ENV_MISSING_FIELDS: {
+  readonly [C in keyof EnvMissingParams]: Readonly<Record<string, 'string' | 'number' | 'strings'>>;
+} = {
+  'not-installed': { command: 'string' },
+  'timed-out': { command: 'string', args: 'strings', seconds: 'number' },
+  failed: { command: 'string', args: 'strings', output: 'string' },
+  'no-gpus': {},
+  'no-driver-version': {},
+  'no-topology': {},
+  'no-package-versions': {},
+  'disk-unreadable': { path: 'string', error: 'string' },
+};
+
+/**
+ * A part that could not be captured. `reason` is the English sentence (every file has it; files from
+ * before codes have only it); `code` and `params` say it as data for the words of another language.
+ */
+export interface EnvMissing {
+  readonly status: 'missing';
+  readonly reason: string;
+  readonly code?: string;
+  readonly params?: unknown;
+}
+
 /** One part of the environment: its value, or why it could not be captured. */
-export type Captured<T> =
-  | { readonly status: 'ok'; readonly value: T }
-  | { readonly status: 'missing'; readonly reason: string };
+export type Captured<T> = { readonly status: 'ok'; readonly value: T } | EnvMissing;
+
+/**
+ * Why a part is missing, as data, when the file says it with a known code and well-formed params; null
+ * for files that only have the English reason (or a code this version does not know).
+ */
+export function envMissingWhy(part: EnvMissing): EnvMissingWhy | null {
+  const code = part.code;
+  if (code === undefined || !Object.hasOwn(ENV_MISSING_FIELDS, code)) return null;
+  const fields = ENV_MISSING_FIELDS[code as keyof EnvMissingParams];
+  const params = part.params;
+  if (params === null || typeof params !== 'object') return null;
+  for (const [name, type] of Object.entries(fields)) {
+    const v = (params as Record<string, unknown>)[name];
+    const ok =
+      type === 'strings'
+        ? Array.isArray(v) && v.every((x) => typeof x === 'string')
+        : type === 'number'
+          ? typeof v === 'number' && Number.isFinite(v)
+          : typeof v === 'string';
+    if (!ok) return null;
+  }
+  return { code, params } as EnvMissingWhy;
+}
 
 export interface EnvGpu {
   readonly index: number;

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { say } from '../words/catalog.js';
+import { checkWords } from '../words/migrate-checks.js';
+import { MIGRATE_NOT_CHECKED } from '../words/migrate-report.js';
 import { findGpu } from './catalog/index.js';
 import type { EnvFrameworks, EnvGpu, EnvInterconnect, EnvSnapshot } from './env.js';
 import { estimate } from './estimate.js';
-import { type CheckId, checkMigration, checkpointBytes, type MigrateSide } from './migrate.js';
+import {
+  type CheckId,
+  checkMigration,
+  checkpointBytes,
+  type MigrateSide,
+  type MigrationReport,
+} from './migrate.js';
 import { resolveModelRef } from './model-ref.js';
 import { parseScenario, type Scenario } from './scenario.js';
 import { TORCHTUNE_8B_FULL_PAGED } from './test-helpers/scenarios.js';
@@ -107,19 +116,39 @@ const h100x8 = env({
   gpus: Array.from({ length: 8 }, (_, i) => gpu('NVIDIA H100 80GB HBM3', 81559, '9.0', 'h100-sxm', i)),
 });
 
+/** A report with its items and not-checked lines in English (src/words), as the CLI prints them. */
+function english(report: MigrationReport) {
+  return {
+    ...report,
+    items: report.items.map((item) => {
+      const words = checkWords('en', item);
+      return {
+        id: item.id,
+        status: item.status,
+        title: words.title,
+        reason: words.reason,
+        ...(words.action === null ? {} : { action: words.action }),
+      };
+    }),
+    notChecked: report.notChecked.map((n) => say(MIGRATE_NOT_CHECKED, 'en', n)),
+  };
+}
+
 function check(
   scenario: Record<string, unknown>,
   from: MigrateSide,
   to: MigrateSide,
   extra: Record<string, unknown> = {},
 ) {
-  return checkMigration({
-    scenario: parseScenario({ model: 'llama-3.1-8b', ...scenario }),
-    shape,
-    from,
-    to,
-    ...extra,
-  });
+  return english(
+    checkMigration({
+      scenario: parseScenario({ model: 'llama-3.1-8b', ...scenario }),
+      shape,
+      from,
+      to,
+      ...extra,
+    }),
+  );
 }
 const status = (r: ReturnType<typeof check>) =>
   Object.fromEntries(r.items.map((i) => [i.id, i.status])) as Partial<Record<CheckId, string>>;
@@ -498,5 +527,95 @@ describe('checkMigration: host memory for what the run offloads', () => {
       `the offload needs ${formatBytes(need)} of CPU RAM per node; the target has 128.00 GiB`,
     );
     expect(hostItem(check(scenario, side('a.json', h100x8), side('b.json', h100x8)))!.status).toBe('pass');
+  });
+});
+
+describe('checkMigration: items are data, worded at the edge', () => {
+  const one = env({ gpus: [gpu('NVIDIA H100 80GB HBM3', 81559, '9.0', 'h100-sxm')] });
+  const t4 = env({ gpus: [gpu('Tesla T4', 15360, '7.5', 't4')], driver: '535.104.05', cuda: '12.2' });
+  const raw = (scenario: Record<string, unknown>, from: MigrateSide, to: MigrateSide) =>
+    checkMigration({
+      scenario: parseScenario({ model: 'llama-3.1-8b', ...scenario }),
+      shape,
+      from,
+      to,
+    });
+
+  it('an item is its id, status, a reason code with raw figures and an action code', () => {
+    const r = raw(
+      { method: 'full', parallelism: { strategy: 'zero3', gpus: 8 } },
+      side('a', h100x8),
+      side('b', one),
+    );
+    expect(r.items.find((i) => i.id === 'gpu-count')).toEqual({
+      id: 'gpu-count',
+      status: 'fail',
+      code: 'gpus-too-few',
+      params: { need: 8, has: 1 },
+      action: { code: 'replan-gpus', params: { gpus: 1 } },
+    });
+    // The memory figures are the fit verdict's bytes, unformatted.
+    const fit = r.items.find((i) => i.id === 'memory-fit')!;
+    expect(fit.code).toBe('memory-fits');
+    if (fit.code === 'memory-fits') {
+      expect(fit.params.peakBytes).toBe(r.estimate.peak.deviceBytes);
+      expect(fit.params.budgetBytes).toBe(r.target.budgetBytes);
+      expect(fit.params.on).toEqual({ kind: 'gpu', name: 'NVIDIA H100 80GB HBM3' });
+    }
+    // The report survives JSON unchanged (what --json prints), and words the same after it.
+    const back = JSON.parse(JSON.stringify(r)) as MigrationReport;
+    expect(back.items).toEqual(r.items);
+    expect(english(back).items).toEqual(english(r).items);
+  });
+
+  it('the versions check lists what breaks and what differs as codes with the versions', () => {
+    const old = env({
+      gpus: [gpu('Tesla T4', 15360, '7.5', 't4')],
+      driver: '520.61.05',
+      cuda: '11.8',
+      frameworks: { packages: { 'flash-attn': null } },
+    });
+    const r = raw(
+      { method: 'lora', precision: 'bf16-true', attention: 'flash' },
+      side('a', one),
+      side('b', old),
+    );
+    expect(r.items.find((i) => i.id === 'versions')).toEqual({
+      id: 'versions',
+      status: 'fail',
+      code: 'versions-broken',
+      params: {
+        problems: [
+          { code: 'not-installed', params: { packages: ['flash-attn'], label: 'b' } },
+          { code: 'cuda-mismatch', params: { torchCuda: '12.4', driverCuda: '11.8', driverMajor: 11 } },
+        ],
+        diffs: [
+          { code: 'driver', params: { from: '550.54.15', to: '520.61.05' } },
+          { code: 'cuda', params: { from: '12.4', to: '11.8' } },
+          { code: 'package', params: { name: 'flash-attn', from: '2.6.3', to: null } },
+        ],
+      },
+      action: { code: 'pin-versions', params: {} },
+    });
+  });
+
+  it('speaks Chinese: the title, the reason with its figures and the action', () => {
+    const r = raw(
+      { method: 'qlora', quantization: 'nf4', precision: 'bf16-true', gradientCheckpointing: 'full' },
+      side('a', h100x8),
+      side('t4', t4),
+    );
+    const bf16 = checkWords('zh', r.items.find((i) => i.id === 'bf16')!);
+    expect(bf16.title).toBe('支持 bf16');
+    expect(bf16.reason).toMatch(
+      /^计算能力 7\.5 没有 bf16 张量核心（需要 ≥ 8\.0）：改用 fp16-true 并启用动态损失缩放/,
+    );
+    expect(bf16.action).toBe(
+      '改用 --precision fp16-true，然后重新检查：headroom migrate … --precision fp16-true',
+    );
+    const disk = checkWords('zh', r.items.find((i) => i.id === 'checkpoint-disk')!);
+    expect(disk.reason).toMatch(
+      /^2 个检查点，每个 78\.0 MiB（适配器 \+ 其优化器状态） = 156 MiB，\/data 上剩余 1\.82 TiB；以 954 MiB\/s 保存一次需要 0\.1 秒/,
+    );
   });
 });

@@ -85,13 +85,16 @@ describe('captureEnvironment', () => {
   it('records each missing tool as missing, with why, and never throws', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'headroom-empty-'));
     const env = await captureEnvironment({ dir: empty, env: { PATH: empty }, probeBytes: 0 });
-    expect(env.gpus).toEqual({ status: 'missing', reason: 'nvidia-smi is not installed (not on PATH)' });
-    expect(env.driver).toEqual({ status: 'missing', reason: 'nvidia-smi is not installed (not on PATH)' });
-    expect(env.interconnect).toEqual({
+    const notInstalled = (command: string) => ({
       status: 'missing',
-      reason: 'nvidia-smi is not installed (not on PATH)',
+      reason: `${command} is not installed (not on PATH)`,
+      code: 'not-installed',
+      params: { command },
     });
-    expect(env.frameworks).toEqual({ status: 'missing', reason: 'python3 is not installed (not on PATH)' });
+    expect(env.gpus).toEqual(notInstalled('nvidia-smi'));
+    expect(env.driver).toEqual(notInstalled('nvidia-smi'));
+    expect(env.interconnect).toEqual(notInstalled('nvidia-smi'));
+    expect(env.frameworks).toEqual(notInstalled('python3'));
     expect(env.disk).toMatchObject({ status: 'ok', value: { writeBytesPerSecond: null } });
   });
 
@@ -102,8 +105,15 @@ describe('captureEnvironment', () => {
     expect(env.interconnect).toEqual({
       status: 'missing',
       reason: 'nvidia-smi topo -m failed: topo is not supported on this system',
+      code: 'failed',
+      params: { command: 'nvidia-smi', args: ['topo', '-m'], output: 'topo is not supported on this system' },
     });
-    expect(env.frameworks).toEqual({ status: 'missing', reason: 'python3 printed no package versions' });
+    expect(env.frameworks).toEqual({
+      status: 'missing',
+      reason: 'python3 printed no package versions',
+      code: 'no-package-versions',
+      params: {},
+    });
   });
 
   it('a folder that does not exist is a missing disk, not an error', async () => {
@@ -111,6 +121,8 @@ describe('captureEnvironment', () => {
     expect(disk).toEqual({
       status: 'missing',
       reason: 'cannot read free space of /nonexistent/headroom/dir: ENOENT',
+      code: 'disk-unreadable',
+      params: { path: '/nonexistent/headroom/dir', error: 'ENOENT' },
     });
   });
 });

@@ -12,6 +12,8 @@ import { join, resolve } from 'node:path';
 import {
   type Captured,
   type EnvDisk,
+  type EnvMissing,
+  type EnvMissingWhy,
   type EnvSnapshot,
   FRAMEWORK_PACKAGES,
   GPU_QUERY_FIELDS,
@@ -20,6 +22,8 @@ import {
   parseFrameworkProbe,
   parseTopoMatrix,
 } from '../core/env.js';
+import { say } from '../words/catalog.js';
+import { ENV_MISSING } from '../words/env.js';
 
 /** How long one tool may run before its part is recorded as missing. */
 export const TOOL_TIMEOUT_MS = 20_000;
@@ -51,11 +55,10 @@ except Exception:
 print(json.dumps(out))
 `;
 
-interface ToolResult {
-  readonly ok: boolean;
-  readonly stdout: string;
-  readonly reason: string;
-}
+/** What a tool printed, or why it failed. */
+type ToolResult =
+  | { readonly ok: true; readonly stdout: string }
+  | { readonly ok: false; readonly stdout: string; readonly why: EnvMissingWhy };
 
 /** Runs a tool; never throws. */
 function runTool(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<ToolResult> {
@@ -65,21 +68,34 @@ function runTool(command: string, args: readonly string[], env: NodeJS.ProcessEn
       [...args],
       { timeout: TOOL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env, encoding: 'utf8' },
       (error, stdout, stderr) => {
-        if (!error) return done({ ok: true, stdout, reason: '' });
+        if (!error) return done({ ok: true, stdout });
         const code = (error as NodeJS.ErrnoException).code;
-        const reason =
+        const why: EnvMissingWhy =
           code === 'ENOENT'
-            ? `${command} is not installed (not on PATH)`
+            ? { code: 'not-installed', params: { command } }
             : error.killed
-              ? `${command} ${args.join(' ')} did not answer within ${TOOL_TIMEOUT_MS / 1000} s`
-              : `${command} ${args.join(' ')} failed: ${(stderr || stdout || error.message).trim().split('\n')[0]}`;
-        done({ ok: false, stdout, reason });
+              ? { code: 'timed-out', params: { command, args: [...args], seconds: TOOL_TIMEOUT_MS / 1000 } }
+              : {
+                  code: 'failed',
+                  params: {
+                    command,
+                    args: [...args],
+                    output: (stderr || stdout || error.message).trim().split('\n')[0] ?? '',
+                  },
+                };
+        done({ ok: false, stdout, why });
       },
     );
   });
 }
 
-const missing = (reason: string): { status: 'missing'; reason: string } => ({ status: 'missing', reason });
+/** A missing part: why, as data, with the English reason every file carries (src/words/env.ts). */
+const missing = (why: EnvMissingWhy): EnvMissing => ({
+  status: 'missing',
+  reason: say(ENV_MISSING, 'en', why),
+  code: why.code,
+  params: why.params,
+});
 
 /** Free space of the folder's file system and a sequential write probe (fsync'd, then removed). */
 export async function captureDisk(
@@ -94,9 +110,10 @@ export async function captureDisk(
     freeBytes = fs.bavail * fs.bsize;
     totalBytes = fs.blocks * fs.bsize;
   } catch (error) {
-    return missing(
-      `cannot read free space of ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    return missing({
+      code: 'disk-unreadable',
+      params: { path, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message },
+    });
   }
   let writeBytesPerSecond: number | null = null;
   if (probeBytes > 0 && freeBytes > probeBytes * 4) {
@@ -144,30 +161,30 @@ export async function captureEnvironment(options: CaptureOptions): Promise<EnvSn
   ]);
 
   let gpus: EnvSnapshot['gpus'];
-  if (!query.ok) gpus = missing(query.reason);
+  if (!query.ok) gpus = missing(query.why);
   else {
     const parsed = parseEnvGpus(query.stdout, table.ok ? table.stdout : '');
-    gpus = parsed.length > 0 ? { status: 'ok', value: parsed } : missing('nvidia-smi lists no GPU');
+    gpus = parsed.length > 0 ? { status: 'ok', value: parsed } : missing({ code: 'no-gpus', params: {} });
   }
   let driver: EnvSnapshot['driver'];
   const versions = table.ok ? parseDriverVersions(table.stdout) : null;
   if (versions && (versions.driverVersion || versions.cudaVersion))
     driver = { status: 'ok', value: versions };
-  else driver = missing(table.ok ? 'nvidia-smi printed no driver or CUDA version' : table.reason);
+  else driver = table.ok ? missing({ code: 'no-driver-version', params: {} }) : missing(table.why);
 
   let interconnect: EnvSnapshot['interconnect'];
-  if (!topo.ok) interconnect = missing(topo.reason);
+  if (!topo.ok) interconnect = missing(topo.why);
   else {
     const matrix = parseTopoMatrix(topo.stdout);
-    interconnect = matrix
-      ? { status: 'ok', value: matrix }
-      : missing('nvidia-smi topo -m printed no GPU matrix');
+    interconnect = matrix ? { status: 'ok', value: matrix } : missing({ code: 'no-topology', params: {} });
   }
   let frameworks: EnvSnapshot['frameworks'];
-  if (!python.ok) frameworks = missing(python.reason);
+  if (!python.ok) frameworks = missing(python.why);
   else {
     const parsed = parseFrameworkProbe(python.stdout.trim().split('\n').pop() ?? '');
-    frameworks = parsed ? { status: 'ok', value: parsed } : missing('python3 printed no package versions');
+    frameworks = parsed
+      ? { status: 'ok', value: parsed }
+      : missing({ code: 'no-package-versions', params: {} });
   }
   return {
     kind: 'headroom-env',

@@ -5,17 +5,27 @@
 import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
 import { CHART } from './chart.js';
+import { ENV_MISSING, ENV_WORDS } from './env.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
 import { IMPORT_REPORT } from './import.js';
 import { IMPORT_REASONS } from './import-reasons.js';
 import { MARGIN } from './margin.js';
+import {
+  MIGRATE_ACTIONS,
+  MIGRATE_CHECK_TITLES,
+  MIGRATE_CHECKS,
+  VERSION_DIFFS,
+  VERSION_PROBLEMS,
+} from './migrate-checks.js';
+import { MIGRATE_NOT_CHECKED, MIGRATE_REPORT } from './migrate-report.js';
 import { MODEL_WORDS } from './models.js';
 import { PLAN_DROPPED } from './plan-dropped.js';
 import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
 import { PLAN_RUNGS } from './plan-rungs.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
+import { UI_MIGRATE } from './ui-migrate.js';
 import { UI_PLAN } from './ui-plan.js';
 
 export const DOMAINS: readonly AnyDomain[] = [
@@ -35,4 +45,14 @@ export const DOMAINS: readonly AnyDomain[] = [
   IMPORT_REASONS,
   IMPORT_REPORT,
   CHART,
+  MIGRATE_CHECK_TITLES,
+  MIGRATE_CHECKS,
+  MIGRATE_ACTIONS,
+  VERSION_DIFFS,
+  VERSION_PROBLEMS,
+  MIGRATE_NOT_CHECKED,
+  MIGRATE_REPORT,
+  ENV_MISSING,
+  ENV_WORDS,
+  UI_MIGRATE,
 ];

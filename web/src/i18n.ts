@@ -3,7 +3,6 @@ import { createContext, useContext } from 'react';
 import { PEAK_TERM_LABELS } from '../../src/core/describe.js';
 import type { PeakTermName } from '../../src/core/estimate.js';
 import type { EstimateNote } from '../../src/core/estimate-notes.js';
-import type { CheckId, CheckItem } from '../../src/core/migrate.js';
 import { say } from '../../src/words/catalog.js';
 import { ESTIMATE_NOTES } from '../../src/words/estimate-notes.js';
 
@@ -105,20 +104,6 @@ const EN = {
   'run.diff': 'What changed',
   'run.oneVariable':
     'More than one variable changed: the change in memory cannot be attributed to one of them.',
-  'migrate.title': 'Will it still fit there?',
-  'migrate.from': 'From',
-  'migrate.to': 'To',
-  'migrate.envFile': 'env file (headroom env capture)',
-  'migrate.check': 'Check',
-  'migrate.scenario': 'scenario (JSON, as docs/scenario.md describes)',
-  'migrate.notChecked': 'not checked',
-  'migrate.smoke': 'smoke run',
-  'migrate.steps': 'steps',
-  'migrate.peak': 'peak',
-  'migrate.pass': 'pass',
-  'migrate.warn': 'warn',
-  'migrate.fail': 'fail',
-  'migrate.unknown': 'unknown',
   'common.loading': 'loading…',
   'common.error': 'error',
   'common.none': 'none',
@@ -221,20 +206,6 @@ const ZH: Record<MessageKey, string> = {
   'run.system': 'nvidia-smi 已用',
   'run.diff': '配置差异',
   'run.oneVariable': '改变了不止一个变量：无法把显存变化归因于其中某一个。',
-  'migrate.title': '换到那台机器还放得下吗？',
-  'migrate.from': '源环境',
-  'migrate.to': '目标环境',
-  'migrate.envFile': '环境文件（headroom env capture）',
-  'migrate.check': '检查',
-  'migrate.scenario': '场景（JSON，格式见 docs/scenario.md）',
-  'migrate.notChecked': '未检查',
-  'migrate.smoke': '冒烟运行',
-  'migrate.steps': '步',
-  'migrate.peak': '峰值',
-  'migrate.pass': '通过',
-  'migrate.warn': '警告',
-  'migrate.fail': '失败',
-  'migrate.unknown': '未知',
   'common.loading': '加载中…',
   'common.error': '错误',
   'common.none': '无',
@@ -282,24 +253,6 @@ export function useTermLabel(): (term: PeakTermName) => string {
 export function useNoteText(): (note: EstimateNote) => string {
   const lang = useContext(LangContext);
   return (note) => say(ESTIMATE_NOTES, lang, note);
-}
-
-/** The migrate checks' titles in Chinese; English uses the core's own (CheckItem.title). */
-const CHECK_TITLES_ZH: Readonly<Record<CheckId, string>> = {
-  'memory-fit': '峰值显存放得下目标 GPU',
-  'host-memory': '主机内存装得下卸载的数据',
-  'gpu-count': '目标机器的 GPU 数量足够',
-  bf16: '支持 bf16',
-  interconnect: '并行策略适合互联方式',
-  'checkpoint-disk': '磁盘放得下检查点和数据',
-  versions: '驱动、CUDA 与框架版本',
-  'checkpoint-frequency': '检查点足够频繁，可应对抢占',
-};
-
-/** A migrate check's title in the current language. */
-export function useCheckTitle(): (item: Pick<CheckItem, 'id' | 'title'>) => string {
-  const lang = useContext(LangContext);
-  return (item) => (lang === 'zh' ? CHECK_TITLES_ZH[item.id] : item.title);
 }
 
 /** The current language. */

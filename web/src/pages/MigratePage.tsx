@@ -3,12 +3,16 @@ import { useMemo, useState } from 'react';
 import { findGpu, GPUS } from '../../../src/core/catalog/index.js';
 import { type EnvSnapshot, matchCatalogGpu, parseEnvSnapshot } from '../../../src/core/env.js';
 import { isUserError } from '../../../src/core/errors.js';
+import type { MessageOf } from '../../../src/core/message.js';
 import { checkMigration, type MigrateSide, type MigrationReport } from '../../../src/core/migrate.js';
 import { resolveModelRef } from '../../../src/core/model-ref.js';
 import { parseScenario } from '../../../src/core/scenario.js';
 import { checkScenarioAgainstModel } from '../../../src/core/scenario-limits.js';
-import { formatBytes } from '../../../src/core/units.js';
-import { useCheckTitle, useT } from '../i18n.js';
+import { say } from '../../../src/words/catalog.js';
+import { checkWords } from '../../../src/words/migrate-checks.js';
+import { MIGRATE_NOT_CHECKED } from '../../../src/words/migrate-report.js';
+import { UI_MIGRATE, type UiMigrateParams } from '../../../src/words/ui-migrate.js';
+import { useLang } from '../i18n.js';
 import { formFromQuery, scenarioFromForm } from '../scenario-url.js';
 
 interface SideState {
@@ -29,12 +33,12 @@ function SidePicker({
   onChange: (s: SideState) => void;
   testId: string;
 }) {
-  const t = useT();
+  const t = useUiWords();
   return (
     <fieldset className="panel" data-testid={testId}>
       <legend>{title}</legend>
       <label>
-        <span>GPU</span>
+        <span>{t('gpu')}</span>
         <select
           value={side.gpu}
           onChange={(e) => onChange({ ...side, gpu: e.target.value })}
@@ -48,7 +52,7 @@ function SidePicker({
         </select>
       </label>
       <label>
-        <span>{t('migrate.envFile')}</span>
+        <span>{t('env-file')}</span>
         <input
           type="file"
           accept=".json,application/json"
@@ -91,9 +95,22 @@ function toSide(side: SideState): MigrateSide {
   };
 }
 
+/** The page's own words (src/words/ui-migrate.ts) in the current language, for codes without params. */
+function useUiWords(): (
+  code: {
+    [C in keyof UiMigrateParams]: UiMigrateParams[C] extends Record<string, never> ? C : never;
+  }[keyof UiMigrateParams],
+) => string {
+  const lang = useLang();
+  return (code) => say(UI_MIGRATE, lang, { code, params: {} });
+}
+
+/** Why the page has no report: the scenario names no catalog model, or does not parse. */
+type NoReport = Extract<MessageOf<UiMigrateParams>, { code: 'model-not-in-catalog' | 'scenario-error' }>;
+
 export function MigratePage() {
-  const t = useT();
-  const checkTitle = useCheckTitle();
+  const lang = useLang();
+  const t = useUiWords();
   const [from, setFrom] = useState<SideState>({ gpu: 'a10g', env: null, fileName: null, error: null });
   const [to, setTo] = useState<SideState>({ gpu: 'l4', env: null, fileName: null, error: null });
   const [scenarioText, setScenarioText] = useState(() => {
@@ -101,27 +118,29 @@ export function MigratePage() {
     return JSON.stringify(scenarioFromForm(form, config), null, 2);
   });
 
-  const report = useMemo((): MigrationReport | string => {
+  const report = useMemo((): MigrationReport | NoReport | string => {
     try {
       const scenario = parseScenario(JSON.parse(scenarioText));
       const model = resolveModelRef(scenario.model);
-      if (!model) return `model ${JSON.stringify(scenario.model)} is not in the catalog`;
+      if (!model) return { code: 'model-not-in-catalog', params: { model: JSON.stringify(scenario.model) } };
       checkScenarioAgainstModel(scenario, model);
       return checkMigration({ scenario, shape: model.shape, from: toSide(from), to: toSide(to) });
     } catch (error) {
-      return isUserError(error) ? error.message : `scenario: ${(error as Error).message}`;
+      return isUserError(error)
+        ? error.message
+        : { code: 'scenario-error', params: { message: (error as Error).message } };
     }
   }, [scenarioText, from, to]);
 
   return (
     <div className="migrate-page">
-      <h2>{t('migrate.title')}</h2>
+      <h2>{t('title')}</h2>
       <div className="run-grid">
         <div>
-          <SidePicker title={t('migrate.from')} side={from} onChange={setFrom} testId="from" />
-          <SidePicker title={t('migrate.to')} side={to} onChange={setTo} testId="to" />
+          <SidePicker title={t('from')} side={from} onChange={setFrom} testId="from" />
+          <SidePicker title={t('to')} side={to} onChange={setTo} testId="to" />
           <label className="panel">
-            <span>{t('migrate.scenario')}</span>
+            <span>{t('scenario')}</span>
             <textarea
               rows={12}
               value={scenarioText}
@@ -134,33 +153,38 @@ export function MigratePage() {
         <section className="panel" data-testid="checklist">
           {typeof report === 'string' ? (
             <p className="error">{report}</p>
+          ) : 'code' in report ? (
+            <p className="error">{say(UI_MIGRATE, lang, report)}</p>
           ) : (
             <>
               <p className={`verdict ${report.verdict === 'fail' ? 'no' : 'ok'}`}>
-                {report.from.label} → {report.to.label}: {t(`migrate.${report.verdict}`)}
+                {say(UI_MIGRATE, lang, {
+                  code: 'verdict',
+                  params: { from: report.from.label, to: report.to.label, verdict: report.verdict },
+                })}
               </p>
               <ul className="checklist">
-                {report.items.map((item) => (
-                  <li key={item.id} data-status={item.status}>
-                    <b className={item.status}>{t(`migrate.${item.status}`).toUpperCase()}</b>{' '}
-                    {checkTitle(item)} — {item.reason}
-                    {item.action ? <div className="muted">{item.action}</div> : null}
-                  </li>
-                ))}
+                {report.items.map((item) => {
+                  const words = checkWords(lang, item);
+                  const status = say(UI_MIGRATE, lang, { code: 'status', params: { status: item.status } });
+                  return (
+                    <li key={item.id} data-status={item.status} data-testid={`check-${item.id}`}>
+                      <b className={item.status}>{status.toUpperCase()}</b> {words.title} — {words.reason}
+                      {words.action ? <div className="muted">{words.action}</div> : null}
+                    </li>
+                  );
+                })}
               </ul>
               {report.notChecked.length > 0 ? (
                 <p className="muted">
-                  {t('migrate.notChecked')}: {report.notChecked.join('; ')}
+                  {say(UI_MIGRATE, lang, {
+                    code: 'not-checked',
+                    params: { lines: report.notChecked.map((n) => say(MIGRATE_NOT_CHECKED, lang, n)) },
+                  })}
                 </p>
               ) : null}
-              <h3>{t('migrate.smoke')}</h3>
-              <p>
-                {report.plan.smoke.steps} {t('migrate.steps')} · {t('migrate.peak')}{' '}
-                {formatBytes(report.plan.smoke.peakDeviceBytes)}
-                {report.plan.smoke.tokensPerSecond
-                  ? ` · ${Math.round(report.plan.smoke.tokensPerSecond).toLocaleString()} tokens/s`
-                  : ''}
-              </p>
+              <h3>{t('smoke')}</h3>
+              <p>{say(UI_MIGRATE, lang, { code: 'smoke-figures', params: report.plan.smoke })}</p>
             </>
           )}
         </section>
