@@ -97,7 +97,12 @@ describe('links', () => {
       { code: 'network', params: { nodes: 2, perGpuGBs: INTER_NODE_GBS } },
       { code: 'pcie', params: { gen: 4, lanes: 16 } },
     ]);
-    for (const l of links) expect(say(LINK_NAMES, 'en', l.name)).toBe(l.description);
+    expect(links.map((l) => say(LINK_NAMES, 'en', l.name))).toEqual([
+      'one GPU',
+      'NVLink, 450 GB/s per direction',
+      `across 2 nodes at ${INTER_NODE_GBS} GB/s per GPU`,
+      'PCIe gen 4 x16',
+    ]);
     expect(say(LINK_NAMES, 'zh', links[2]!.name)).toBe(`跨 2 个节点，每块 GPU ${INTER_NODE_GBS} GB/s`);
   });
 });

@@ -78,7 +78,6 @@ export interface Link {
    * The link in English ("PCIe gen 4 x16"), for the migrate checks that still build their reasons in
    * the core; words come from `name` (src/words/time-notes.ts, LINK_NAMES).
    */
-  readonly description: string;
 }
 
 /** PCIe payload bandwidth of the GPU's host link, GB/s per direction (efficiency applied). */
@@ -103,7 +102,6 @@ export function collectiveLink(
       kind: 'none',
       gbs: Number.POSITIVE_INFINITY,
       name: { code: 'one-gpu', params: {} },
-      description: 'one GPU',
     };
   const ic = gpu.interconnect;
   const type = ic?.type ?? 'PCIe';
@@ -116,7 +114,6 @@ export function collectiveLink(
     kind: 'pcie',
     gbs: pcieGbs(gpu.pcie),
     name: { code: 'pcie', params: { gen, lanes } },
-    description: `PCIe gen ${gen} x${lanes}`,
   };
   let intra: Link = pcie;
   if (override?.kind === 'pcie') intra = pcie;
@@ -125,7 +122,6 @@ export function collectiveLink(
       kind: 'nvlink',
       gbs: perDirection * COLLECTIVE_EFFICIENCY,
       name: { code: 'fabric', params: { type, perDirectionGBs: perDirection } },
-      description: `${type}, ${perDirection} GB/s per direction`,
     };
   }
   // Beyond GPUS_PER_NODE (estimate.ts: 8-GPU HGX/DGX servers) the ring crosses the network.
@@ -139,7 +135,6 @@ export function collectiveLink(
             code: 'network',
             params: { nodes: Math.ceil(gpus / GPUS_PER_NODE), perGpuGBs: INTER_NODE_GBS },
           },
-          description: `across ${Math.ceil(gpus / GPUS_PER_NODE)} nodes at ${INTER_NODE_GBS} GB/s per GPU`,
         };
   }
   return intra;

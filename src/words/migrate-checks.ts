@@ -24,6 +24,7 @@ import { defineDomain, say } from './catalog.js';
 import { envMissingText } from './env.js';
 import type { Format } from './format.js';
 import type { Lang } from './lang.js';
+import { LINK_NAMES } from './time-notes.js';
 
 /** A duration as the checklist writes it: "4.0 s", "29 min", "1.5 h" (and "2.0 days" when asked). */
 export function seconds(f: Format, s: number, days = false): string {
@@ -172,7 +173,7 @@ const EN: Wording = {
     const where = t
       ? `nvidia-smi topo: ${t.kind === 'nvlink' ? 'NVLink between every pair' : t.kind === 'partial' ? `NVLink on ${t.nvlinkPairs} pairs only` : 'PCIe only'}`
       : "the catalog's link, no topology captured";
-    return `${seconds(f, c.commSeconds)} of communication per step against ${seconds(f, c.computeSeconds)} of compute (${f.bytes(c.commBytes)} per GPU over ${c.link}; ${where})`;
+    return `${seconds(f, c.commSeconds)} of communication per step against ${seconds(f, c.computeSeconds)} of compute (${f.bytes(c.commBytes)} per GPU over ${say(LINK_NAMES, 'en', c.link)}; ${where})`;
   },
   hostNeeds: (bytes, f) => `the offload needs ${f.bytes(bytes)} of CPU RAM per node`,
   disk: (n, f) =>
@@ -217,7 +218,7 @@ const ZH: Wording = {
     const where = t
       ? `nvidia-smi topo：${t.kind === 'nvlink' ? '每对 GPU 之间都有 NVLink' : t.kind === 'partial' ? `只有 ${t.nvlinkPairs} 对 GPU 之间有 NVLink` : '只有 PCIe'}`
       : '使用目录中的互联，未采集拓扑';
-    return `每步通信 ${seconds(f, c.commSeconds)}，计算 ${seconds(f, c.computeSeconds)}（每块 GPU 经 ${c.link} 传输 ${f.bytes(c.commBytes)}；${where}）`;
+    return `每步通信 ${seconds(f, c.commSeconds)}，计算 ${seconds(f, c.computeSeconds)}（每块 GPU 经 ${say(LINK_NAMES, 'zh', c.link)} 传输 ${f.bytes(c.commBytes)}；${where}）`;
   },
   hostNeeds: (bytes, f) => `卸载需要每个节点 ${f.bytes(bytes)} 的 CPU 内存`,
   disk: (n, f) =>
@@ -384,21 +385,21 @@ export const MIGRATE_CHECKS = defineDomain<MigrateCheckParams>({
       commSeconds: 12,
       computeSeconds: 4,
       commBytes: 2 ** 34,
-      link: 'PCIe gen 4 x16',
+      link: { code: 'pcie', params: { gen: 4, lanes: 16 } },
       topology: { kind: 'pcie', nvlinkPairs: 0 },
     },
     'link-comm-bound': {
       commSeconds: 5,
       computeSeconds: 4,
       commBytes: 2 ** 33,
-      link: 'PCIe gen 4 x16',
+      link: { code: 'pcie', params: { gen: 4, lanes: 16 } },
       topology: { kind: 'partial', nvlinkPairs: 2 },
     },
     'link-ok': {
       commSeconds: 0.5,
       computeSeconds: 4,
       commBytes: 2 ** 33,
-      link: 'NVLink, 450 GB/s per direction',
+      link: { code: 'fabric', params: { type: 'NVLink', perDirectionGBs: 450 } },
       topology: null,
     },
     'disk-unknown': {

@@ -5,6 +5,7 @@
  */
 import type { NoParams } from '../message.js';
 import type { Scenario } from '../scenario.js';
+import type { LinkName } from '../time-model.js';
 import { type Check, only, outcome } from './check.js';
 
 /** The communication of one step against its compute, per GPU, and the link it runs over. */
@@ -12,8 +13,8 @@ export interface CommFigures {
   readonly commSeconds: number;
   readonly computeSeconds: number;
   readonly commBytes: number;
-  /** time-model.ts's description of the link ("PCIe gen 4 x16", "NVLink, 450 GB/s per direction"). */
-  readonly link: string;
+  /** The link the collectives run over (time-model.ts), as data: src/words/time-notes.ts names it. */
+  readonly link: LinkName;
   /** The captured topology; null when the catalog's link stands in. */
   readonly topology: {
     readonly kind: 'nvlink' | 'partial' | 'pcie' | 'single';
@@ -69,7 +70,7 @@ export const INTERCONNECT: Check<
       commSeconds: time.commSeconds,
       computeSeconds: time.computeSeconds,
       commBytes: time.commBytes,
-      link: time.link.description,
+      link: time.link.name,
       topology: topology ? { kind: topology.kind, nvlinkPairs: topology.nvlinkPairs } : null,
     };
     const notChecked = topology
