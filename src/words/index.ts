@@ -4,5 +4,7 @@
  */
 import type { AnyDomain } from './catalog.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { FLEET_FINDINGS } from './fleet.js';
+import { UI_FLEET } from './ui-fleet.js';
 
-export const DOMAINS: readonly AnyDomain[] = [ESTIMATE_NOTES];
+export const DOMAINS: readonly AnyDomain[] = [ESTIMATE_NOTES, FLEET_FINDINGS, UI_FLEET];
