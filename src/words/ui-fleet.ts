@@ -1,6 +1,7 @@
 /** The words of the fleet's table, in `headroom fleet` and on the dashboard's fleet page. */
-import type { NoParams } from '../core/message.js';
-import { defineDomain } from './catalog.js';
+import type { MessageOf, NoParams } from '../core/message.js';
+import { defineDomain, say } from './catalog.js';
+import type { Lang } from './lang.js';
 
 export interface UiFleetParams {
   readonly nav: NoParams;
@@ -99,3 +100,14 @@ export const UI_FLEET = defineDomain<UiFleetParams>({
     loading: {},
   },
 });
+
+/**
+ * The fleet's words in one language, as a function of a code and its params (none for a label).
+ * @example fleetWords('zh')('summary', { cards: 12, hosts: 2, runs: 1, findings: 3 })
+ */
+export function fleetWords(lang: Lang) {
+  return <C extends keyof UiFleetParams>(
+    code: C,
+    ...params: UiFleetParams[C] extends NoParams ? [] : [UiFleetParams[C]]
+  ): string => say(UI_FLEET, lang, { code, params: params[0] ?? {} } as MessageOf<UiFleetParams>);
+}

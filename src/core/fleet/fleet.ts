@@ -288,9 +288,9 @@ function findingsOf(gpus: readonly FleetGpu[]): FleetFinding[] {
         g.usedBytes !== null && g.totalBytes !== null,
     );
     if (measured.length < 2) continue;
-    const mid = median(measured.map((g) => g.usedBytes));
+    const mid = Math.round(median(measured.map((g) => g.usedBytes)));
     for (const g of measured) {
-      const threshold = Math.max(SIBLING_FLOOR_BYTES, SIBLING_RATIO * g.totalBytes);
+      const threshold = Math.round(Math.max(SIBLING_FLOOR_BYTES, SIBLING_RATIO * g.totalBytes));
       if (g.usedBytes > mid + threshold) {
         findings.push({
           code: 'above-siblings',
@@ -308,5 +308,9 @@ function findingsOf(gpus: readonly FleetGpu[]): FleetFinding[] {
       }
     }
   }
-  return findings;
+  // In the cards' order, and on one card in the order of the codes.
+  const order = (f: FleetFinding) =>
+    gpus.findIndex((g) => g.host === f.params.host && g.gpu === f.params.gpu && g.uuid === f.params.uuid);
+  const codes = Object.keys(FLEET_SEVERITY);
+  return findings.sort((a, b) => order(a) - order(b) || codes.indexOf(a.code) - codes.indexOf(b.code));
 }
