@@ -93,7 +93,22 @@ describe.runIf(HAVE || REQUIRED)('Prometheus, dcgm-exporter pages and headroom, 
     exporterPort = await freePort();
     training = spawn(
       process.execPath,
-      [BIN, 'run', '--no-smi', '--name', 'fleet-8', '--metrics-port', String(exporterPort), '--', 'python3', TRAIN, '--hold-file', release, '--hold-s', '120'],
+      [
+        BIN,
+        'run',
+        '--no-smi',
+        '--name',
+        'fleet-8',
+        '--metrics-port',
+        String(exporterPort),
+        '--',
+        'python3',
+        TRAIN,
+        '--hold-file',
+        release,
+        '--hold-s',
+        '120',
+      ],
       { env, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let trainingErr = '';
@@ -128,7 +143,11 @@ scrape_configs:
     );
     prometheus = spawn(
       'prometheus',
-      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`],
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     prometheus.stderr!.on('data', (d: Buffer) => {
@@ -144,8 +163,16 @@ scrape_configs:
     // Up is one scrape; the series are in once a query sees them.
     await until('the series in Prometheus', async () => {
       const q = async (query: string) =>
-        (((await json(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(query)}`)) as { data?: { result?: unknown[] } }).data?.result ?? []).length;
-      return (await q('DCGM_FI_DEV_FB_USED')) === 12 && (await q('headroom_run_peak_bytes')) === 16 ? true : null;
+        (
+          (
+            (await json(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(query)}`)) as {
+              data?: { result?: unknown[] };
+            }
+          ).data?.result ?? []
+        ).length;
+      return (await q('DCGM_FI_DEV_FB_USED')) === 12 && (await q('headroom_run_peak_bytes')) === 16
+        ? true
+        : null;
     });
   }, 90_000);
 
@@ -159,7 +186,10 @@ scrape_configs:
         ])
       : true;
     if (!stopped) prometheus?.kill('SIGKILL');
-    if ((await Promise.race([trainingExit, new Promise((done) => setTimeout(() => done('late'), 10_000))])) === 'late')
+    if (
+      (await Promise.race([trainingExit, new Promise((done) => setTimeout(() => done('late'), 10_000))])) ===
+      'late'
+    )
       training?.kill('SIGKILL');
     dcgm?.closeAllConnections();
     await new Promise((done) => (dcgm ? dcgm.close(done) : done(null)));
@@ -187,7 +217,15 @@ scrape_configs:
         freeBytes: number;
         totalBytes: number;
         reservedBytes: number;
-        runs: { instance: string; run: string; name: string; rank: string; allocatedBytes: number; reservedBytes: number; deviceBytes: null }[];
+        runs: {
+          instance: string;
+          run: string;
+          name: string;
+          rank: string;
+          allocatedBytes: number;
+          reservedBytes: number;
+          deviceBytes: null;
+        }[];
       }[];
       findings: { code: string; severity: string; params: Record<string, unknown> }[];
     };
@@ -243,7 +281,9 @@ scrape_configs:
     const en = fleet('--lang', 'en');
     expect(en.status).toBe(0);
     expect(en.stdout).toContain('12 cards on 2 hosts, 1 running Headroom run, 3 findings');
-    expect(en.stdout).toMatch(/gpu-node-a\s+3\s+NVIDIA H100 80GB HBM3\s+24\.24 GiB\s+54\.89 GiB\s+79\.65 GiB\s+run fleet-8 rank 3/);
+    expect(en.stdout).toMatch(
+      /gpu-node-a\s+3\s+NVIDIA H100 80GB HBM3\s+24\.24 GiB\s+54\.89 GiB\s+79\.65 GiB\s+run fleet-8 rank 3/,
+    );
     expect(en.stdout).toContain('⚠ gpu-node-b GPU 0 (GPU-5f3c2b1a-9d8e-4f70-a615-2c4b8e9d0a10) is 96 % full');
     const zh = fleet('--lang', 'zh');
     expect(zh.stdout).toContain('2 台主机上的 12 张卡，1 个正在运行的 Headroom 任务，3 项发现');
@@ -255,6 +295,45 @@ scrape_configs:
     const check = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
     expect(`${check.stdout}${check.stderr}`).toBe('');
     expect(check.status).toBe(0);
+  });
+
+  it('runs every query of the Grafana dashboard on this Prometheus, with the answers it is drawn from', async () => {
+    const dashboard = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'docs', 'grafana', 'headroom.json'), 'utf8'),
+    ) as {
+      panels: { title: string; targets: { refId: string; expr: string }[] }[];
+    };
+    const answers: Record<string, { metric: Record<string, string>; value: [number, string] }[]> = {};
+    for (const panel of dashboard.panels) {
+      for (const t of panel.targets) {
+        const expr = t.expr.replaceAll('$run', '.*');
+        const body = (await json(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`)) as {
+          status: string;
+          data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+        };
+        expect(body.status, `${panel.title} ${t.refId}: ${expr}`).toBe('success');
+        answers[`${dashboard.panels.indexOf(panel) + 1}${t.refId}`] = body.data.result;
+      }
+    }
+    // Panel 1: eight ranks' reserved peaks, and DCGM's used memory of exactly their eight cards, in bytes.
+    expect(answers['1A']).toHaveLength(8);
+    expect(answers['1B']!.map((r) => [r.metric.Hostname, r.metric.gpu, Number(r.value[1])]).sort()).toEqual(
+      [4340, 4340, 4340, 24_820, 4340, 14_580, 4340, 4340]
+        .map((used, i) => ['gpu-node-a', String(i), used * MIB])
+        .sort(),
+    );
+    // Panel 2's actual peak: the largest rank, per level.
+    expect(answers['2C']!.map((r) => [r.metric.level, Number(r.value[1])]).sort()).toEqual([
+      ['allocated', RANK3_MIB * MIB],
+      ['reserved', RANK3_MIB * MIB],
+    ]);
+    expect(answers['3A']!.map((r) => Number(r.value[1]))).toEqual(Array(8).fill(4));
+    // Panel 4: the live run's diagnosis sees rank 3 holding 20 GiB more than the others.
+    expect(
+      answers['4A']!.map((r) => [r.metric.run, r.metric.code, r.metric.severity, r.value[1]]),
+    ).toContainEqual(['1', 'rank-imbalance', 'warn', '1']);
+    // Panel 5 is headroom fleet's full-no-run, in PromQL.
+    expect(answers['5A']!.map((r) => [r.metric.Hostname, r.metric.gpu])).toEqual([['gpu-node-b', '0']]);
   });
 
   it('says clearly when the Prometheus is down', async () => {
