@@ -65,7 +65,7 @@ describe('docs/grafana/headroom.json', () => {
     for (const p of d.panels) {
       expect(p.targets.length, p.title).toBeGreaterThan(0);
       // Grafana's own ${…} variable syntax, not a template string.
-      expect(p.datasource.uid).toBe(`$${'{'}datasource}`);
+      expect(p.datasource.uid).toBe(`\${datasource}`);
     }
   });
 
