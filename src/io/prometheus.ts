@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { HeadroomUserError } from '../core/errors.js';
-import { analyzeFleet, type FleetReport } from '../core/fleet/fleet.js';
+import { analyzeFleet, type FleetReading } from '../core/fleet/fleet.js';
 import { DCGM_FB_METRICS, HEADROOM_METRICS } from '../core/fleet/names.js';
 import { type InstantVector, readInstantVector } from '../core/fleet/prometheus-response.js';
 
@@ -224,12 +224,6 @@ export async function queryInstant(config: PrometheusConfig, query: string): Pro
     });
   }
   return readInstantVector(body, where);
-}
-
-/** What `headroom fleet` reads: the cards and findings, and where from. */
-export interface FleetReading extends FleetReport {
-  readonly prometheus: string;
-  readonly warnings: readonly string[];
 }
 
 /** Asks the server for DCGM's framebuffer series and ours, and analyses them. */

@@ -99,6 +99,14 @@ export interface FleetReport {
   readonly findings: readonly FleetFinding[];
 }
 
+/** What `headroom fleet --json` prints and GET /api/fleet answers: the report, and where it came from. */
+export interface FleetReading extends FleetReport {
+  /** The Prometheus asked (its base URL, never with credentials). */
+  readonly prometheus: string;
+  /** Prometheus' own warnings on the answers (a partial answer, say). */
+  readonly warnings: readonly string[];
+}
+
 /** The instant vectors the fleet reads. */
 export interface FleetInput {
   /** DCGM_FI_DEV_FB_USED, _FREE, _RESERVED (MiB). */
