@@ -42,7 +42,12 @@ beforeAll(async () => {
   for (const config of [prometheusConfig({ url }, {}), null]) {
     servers.push(
       await listen(
-        await createDashboardApp({ webRoot: WEB, env: { HEADROOM_HOME: home }, demo: false, prometheus: config }),
+        await createDashboardApp({
+          webRoot: WEB,
+          env: { HEADROOM_HOME: home },
+          demo: false,
+          prometheus: config,
+        }),
       ),
     );
   }
@@ -64,7 +69,9 @@ describe('Fleet page', () => {
     await page.goto(`${withPrometheus}/#/fleet`);
     await page.getByTestId('lang-en').click();
     const summary = page.getByTestId('fleet-summary');
-    await expect.poll(() => summary.textContent()).toContain('12 cards on 2 hosts, 1 running Headroom run, 3 findings');
+    await expect
+      .poll(() => summary.textContent())
+      .toContain('12 cards on 2 hosts, 1 running Headroom run, 3 findings');
     const rows = page.getByTestId('fleet-table').locator('tbody tr');
     expect(await rows.count()).toBe(12);
     expect((await rows.nth(3).locator('td').allTextContents()).filter((t) => t !== '')).toEqual([
@@ -81,7 +88,9 @@ describe('Fleet page', () => {
     expect(await rows.nth(9).locator('.fleet-used-fill.full').count()).toBe(0);
     const findings = await page.getByTestId('fleet-findings').locator('li').allTextContents();
     expect(findings).toHaveLength(3);
-    expect(findings[0]).toContain('gpu-node-a GPU 3 (GPU-00000000-0000-0000-0000-000000000003) of run fleet-8 holds 24.24 GiB');
+    expect(findings[0]).toContain(
+      'gpu-node-a GPU 3 (GPU-00000000-0000-0000-0000-000000000003) of run fleet-8 holds 24.24 GiB',
+    );
     expect(findings[1]).toContain('10.49 GiB more than the Headroom ranks on it hold (3.75 GiB)');
     expect(findings[2]).toContain('is 96 % full (76.17 GiB of 79.65 GiB)');
     await screenshot(page, 'fleet-page');
@@ -89,7 +98,9 @@ describe('Fleet page', () => {
 
   it('speaks Chinese after the switch, findings included', async () => {
     await page.getByTestId('lang-zh').click();
-    await expect.poll(() => page.getByTestId('fleet-summary').textContent()).toContain('2 台主机上的 12 张卡');
+    await expect
+      .poll(() => page.getByTestId('fleet-summary').textContent())
+      .toContain('2 台主机上的 12 张卡');
     expect(await page.getByTestId('nav-fleet').textContent()).toBe('集群');
     const findings = await page.getByTestId('fleet-findings').locator('li').allTextContents();
     expect(findings[2]).toContain('已用 96 %');
