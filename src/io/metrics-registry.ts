@@ -4,7 +4,7 @@
  * never share series, and a run deleted from the ledger leaves the next scrape at once.
  */
 import { Gauge, Registry } from 'prom-client';
-import type { LevelBytes, MetricsSource, RunMetrics } from '../core/fleet/metrics-source.js';
+import type { LevelBytes, MetricsSource, RankMetrics, RunMetrics } from '../core/fleet/metrics-source.js';
 import { HEADROOM_METRICS, type HeadroomMetric, MEMORY_LEVELS } from '../core/fleet/names.js';
 
 export interface Exposition {
@@ -33,35 +33,78 @@ function known(labels: Readonly<Record<string, string | number | null>>): Labels
   return out;
 }
 
-/** Fills a registry with the series of the runs. */
+interface Series {
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+/**
+ * A gauge whose series are given whole: prom-client writes them (names, escaping, the text format),
+ * without hashing each label set into its own map first, which is most of a large scrape's time.
+ */
+class SeriesGauge extends Gauge<string> {
+  private readonly series: readonly Series[];
+
+  constructor(metric: HeadroomMetric, registry: Registry, series: readonly Series[]) {
+    super({ name: metric.name, help: metric.help, labelNames: metric.labels, registers: [registry] });
+    this.series = series;
+  }
+
+  override async get() {
+    return { ...(await super.get()), values: [...this.series] };
+  }
+}
+
+/** A run's per-rank series, kept while the source hands back the same ranks (a finished run's). */
+const rankSeries = new WeakMap<
+  readonly RankMetrics[],
+  { readonly key: string; readonly peaks: readonly Series[]; readonly steps: readonly Series[] }
+>();
+
+function seriesOfRanks(run: RunMetrics): { peaks: readonly Series[]; steps: readonly Series[] } {
+  const id = String(run.id);
+  const key = `${id}\u0000${run.name}\u0000${run.host ?? ''}`;
+  const cached = rankSeries.get(run.ranks);
+  if (cached?.key === key) return cached;
+  const peaks: Series[] = [];
+  const steps: Series[] = [];
+  for (const r of run.ranks) {
+    const card = known({
+      run: id,
+      name: run.name,
+      rank: r.rank,
+      Hostname: r.host ?? run.host,
+      gpu: r.gpu,
+      UUID: r.uuid,
+    });
+    for (const level of MEMORY_LEVELS) {
+      const bytes = r[RANK_FIELD[level]];
+      if (bytes !== null) peaks.push({ labels: { ...card, level }, value: bytes });
+    }
+    if (r.lastStep !== null) steps.push({ labels: { run: id, rank: String(r.rank) }, value: r.lastStep });
+  }
+  const entry = { key, peaks, steps };
+  rankSeries.set(run.ranks, entry);
+  return entry;
+}
+
+/** Fills a fresh registry with the series of the runs. */
 export function registryOf(runs: readonly RunMetrics[]): Registry {
-  const registry = new Registry();
-  const gauge = (m: HeadroomMetric) =>
-    new Gauge({ name: m.name, help: m.help, labelNames: m.labels, registers: [registry] });
-  const peak = gauge(HEADROOM_METRICS.peakBytes);
-  const step = gauge(HEADROOM_METRICS.step);
-  const running = gauge(HEADROOM_METRICS.running);
-  const estimate = gauge(HEADROOM_METRICS.estimateBytes);
-  const upper = gauge(HEADROOM_METRICS.upperBytes);
-  const findings = gauge(HEADROOM_METRICS.findings);
+  const peaks: Series[] = [];
+  const steps: Series[] = [];
+  const running: Series[] = [];
+  const estimate: Series[] = [];
+  const upper: Series[] = [];
+  const findings: Series[] = [];
   for (const run of runs) {
     const id = String(run.id);
-    running.set(known({ run: id, name: run.name, Hostname: run.host }), run.running ? 1 : 0);
-    for (const r of run.ranks) {
-      const card = known({
-        run: id,
-        name: run.name,
-        rank: r.rank,
-        Hostname: r.host ?? run.host,
-        gpu: r.gpu,
-        UUID: r.uuid,
-      });
-      for (const level of MEMORY_LEVELS) {
-        const bytes = r[RANK_FIELD[level]];
-        if (bytes !== null) peak.set({ ...card, level }, bytes);
-      }
-      if (r.lastStep !== null) step.set({ run: id, rank: String(r.rank) }, r.lastStep);
-    }
+    running.push({
+      labels: known({ run: id, name: run.name, Hostname: run.host }),
+      value: run.running ? 1 : 0,
+    });
+    const ranks = seriesOfRanks(run);
+    for (const s of ranks.peaks) peaks.push(s);
+    for (const s of ranks.steps) steps.push(s);
     for (const [figure, series] of [
       [run.estimate, estimate],
       [run.upper, upper],
@@ -69,11 +112,19 @@ export function registryOf(runs: readonly RunMetrics[]): Registry {
       if (figure === null) continue;
       for (const level of MEMORY_LEVELS) {
         const bytes = figure[LEVEL_FIELD[level]];
-        if (bytes !== null) series.set({ run: id, level }, bytes);
+        if (bytes !== null) series.push({ labels: { run: id, level }, value: bytes });
       }
     }
-    for (const f of run.findings) findings.set({ run: id, code: f.code, severity: f.severity }, f.count);
+    for (const f of run.findings)
+      findings.push({ labels: { run: id, code: f.code, severity: f.severity }, value: f.count });
   }
+  const registry = new Registry();
+  new SeriesGauge(HEADROOM_METRICS.peakBytes, registry, peaks);
+  new SeriesGauge(HEADROOM_METRICS.step, registry, steps);
+  new SeriesGauge(HEADROOM_METRICS.running, registry, running);
+  new SeriesGauge(HEADROOM_METRICS.estimateBytes, registry, estimate);
+  new SeriesGauge(HEADROOM_METRICS.upperBytes, registry, upper);
+  new SeriesGauge(HEADROOM_METRICS.findings, registry, findings);
   return registry;
 }
 
