@@ -4,8 +4,9 @@ import { defineDomain } from './catalog.js';
 
 const cardEn = (p: CardRef) =>
   `${p.host ?? 'an unnamed host'} GPU ${p.gpu ?? '?'}${p.uuid === null ? '' : ` (${p.uuid})`}`;
+/** Ends in its full-width bracket, or in a space before the CJK text that follows a bare index. */
 const cardZh = (p: CardRef) =>
-  `${p.host ?? '未命名主机'} 的 GPU ${p.gpu ?? '?'}${p.uuid === null ? '' : `（${p.uuid}）`}`;
+  `${p.host ?? '未命名主机'} 的 GPU ${p.gpu ?? '?'}${p.uuid === null ? ' ' : `（${p.uuid}）`}`;
 
 export const FLEET_FINDINGS = defineDomain<FleetFindingParams>({
   name: 'fleet',
@@ -20,11 +21,11 @@ export const FLEET_FINDINGS = defineDomain<FleetFindingParams>({
     },
     zh: {
       'full-no-run': (p, f) =>
-        `${cardZh(p)} 已用 ${f.percent(p.usedBytes / p.totalBytes)}（${f.bytes(p.totalBytes)} 中的 ${f.bytes(p.usedBytes)}），且上面没有正在运行的 Headroom 任务：可能是残留的作业，或未经 headroom run 启动的作业。往这张卡上安排任务之前，先在该主机上找出占用它的进程（nvidia-smi）`,
+        `${cardZh(p)}已用 ${f.percent(p.usedBytes / p.totalBytes)}（${f.bytes(p.totalBytes)} 中的 ${f.bytes(p.usedBytes)}），且上面没有正在运行的 Headroom 任务：可能是残留的作业，或未经 headroom run 启动的作业。往这张卡上安排任务之前，先在该主机上找出占用它的进程（nvidia-smi）`,
       'above-siblings': (p, f) =>
-        `任务 ${p.name ?? p.run} 的 ${cardZh(p)} 占用 ${f.bytes(p.usedBytes)}，比其 ${p.cards} 张卡的中位数（${f.bytes(p.medianBytes)}）高出 ${f.bytes(p.usedBytes - p.medianBytes)}（阈值为高出 ${f.bytes(p.thresholdBytes)}）：某个 rank 比其他 rank 占用更多（批次不均、rank 0 的额外开销），或有其他进程共用这张卡`,
+        `任务 ${p.name ?? p.run} 的 ${cardZh(p)}占用 ${f.bytes(p.usedBytes)}，比其 ${p.cards} 张卡的中位数（${f.bytes(p.medianBytes)}）高出 ${f.bytes(p.usedBytes - p.medianBytes)}（阈值为高出 ${f.bytes(p.thresholdBytes)}）：某个 rank 比其他 rank 占用更多（批次不均、rank 0 的额外开销），或有其他进程共用这张卡`,
       unaccounted: (p, f) =>
-        `${cardZh(p)} 已用 ${f.bytes(p.usedBytes)}，比其上 Headroom 各 rank 占用的总和（${f.bytes(p.accountedBytes)}）多出 ${f.bytes(p.unaccountedBytes)}：这张卡上还有别的进程，可能是残留进程，或共用此卡的另一个作业`,
+        `${cardZh(p)}已用 ${f.bytes(p.usedBytes)}，比其上 Headroom 各 rank 占用的总和（${f.bytes(p.accountedBytes)}）多出 ${f.bytes(p.unaccountedBytes)}：这张卡上还有别的进程，可能是残留进程，或共用此卡的另一个作业`,
     },
   },
   examples: {
