@@ -214,6 +214,15 @@ describe('LedgerMetricsSource', () => {
     expect(existsSync(join(empty, 'ledger.db'))).toBe(false);
   });
 
+  it('refuses a ledger of another schema with a clear error', () => {
+    const db = new Database(ledger.path);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => new LedgerMetricsSource({ home }).runs()).toThrow(
+      `${join(home, 'ledger.db')} is a ledger of schema 99; the exposition reads schema 1`,
+    );
+  });
+
   it("counts a recorded run's diagnosis as its findings", () => {
     // Rank 0 holds twice what the other three do: the diagnoser's rank-imbalance.
     recordRun(ledger, {

@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { HeadroomUserError } from '../core/errors.js';
 import {
   cardOf,
   type FindingCount,
@@ -23,7 +24,7 @@ import {
   type RunMetrics,
 } from '../core/fleet/metrics-source.js';
 import { diagnoseRun } from './diagnose-run.js';
-import { LEDGER_BUSY_TIMEOUT_MS, LEDGER_FILE, Ledger } from './ledger.js';
+import { LEDGER_BUSY_TIMEOUT_MS, LEDGER_FILE, LEDGER_SCHEMA_VERSION, Ledger } from './ledger.js';
 
 type Row = Record<string, unknown>;
 
@@ -101,6 +102,16 @@ export class LedgerMetricsSource implements MetricsSource {
     const db = new Database(this.path, { readonly: true, fileMustExist: true });
     try {
       db.pragma(`busy_timeout = ${LEDGER_BUSY_TIMEOUT_MS}`);
+      const version = Number(db.pragma('user_version', { simple: true }));
+      if (version === 0) return []; // created, not yet written
+      if (version !== LEDGER_SCHEMA_VERSION) {
+        throw new HeadroomUserError({
+          code: 'bad-file',
+          where: this.path,
+          message: `${this.path} is a ledger of schema ${version}; the exposition reads schema ${LEDGER_SCHEMA_VERSION}`,
+          hint: 'run the headroom that wrote it (npm install -g headroom@latest), or set HEADROOM_HOME to another folder',
+        });
+      }
       return this.read(db);
     } finally {
       db.close();
