@@ -5,7 +5,9 @@
  *
  * - a Chromium or Chrome for the browser tests (test/browser/find-browser.ts says where it looks);
  * - python3 for the probe's and the GPU harness's tests;
- * - a CJK font, so the Chinese pages in the browser tests' screenshots show glyphs, not boxes.
+ * - a CJK font, so the Chinese pages in the browser tests' screenshots show glyphs, not boxes;
+ * - in CI (CI=true) only, Prometheus and promtool for the fleet's integration test
+ *   (test/prometheus.test.ts), which skips itself with a message elsewhere.
  *
  * Missing ones are installed from Debian/Ubuntu packages when apt-get is there and this process is
  * root or has passwordless sudo: `apt-get update` (only when the package lists do not know the
@@ -81,6 +83,15 @@ export function missing(machine: Machine): Need[] {
         installable: true,
       });
     }
+  }
+  const prometheus = (tool: string) => machine.run(tool, ['--version']).status === 0;
+  if (machine.env.CI === 'true' && !(prometheus('prometheus') && prometheus('promtool'))) {
+    needs.push({
+      what: "Prometheus and promtool for the fleet's integration test (required when CI=true)",
+      packages: ['prometheus'],
+      reason: 'prometheus or promtool is not on PATH',
+      installable: true,
+    });
   }
   return needs;
 }

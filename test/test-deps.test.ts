@@ -92,7 +92,7 @@ function fakeDebian(
     calls: [] as string[],
     log: [] as string[],
   };
-  const known = new Set(options.known ?? ['chromium', 'python3', 'fonts-noto-cjk']);
+  const known = new Set(options.known ?? ['chromium', 'python3', 'fonts-noto-cjk', 'prometheus']);
   const browserAt: Record<string, string> = {
     chromium: '/usr/bin/chromium',
     'chromium-browser': '/usr/bin/chromium-browser',
@@ -106,6 +106,8 @@ function fakeDebian(
     run(command, args) {
       const status = (ok: boolean, missing: number | null = 1) => ({ status: ok ? 0 : missing, stdout: '' });
       if (command === 'python3') return status(state.installed.has('python3'), null);
+      if (command === 'prometheus' || command === 'promtool')
+        return status(state.installed.has('prometheus'), null);
       if (command === 'fc-list') {
         return { status: 0, stdout: state.installed.has('fonts-noto-cjk') ? 'Noto Sans CJK SC\n' : '' };
       }
@@ -145,6 +147,15 @@ describe('ensure (the first step of npm test)', () => {
     expect(debian.state.calls).toEqual([
       'env DEBIAN_FRONTEND=noninteractive apt-get update',
       'env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-noto-cjk',
+    ]);
+  });
+
+  it('installs Prometheus for the fleet test in CI only (CI=true), where that test is required', () => {
+    expect(fakeDebian({ installed: EVERYTHING }).run()).toBe(0);
+    const ci = fakeDebian({ installed: EVERYTHING, env: { CI: 'true' } });
+    expect(ci.run()).toBe(0);
+    expect(ci.state.calls).toEqual([
+      'env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus',
     ]);
   });
 

@@ -23,6 +23,7 @@ During a run — where is the memory going?
   runs [show|diff|export]   the recorded runs: peaks per layer, per-step chart, diff, export, rm
   probe path                where the Python probe is (for PYTHONPATH)
   serve                     the dashboard in your browser (estimate, runs, migrate), on 127.0.0.1
+  fleet --prometheus URL    every GPU Prometheus sees (dcgm-exporter), our runs on them, what is wrong
 
 After an OOM — why did it run out?
   diagnose [RUN|FILE|-]     findings in the troubleshooting order, with the estimator's figures
@@ -65,6 +66,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   diagnose: () => import('./diagnose.js'),
   snapshot: () => import('./snapshot.js'),
   calibrate: () => import('./calibrate.js'),
+  fleet: () => import('./fleet.js'),
 };
 
 /** The language of --help: --lang as given (en when it names none Headroom speaks), else the locale. */

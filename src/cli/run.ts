@@ -24,6 +24,7 @@ import { refuseFolder, type UserFileKind } from '../io/user-file.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { liveTimings, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
+import { RUN_METRICS_HELP, RUN_METRICS_OPTIONS, startRunMetrics } from './_run-metrics.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 import { renderRunSummary, runJson } from './render-run.js';
@@ -56,6 +57,7 @@ Options:
   --log FILE                where the probe writes (default: the run's folder in HEADROOM_HOME)
   --json                    print the run's record as JSON on stdout, alone: the command's own
                             stdout goes to stderr then (headroom run --json -- … | jq parses)
+${RUN_METRICS_HELP}
 
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
@@ -80,6 +82,7 @@ const OPTIONS = {
   'status-every': { type: 'string' },
   log: { type: 'string' },
   json: { type: 'boolean' },
+  ...RUN_METRICS_OPTIONS,
 } as const;
 
 /** The probe log, for the messages about --log. */
@@ -239,6 +242,13 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   }
 
   const ledger = Ledger.open(headroomHome(ctx.env));
+  // --metrics-port listens before the command starts: a port in use stops it with nothing recorded.
+  const metrics = await startRunMetrics(values['metrics-port'], (text) => say(err.dim(text))).catch(
+    (error: unknown) => {
+      ledger.close();
+      throw error;
+    },
+  );
   try {
     const visible = visibleGpus(ctx.env);
     const query: QueryResult | null = values['no-smi']
@@ -298,6 +308,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       monitorPid: process.pid,
     });
     const runId = record.id;
+    metrics.follow(ledger.home, runId);
     const runDir = ledger.runDir(runId);
     mkdirSync(runDir, { recursive: true });
     const logPath = typeof values.log === 'string' ? resolve(values.log) : join(runDir, 'probe.jsonl');
@@ -485,5 +496,6 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     return exitCode;
   } finally {
     ledger.close();
+    await metrics.close();
   }
 }

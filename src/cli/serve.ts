@@ -3,18 +3,21 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { HeadroomUserError } from '../core/errors.js';
+import { prometheusConfig } from '../io/prometheus.js';
 import { createDashboardApp } from '../server/dashboard.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { styleFor } from './_output.js';
 
-export const help = `headroom serve [--port 7777] [--host 127.0.0.1] [--token TOKEN] [--no-demo]
+export const help = `headroom serve [--port 7777] [--host 127.0.0.1] [--token TOKEN] [--no-demo] [--prometheus URL]
 
 Serves the dashboard (estimate, runs, migrate) and its API, on 127.0.0.1 by default.
   --host ADDR    listen elsewhere than loopback; then --token is required, since anyone who can
                  reach the port could otherwise read your runs (commands, paths, configs)
   --token T      every request must carry it: Authorization: Bearer T, or ?token=T in the URL
   --no-demo      leave the demo run out of the runs page
-Runs come from the ledger (HEADROOM_HOME, default ~/.headroom).`;
+  --prometheus URL   the Prometheus the fleet page asks (headroom fleet --help) [HEADROOM_PROMETHEUS]
+Runs come from the ledger (HEADROOM_HOME, default ~/.headroom). GET /metrics is their Prometheus
+exposition (docs/monitoring.md); with --token, a scraper sends it as a bearer token.`;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -26,6 +29,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       host: { type: 'string' },
       token: { type: 'string' },
       'no-demo': { type: 'boolean' },
+      prometheus: { type: 'string' },
     },
     'serve',
     0,
@@ -48,11 +52,13 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       hint: `headroom serve --host ${host} --token "$(openssl rand -hex 16)"`,
     });
   }
+  const prometheus = prometheusConfig({ url: values.prometheus }, ctx.env);
   const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..', 'web');
   const app = await createDashboardApp({
     webRoot,
     env: ctx.env,
     demo: !values['no-demo'],
+    prometheus,
     ...(values.token ? { token: values.token } : {}),
   });
   const style = styleFor(ctx.stdout);

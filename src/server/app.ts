@@ -28,6 +28,8 @@ export interface AppDeps {
   readonly snapshotLimitBytes?: number;
   /** Extra API routes (runs, migrate, import …) mounted under /api by the callers that have them. */
   readonly extend?: (api: Hono) => void;
+  /** GET /metrics: the Prometheus exposition of the runs (src/io/metrics-registry.ts), when given. */
+  readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
 /** The cookie a browser keeps the token in after opening the ?token= link. */
@@ -172,6 +174,14 @@ export function createApp(deps: AppDeps): Hono {
   app.all('/api/*', (c) =>
     c.json({ error: { code: 'not-found', message: `no API route ${c.req.method} ${c.req.path}` } }, 404),
   );
+
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get('/metrics', async (c) => {
+      const { contentType, body } = await metrics();
+      return c.body(body, 200, { 'content-type': contentType });
+    });
+  }
 
   const webRoot = deps.webRoot;
   app.get('*', async (c) => {

@@ -8,10 +8,14 @@ import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { ledgerMetricsSource } from '../io/metrics-ledger.js';
+import { exposition } from '../io/metrics-registry.js';
+import type { PrometheusConfig } from '../io/prometheus.js';
 import { runSnapshotPath } from '../io/read-snapshot.js';
 import { createApp } from './app.js';
 import { buildDemoRun } from './demo-run.js';
 import { findingViews } from './finding-views.js';
+import { mountFleet } from './fleet-api.js';
 import { mountRuns } from './runs-api.js';
 import { mountRunSnapshot } from './snapshot-api.js';
 
@@ -23,6 +27,8 @@ export interface DashboardOptions {
   readonly demo: boolean;
   /** Poll interval of live streams, ms (tests shorten it). */
   readonly pollMs?: number;
+  /** The Prometheus the fleet page asks (serve --prometheus, HEADROOM_PROMETHEUS); none when absent. */
+  readonly prometheus?: PrometheusConfig | null;
 }
 
 /** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */
@@ -44,11 +50,15 @@ function runSnapshotFile(home: string, id: number): string | null {
 export async function createDashboardApp(options: DashboardOptions): Promise<Hono> {
   const home = headroomHome(options.env);
   const demo = options.demo ? { en: buildDemoRun('en'), zh: buildDemoRun('zh') } : null;
+  // One source for the server's life: finished runs are read once, not on every scrape.
+  const metricsSource = ledgerMetricsSource(home);
   return createApp({
     webRoot: options.webRoot,
+    metrics: () => exposition(metricsSource),
     ...(options.token === undefined ? {} : { token: options.token }),
     extend: (api) => {
       mountRunSnapshot(api, (id) => runSnapshotFile(home, id));
+      mountFleet(api, options.prometheus ?? null);
       mountRuns(api, {
         openLedger: () => Ledger.open(home),
         diagnoseRun: runFindings,

@@ -8,6 +8,7 @@ import { CHART } from './chart.js';
 import { ENV_MISSING, ENV_WORDS } from './env.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
+import { FLEET_FINDINGS } from './fleet.js';
 import { IMPORT_REPORT } from './import.js';
 import { IMPORT_REASONS } from './import-reasons.js';
 import { MARGIN } from './margin.js';
@@ -25,6 +26,7 @@ import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
 import { PLAN_RUNGS } from './plan-rungs.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
+import { UI_FLEET } from './ui-fleet.js';
 import { UI_MIGRATE } from './ui-migrate.js';
 import { UI_PLAN } from './ui-plan.js';
 
@@ -55,4 +57,6 @@ export const DOMAINS: readonly AnyDomain[] = [
   ENV_MISSING,
   ENV_WORDS,
   UI_MIGRATE,
+  FLEET_FINDINGS,
+  UI_FLEET,
 ];

@@ -1,9 +1,11 @@
 /** The dashboard shell: header with pages and the language switch, hash routing, pages. */
 import { type ReactElement, StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
+import { fleetWords } from '../../src/words/ui-fleet.js';
 import { defaultLang, type Lang, LangContext, MESSAGES } from './i18n.js';
 import { ComparePage } from './pages/ComparePage.js';
 import { EstimatePage } from './pages/EstimatePage.js';
+import { FleetPage } from './pages/FleetPage.js';
 import { MigratePage } from './pages/MigratePage.js';
 import { RunPage } from './pages/RunPage.js';
 import { RunsPage } from './pages/RunsPage.js';
@@ -54,6 +56,7 @@ function App() {
     );
   else if (page === 'migrate') body = <MigratePage />;
   else if (page === 'snapshot') body = <SnapshotPage key={navigation} query={route.query} />;
+  else if (page === 'fleet') body = <FleetPage key={navigation} />;
   else
     body = (
       <EstimatePage
@@ -72,6 +75,9 @@ function App() {
               {m[`nav.${p}`]}
             </a>
           ))}
+          <a href="#/fleet" className={page === 'fleet' ? 'active' : ''} data-testid="nav-fleet">
+            {fleetWords(lang)('nav')}
+          </a>
         </nav>
         <fieldset className="lang">
           <legend className="sr-only">language</legend>

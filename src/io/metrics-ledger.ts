@@ -1,0 +1,391 @@
+/**
+ * The MetricsSource over today's ledger (src/io/ledger.ts, schema 1): runs from the `runs` table, each
+ * rank's card and peaks from what the probe recorded — its steps (per rank and device), its `start`
+ * event (host), its `device` events (UUID), its phase and OOM events (peaks between steps) — and the
+ * nvidia-smi per-process samples of its pids. A read-only connection of its own, opened per scrape.
+ *
+ * Bounded per scrape: one query over `runs` (O(runs)); a finished run's ranks and findings are kept
+ * after their first reading, keyed by what would change them, so only runs still recording (or just
+ * changed) are read again, in three queries over the rows of those runs alone. A per-rank ledger table
+ * (after the ledger's refactor) replaces those three with one, behind the same interface.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { HeadroomUserError } from '../core/errors.js';
+import {
+  cardOf,
+  type FindingCount,
+  type LevelBytes,
+  type ListedGpu,
+  type MetricsSource,
+  nvmlUuid,
+  type RankMetrics,
+  type RunMetrics,
+} from '../core/fleet/metrics-source.js';
+import { diagnoseRun } from './diagnose-run.js';
+import { LEDGER_BUSY_TIMEOUT_MS, LEDGER_FILE, LEDGER_SCHEMA_VERSION, Ledger } from './ledger.js';
+
+type Row = Record<string, unknown>;
+
+/** How many runs' diagnoses one scrape may compute; the rest follow on later scrapes. */
+export const DIAGNOSES_PER_SCRAPE = 16;
+/** Run ids per IN (…) list, below SQLite's default limit of bound parameters. */
+const CHUNK = 500;
+
+export interface LedgerMetricsOptions {
+  /** HEADROOM_HOME: the folder of ledger.db. */
+  readonly home: string;
+  /** Only this run (headroom run --metrics-port); every run otherwise. */
+  readonly runId?: number;
+  /** A run's diagnosis as codes and severities; none when left out. */
+  readonly findings?: (runId: number) => readonly { code: string; severity: string }[];
+  /** At most this many diagnoses per scrape (DIAGNOSES_PER_SCRAPE). */
+  readonly diagnosesPerScrape?: number;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function parse(text: unknown): unknown {
+  if (typeof text !== 'string') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function levels(value: unknown): LevelBytes | null {
+  if (!isRecord(value)) return null;
+  const n = (k: string) => (typeof value[k] === 'number' && Number.isFinite(value[k]) ? value[k] : null);
+  const out = {
+    allocatedBytes: n('allocatedBytes'),
+    reservedBytes: n('reservedBytes'),
+    deviceBytes: n('deviceBytes'),
+  };
+  return out.allocatedBytes === null && out.reservedBytes === null && out.deviceBytes === null ? null : out;
+}
+
+interface Cached {
+  readonly key: string;
+  readonly ranks: readonly RankMetrics[];
+}
+
+/** What one rank wrote on one device, gathered from the rows. */
+interface RankDevice {
+  rank: number;
+  localRank: number | null;
+  device: number | null;
+  pids: Set<number>;
+  peakAllocated: number | null;
+  peakReserved: number | null;
+  lastStep: number | null;
+}
+
+const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+
+export class LedgerMetricsSource implements MetricsSource {
+  private readonly path: string;
+  private readonly ranksCache = new Map<number, Cached>();
+  private readonly findingsCache = new Map<number, { key: string; findings: FindingCount[] }>();
+
+  constructor(private readonly options: LedgerMetricsOptions) {
+    this.path = join(options.home, LEDGER_FILE);
+  }
+
+  runs(): RunMetrics[] {
+    if (!existsSync(this.path)) return [];
+    const db = new Database(this.path, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma(`busy_timeout = ${LEDGER_BUSY_TIMEOUT_MS}`);
+      const version = Number(db.pragma('user_version', { simple: true }));
+      if (version === 0) return []; // created, not yet written
+      if (version !== LEDGER_SCHEMA_VERSION) {
+        throw new HeadroomUserError({
+          code: 'bad-file',
+          where: this.path,
+          message: `${this.path} is a ledger of schema ${version}; the exposition reads schema ${LEDGER_SCHEMA_VERSION}`,
+          hint: 'run the headroom that wrote it (npm install -g headroom@latest), or set HEADROOM_HOME to another folder',
+        });
+      }
+      return this.read(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  private read(db: Database.Database): RunMetrics[] {
+    const only = this.options.runId;
+    const rows = db
+      .prepare(
+        `SELECT id, name, status, host, estimate, env, last_step, ended_at_ms,
+           peak_allocated_bytes, peak_reserved_bytes, peak_reserved_gpu, peak_device_bytes, peak_device_gpu
+         FROM runs ${only === undefined ? '' : 'WHERE id = ?'} ORDER BY id`,
+      )
+      .all(...(only === undefined ? [] : [only])) as Row[];
+    // What changes a run's reading; a run still recording can change any rank at any time.
+    const keyOf = (r: Row) =>
+      [
+        r.status,
+        r.last_step,
+        r.ended_at_ms,
+        r.peak_allocated_bytes,
+        r.peak_reserved_bytes,
+        r.peak_device_bytes,
+      ].join('|');
+    const stale = rows.filter(
+      (r) => r.status === 'running' || this.ranksCache.get(Number(r.id))?.key !== keyOf(r),
+    );
+    if (stale.length > 0) {
+      const fresh = this.readRanks(db, stale);
+      for (const r of stale)
+        this.ranksCache.set(Number(r.id), { key: keyOf(r), ranks: fresh.get(Number(r.id)) ?? [] });
+    }
+    // Runs deleted from the ledger leave the caches.
+    const ids = new Set(rows.map((r) => Number(r.id)));
+    for (const id of this.ranksCache.keys()) if (!ids.has(id)) this.ranksCache.delete(id);
+    for (const id of this.findingsCache.keys()) if (!ids.has(id)) this.findingsCache.delete(id);
+
+    let diagnoses = this.options.diagnosesPerScrape ?? DIAGNOSES_PER_SCRAPE;
+    return rows.map((r) => {
+      const id = Number(r.id);
+      const estimate = parse(r.estimate);
+      let findings: FindingCount[] = [];
+      const find = this.options.findings;
+      if (find) {
+        const cached = this.findingsCache.get(id);
+        if (cached?.key === keyOf(r)) findings = cached.findings;
+        else if (diagnoses > 0) {
+          diagnoses--;
+          findings = countFindings(find(id));
+          this.findingsCache.set(id, { key: keyOf(r), findings });
+        } else if (cached) findings = cached.findings;
+      }
+      return {
+        id,
+        name: str(r.name) ?? `run ${id}`,
+        running: r.status === 'running',
+        host: str(r.host),
+        ranks: this.ranksCache.get(id)?.ranks ?? [],
+        estimate: levels(estimate),
+        upper: isRecord(estimate) ? levels(estimate.upper) : null,
+        findings,
+      };
+    });
+  }
+
+  /** The ranks of some runs, from their steps, probe events and per-process samples. */
+  private readRanks(db: Database.Database, runs: readonly Row[]): Map<number, RankMetrics[]> {
+    const out = new Map<number, RankMetrics[]>();
+    for (let i = 0; i < runs.length; i += CHUNK) {
+      const chunk = runs.slice(i, i + CHUNK);
+      const ids = chunk.map((r) => Number(r.id));
+      const list = ids.map(() => '?').join(', ');
+      const steps = db
+        .prepare(
+          `SELECT run_id, rank, device, pid, max(local_rank) AS local_rank,
+             max(coalesce(peak_allocated_bytes, allocated_bytes)) AS pa,
+             max(coalesce(peak_reserved_bytes, reserved_bytes)) AS pr, max(step) AS last_step
+           FROM steps WHERE run_id IN (${list}) GROUP BY run_id, rank, device, pid`,
+        )
+        .all(...ids) as Row[];
+      const events = db
+        .prepare(
+          `SELECT run_id, rank, pid, kind, data FROM events
+           WHERE run_id IN (${list}) AND kind IN ('start', 'device', 'phase', 'oom', 'exception')`,
+        )
+        .all(...ids) as Row[];
+      const processes = db
+        .prepare(
+          `SELECT run_id, pid, gpu_uuid, gpu, max(used_bytes) AS used FROM process_samples
+           WHERE run_id IN (${list}) AND ours = 1 AND used_bytes IS NOT NULL GROUP BY run_id, pid, gpu_uuid, gpu`,
+        )
+        .all(...ids) as Row[];
+      const [byRunSteps, byRunEvents, byRunProcesses] = [steps, events, processes].map(byRun);
+      for (const run of chunk) {
+        const id = Number(run.id);
+        out.set(
+          id,
+          ranksOf(run, byRunSteps!.get(id) ?? [], byRunEvents!.get(id) ?? [], byRunProcesses!.get(id) ?? []),
+        );
+      }
+    }
+    return out;
+  }
+}
+
+function byRun(rows: readonly Row[]): Map<number, Row[]> {
+  const out = new Map<number, Row[]>();
+  for (const r of rows) {
+    const id = Number(r.run_id);
+    const list = out.get(id);
+    if (list) list.push(r);
+    else out.set(id, [r]);
+  }
+  return out;
+}
+
+function countFindings(findings: readonly { code: string; severity: string }[]): FindingCount[] {
+  const counts = new Map<string, FindingCount>();
+  for (const f of findings) {
+    const key = `${f.code}\u0000${f.severity}`;
+    counts.set(key, { code: f.code, severity: f.severity, count: (counts.get(key)?.count ?? 0) + 1 });
+  }
+  return [...counts.values()];
+}
+
+/** One run's ranks: one entry per rank and device it used. */
+function ranksOf(
+  run: Row,
+  steps: readonly Row[],
+  events: readonly Row[],
+  processes: readonly Row[],
+): RankMetrics[] {
+  const env = parse(run.env);
+  const listed: ListedGpu[] =
+    isRecord(env) && Array.isArray(env.gpus)
+      ? env.gpus
+          .filter(isRecord)
+          .flatMap((g) =>
+            typeof g.index === 'number'
+              ? [{ index: g.index, uuid: typeof g.uuid === 'string' ? g.uuid : null }]
+              : [],
+          )
+      : [];
+  const runCvd = isRecord(env) && typeof env.cudaVisibleDevices === 'string' ? env.cudaVisibleDevices : null;
+
+  const byKey = new Map<string, RankDevice>();
+  const entry = (rank: number, device: number | null): RankDevice => {
+    const key = `${rank}/${device ?? ''}`;
+    let e = byKey.get(key);
+    if (!e) {
+      e = {
+        rank,
+        localRank: null,
+        device,
+        pids: new Set(),
+        peakAllocated: null,
+        peakReserved: null,
+        lastStep: null,
+      };
+      byKey.set(key, e);
+    }
+    return e;
+  };
+  for (const s of steps) {
+    const e = entry(Number(s.rank), num(s.device));
+    e.localRank = max(e.localRank, num(s.local_rank));
+    e.pids.add(Number(s.pid));
+    e.peakAllocated = max(e.peakAllocated, num(s.pa));
+    e.peakReserved = max(e.peakReserved, num(s.pr));
+    e.lastStep = max(e.lastStep, num(s.last_step));
+  }
+  const hosts = new Map<number, string>();
+  const cvds = new Map<number, string | null>();
+  const uuids = new Map<string, string>();
+  for (const ev of events) {
+    const data = parse(ev.data);
+    if (!isRecord(data)) continue;
+    const rank = num(ev.rank) ?? 0;
+    if (ev.kind === 'start') {
+      if (typeof data.host === 'string') hosts.set(rank, data.host);
+      cvds.set(rank, typeof data.cudaVisibleDevices === 'string' ? data.cudaVisibleDevices : null);
+    } else if (ev.kind === 'device') {
+      if (typeof data.index === 'number' && typeof data.uuid === 'string')
+        uuids.set(`${rank}/${data.index}`, data.uuid);
+    } else if (Array.isArray(data.devices)) {
+      // A phase or error event holds the peak since the last step (an eval, a save, the OOM itself).
+      for (const d of data.devices.filter(isRecord)) {
+        if (typeof d.index !== 'number') continue;
+        const e = entry(rank, d.index);
+        if (typeof ev.pid === 'number') e.pids.add(ev.pid);
+        e.peakAllocated = max(
+          e.peakAllocated,
+          typeof d.peakAllocatedBytes === 'number' ? d.peakAllocatedBytes : null,
+        );
+        e.peakReserved = max(
+          e.peakReserved,
+          typeof d.peakReservedBytes === 'number' ? d.peakReservedBytes : null,
+        );
+      }
+    }
+  }
+  const ranks = [...byKey.values()]
+    .filter((e) => e.peakAllocated !== null || e.peakReserved !== null || e.lastStep !== null)
+    .sort((a, b) => a.rank - b.rank || (a.device ?? -1) - (b.device ?? -1))
+    .map((e): RankMetrics => {
+      const cvd = cvds.has(e.rank) ? cvds.get(e.rank)! : runCvd;
+      const card = cardOf(e.device, uuids.get(`${e.rank}/${e.device}`) ?? null, cvd, listed);
+      // nvidia-smi's figure for this rank's processes on this card.
+      let device: number | null = null;
+      for (const p of processes) {
+        if (!e.pids.has(Number(p.pid))) continue;
+        const onCard =
+          card.uuid !== null && p.gpu_uuid !== null
+            ? nvmlUuid(str(p.gpu_uuid)) === card.uuid
+            : card.gpu !== null && num(p.gpu) === card.gpu;
+        if (onCard) device = (device ?? 0) + Number(p.used);
+      }
+      return {
+        rank: e.rank,
+        localRank: e.localRank,
+        host: hosts.get(e.rank) ?? str(run.host),
+        gpu: card.gpu,
+        uuid: card.uuid,
+        peakAllocatedBytes: e.peakAllocated,
+        peakReservedBytes: e.peakReserved,
+        peakDeviceBytes: device,
+        lastStep: e.lastStep,
+      };
+    });
+  if (ranks.length > 0) return ranks;
+  // Nothing from the probe: the run's own peaks (nvidia-smi alone, or an older record) as rank 0.
+  const device = num(run.peak_device_bytes);
+  const reserved = num(run.peak_reserved_bytes);
+  const allocated = num(run.peak_allocated_bytes);
+  if (device === null && reserved === null && allocated === null) return [];
+  // The device peak's GPU is nvidia-smi's index already; the probe's is a CUDA ordinal.
+  const smiGpu = device === null ? null : num(run.peak_device_gpu);
+  const card =
+    smiGpu !== null
+      ? { gpu: smiGpu, uuid: nvmlUuid(listed.find((g) => g.index === smiGpu)?.uuid) }
+      : cardOf(num(run.peak_reserved_gpu), null, runCvd, listed);
+  return [
+    {
+      rank: 0,
+      localRank: 0,
+      host: str(run.host),
+      gpu: card.gpu,
+      uuid: card.uuid,
+      peakAllocatedBytes: allocated,
+      peakReservedBytes: reserved,
+      peakDeviceBytes: device,
+      lastStep: num(run.last_step),
+    },
+  ];
+}
+
+/** A run's diagnosis (src/io/diagnose-run.ts) as codes and severities: what `headroom_findings` counts. */
+export function diagnosedFindings(home: string): (runId: number) => { code: string; severity: string }[] {
+  return (runId) => {
+    const ledger = Ledger.open(home);
+    try {
+      return diagnoseRun(ledger, runId).findings.map((f) => ({ code: f.code, severity: f.severity }));
+    } finally {
+      ledger.close();
+    }
+  };
+}
+
+/** The runs of a HEADROOM_HOME (or one of them) with their findings: what /metrics serves. */
+export function ledgerMetricsSource(home: string, runId?: number): LedgerMetricsSource {
+  return new LedgerMetricsSource({
+    home,
+    findings: diagnosedFindings(home),
+    ...(runId === undefined ? {} : { runId }),
+  });
+}
