@@ -32,6 +32,8 @@ export type FieldSource =
       readonly flag: string;
       /** The value as typed; absent for a boolean flag. */
       readonly typed?: string;
+      /** A good value of the flag, for the hint of a bad one (`4096 (or 4k)`). */
+      readonly example?: string;
     }
   | { readonly kind: 'file'; readonly file: string }
   | {

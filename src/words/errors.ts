@@ -484,7 +484,7 @@ function sourceHint(lang: Lang, spec: FieldErrorSpec, extras: ErrorExtras): stri
         })
       : say(ERROR_SOURCES, lang, {
           code: 'flag-example',
-          params: { flag: source.flag, example: extras.example ?? '4' },
+          params: { flag: source.flag, example: source.example ?? extras.example ?? '4' },
         });
   }
   if (source.kind === 'file') {
