@@ -5,6 +5,7 @@
  * field of the table.
  */
 import type { FieldPath } from '../core/scenario/types.js';
+import { defineDomain } from './catalog.js';
 import type { Lang } from './lang.js';
 
 export interface FieldWords {
@@ -299,3 +300,21 @@ export const FIELD_WORDS: Readonly<Record<Lang, { readonly [P in FieldPath]: Fie
   en: EN,
   zh: ZH,
 };
+
+type Everything = { readonly [P in FieldPath]: Readonly<Record<never, never>> };
+
+function rendered(words: { readonly [P in FieldPath]: FieldWords }) {
+  return Object.fromEntries(
+    Object.entries(words).map(([path, w]) => [
+      path,
+      () => [w.label, w.help, w.helpNo, w.default, w.limit?.unit, w.limit?.why].filter(Boolean).join(' — '),
+    ]),
+  ) as { readonly [P in FieldPath]: () => string };
+}
+
+/** The field words as a catalog domain, so the catalog's test renders every field in both languages. */
+export const FIELD_WORDS_DOMAIN = defineDomain<Everything>({
+  name: 'fields',
+  words: { en: rendered(EN), zh: rendered(ZH) },
+  examples: Object.fromEntries(Object.keys(EN).map((path) => [path, {}])) as Everything,
+});
