@@ -58,11 +58,13 @@ export const SCENARIO_OPTIONS = {
 const WIDTH = 100;
 const TEXT_COLUMN = 28;
 
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60]/;
+
 /** How many columns a string takes on a terminal: CJK and full-width characters take two. */
 function columns(text: string): number {
+  if (!WIDE.test(text)) return text.length;
   let n = 0;
-  for (const ch of text)
-    n += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60]/.test(ch) ? 2 : 1;
+  for (const ch of text) n += WIDE.test(ch) ? 2 : 1;
   return n;
 }
 
@@ -75,30 +77,34 @@ function padTo(text: string, width: number): string {
 function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
-  const push = () => {
-    if (line !== '') lines.push(line);
-    line = '';
-  };
+  let used = 0;
   for (const word of text.split(' ')) {
-    const joined = line === '' ? word : `${line} ${word}`;
-    if (columns(joined) <= width) {
-      line = joined;
+    const w = columns(word);
+    if (line !== '' && used + 1 + w <= width) {
+      line += ` ${word}`;
+      used += 1 + w;
       continue;
     }
-    push();
-    let rest = word;
-    while (columns(rest) > width) {
-      let cut = '';
-      for (const ch of rest) {
-        if (columns(cut + ch) > width) break;
-        cut += ch;
-      }
-      lines.push(cut);
-      rest = rest.slice(cut.length);
+    if (line === '' && w <= width) {
+      line = word;
+      used = w;
+      continue;
     }
-    line = rest;
+    if (line !== '') lines.push(line);
+    line = '';
+    used = 0;
+    for (const ch of word) {
+      const c = WIDE.test(ch) ? 2 : 1;
+      if (used + c > width) {
+        lines.push(line);
+        line = '';
+        used = 0;
+      }
+      line += ch;
+      used += c;
+    }
   }
-  push();
+  if (line !== '') lines.push(line);
   return lines;
 }
 
