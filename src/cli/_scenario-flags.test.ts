@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HeadroomUserError } from '../core/errors.js';
+import { fieldError } from '../core/scenario/field-errors.js';
 import { parseScenario } from '../core/scenario.js';
 import { userErrorOf } from '../core/test-helpers/user-error.js';
 import { userErrorWords } from '../words/errors.js';
@@ -94,6 +95,33 @@ describe('where a field came from', () => {
       message: '--micro-batch -2 必须是 1 到 65536 之间的整数',
       hint: '例如 --micro-batch 4',
     });
+  });
+
+  it("the estimator's target error reads the same whether it carries a reason or only its English", () => {
+    const { sources } = mergeScenarioFlags({}, { model: 'x', method: 'lora', 'lora-targets': 'c_attn' });
+    const reasoned = fieldError('not-a-linear-module', ['lora', 'targets'], {
+      value: '"c_attn"',
+      modelType: 'llama',
+      known: ['q_proj', 'v_proj'],
+    });
+    expect([reasoned.message, reasoned.hint]).toEqual([
+      'lora.targets: "c_attn" is not a linear module of llama models',
+      'use "all-linear" or some of: q_proj, v_proj',
+    ]);
+    // As src/core/estimate.ts raises it today: a where and a message, no reason.
+    const legacy = new HeadroomUserError({
+      code: 'invalid-field',
+      where: 'lora.targets',
+      message: 'lora.targets: "c_attn" is not a linear module of llama models',
+      hint: 'use "all-linear" or some of: q_proj, v_proj',
+    });
+    for (const error of [reasoned, legacy]) {
+      const shown = named(error, sources, 'estimate') as HeadroomUserError;
+      expect([shown.where, shown.message]).toEqual([
+        '--lora-targets',
+        '--lora-targets c_attn is not a linear module of llama models',
+      ]);
+    }
   });
 
   it('leaves alone an error that is about no field', () => {

@@ -67,6 +67,8 @@ const FORMS: Readonly<Record<FieldErrorReason, 'value' | 'bare' | 'sentence'>> =
   'bnb-inputs': 'bare',
   'rank-above-hidden': 'value',
   'layers-above-model': 'value',
+  'not-a-linear-module': 'value',
+  'module-not-sizable': 'value',
   'flag-not-number': 'sentence',
   'flag-not-package-version': 'sentence',
 };
@@ -141,6 +143,8 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
       'rank-above-hidden': (p) =>
         `is more than the hidden size of ${modelEn(p)}, ${p.max}: a LoRA rank above it adds parameters, not capacity`,
       'layers-above-model': (p) => `is more than the ${p.max} layers ${modelEn(p)} has`,
+      'not-a-linear-module': (p) => `is not a linear module of ${p.modelType} models`,
+      'module-not-sizable': () => 'is not a module Headroom can size',
       'flag-not-number': (p) =>
         `not a number${p.max === undefined ? '' : `; give a whole number from 1 to ${p.max}`}`,
       'flag-not-package-version': (p) => `"${p.item}" is not PACKAGE=VERSION`,
@@ -196,6 +200,8 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
       'rank-above-hidden': (p) =>
         `超过 ${modelZh(p)} 的隐藏层大小 ${p.max}：LoRA 秩超过它只会增加参数，不会增加容量`,
       'layers-above-model': (p) => `超过 ${modelZh(p)} 的 ${p.max} 层`,
+      'not-a-linear-module': (p) => `不是 ${p.modelType} 模型的线性模块`,
+      'module-not-sizable': () => '不是 Headroom 能计算大小的模块',
       'flag-not-number': (p) => `不是数字${p.max === undefined ? '' : `；请给出 1 到 ${p.max} 之间的整数`}`,
       'flag-not-package-version': (p) => `"${p.item}" 不是 PACKAGE=VERSION 的形式`,
     },
@@ -241,6 +247,13 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
     'bnb-inputs': { quantization: 'nf4-dq', quantizer: 'torchao', path: 'quantizedInputsKept' },
     'rank-above-hidden': { value: 5000, max: 4096, path: 'lora.rank', model: 'llama-3.1-8b' },
     'layers-above-model': { value: 40, max: 32, path: 'trainableLayers', model: 'inline config' },
+    'not-a-linear-module': {
+      value: '"c_attn"',
+      modelType: 'llama',
+      known: ['q_proj', 'k_proj', 'lm_head'],
+      path: 'lora.targets',
+    },
+    'module-not-sizable': { value: '"norm"', path: 'lora.modulesToSave' },
     'flag-not-number': { raw: 'abc', max: 65536, path: 'microBatchSize' },
     'flag-not-package-version': { raw: 'torch', item: 'torch', path: 'versions' },
   },
@@ -273,6 +286,8 @@ type Hinted =
   | 'bnb-inputs'
   | 'rank-above-hidden'
   | 'layers-above-model'
+  | 'not-a-linear-module'
+  | 'module-not-sizable'
   | 'flag-not-package-version';
 
 const bnbHintEn = (p: { quantizer: string }) =>
@@ -320,6 +335,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
       'rank-above-hidden': (p) => `a rank from 1 to ${p.max}; 8 to 256 are the usual ones`,
       'layers-above-model': (p) =>
         `from 1 to ${p.max}; method full trains every layer and the embeddings too`,
+      'not-a-linear-module': (p) => `use "all-linear" or some of: ${p.known.join(', ')}`,
+      'module-not-sizable': () => 'use embed_tokens and/or lm_head',
       'flag-not-package-version': () => 'e.g. --versions torch=2.5.1,transformers=4.46.0',
     },
     zh: {
@@ -350,6 +367,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
       'bnb-inputs': bnbHintZh,
       'rank-above-hidden': (p) => `秩取 1 到 ${p.max}；常用 8 到 256`,
       'layers-above-model': (p) => `取 1 到 ${p.max}；method full 会训练所有层以及嵌入层`,
+      'not-a-linear-module': (p) => `使用 "all-linear"，或以下模块中的若干个：${p.known.join('、')}`,
+      'module-not-sizable': () => '使用 embed_tokens 和/或 lm_head',
       'flag-not-package-version': () => '例如 --versions torch=2.5.1,transformers=4.46.0',
     },
   },
@@ -380,6 +399,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
     'bnb-inputs': ERROR_WORDS.examples['bnb-inputs'],
     'rank-above-hidden': ERROR_WORDS.examples['rank-above-hidden'],
     'layers-above-model': ERROR_WORDS.examples['layers-above-model'],
+    'not-a-linear-module': ERROR_WORDS.examples['not-a-linear-module'],
+    'module-not-sizable': ERROR_WORDS.examples['module-not-sizable'],
     'flag-not-package-version': ERROR_WORDS.examples['flag-not-package-version'],
   },
 });

@@ -65,6 +65,14 @@ export interface FieldErrorParams {
   'rank-above-hidden': { readonly value: number; readonly max: number };
   /** More trainable layers than the model has; the context names the model. */
   'layers-above-model': { readonly value: number; readonly max: number };
+  /** A LoRA target the model has no linear module of (the estimator resolves targets against the shape). */
+  'not-a-linear-module': {
+    readonly value: Shown;
+    readonly modelType: string;
+    readonly known: readonly string[];
+  };
+  /** A module to save (train in full) that Headroom cannot size: only the embeddings and the head. */
+  'module-not-sizable': { readonly value: Shown };
   /** A numeric flag that is no number; `max` when the field is a count with a limit. */
   'flag-not-number': { readonly raw: string; readonly max?: number };
   /** An item of --versions that is not PACKAGE=VERSION. */
