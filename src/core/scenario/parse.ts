@@ -8,7 +8,6 @@ import {
   type AnyTable,
   applies,
   type FieldDecl,
-  getPath,
   given,
   groupFields,
   groupOf,
@@ -53,8 +52,25 @@ function checkRules(
  * default; throws a HeadroomUserError naming the field and the accepted values.
  */
 export function parserOf(table: AnyTable): (input: unknown) => Record<string, unknown> {
+  // What the parser reads of the table, worked out once: each field's segments, group and group rules.
   const keys = topKeys(table);
-  const fields = Object.entries(table.fields);
+  const fields = Object.entries(table.fields).map(([path, decl]) => {
+    const parts = segments(path);
+    const group = groupOf(path);
+    return { path, decl, parts, group, groupDecl: group === undefined ? undefined : table.groups[group] };
+  });
+  const groups = Object.entries(table.groups).map(([name, group]) => ({
+    name,
+    group,
+    known: groupFields(table, name).map((p) => segments(p)[1]!),
+  }));
+  const at = (raw: Readonly<Record<string, unknown>>, parts: readonly string[]): unknown => {
+    const top = raw[parts[0]!];
+    if (parts.length === 1) return top;
+    return top !== null && typeof top === 'object' && !Array.isArray(top)
+      ? (top as Record<string, unknown>)[parts[1]!]
+      : undefined;
+  };
   return (input) => {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw fieldError('not-a-scenario', [], {});
@@ -63,44 +79,45 @@ export function parserOf(table: AnyTable): (input: unknown) => Record<string, un
     for (const key of Object.keys(raw)) {
       if (!keys.includes(key)) throw fieldError('unknown-field', [key], { known: keys });
     }
-    for (const [name, group] of Object.entries(table.groups)) {
+    for (const { name, group, known } of groups) {
       const inner = record(raw[name], [name]);
-      const known = groupFields(table, name).map((p) => segments(p)[1]!);
       for (const key of Object.keys(inner ?? {})) {
         if (!known.includes(key)) throw fieldError(group.unknown, [name, key], { known });
       }
     }
     // Each value by its kind, in the table's order.
-    const values: Record<string, unknown> = {};
-    for (const [path, decl] of fields) {
-      const value = getPath(raw, path);
-      if (given(value) || decl.required) values[path] = decl.kind.parse(value ?? undefined, segments(path));
+    const values = new Map<string, unknown>();
+    for (const { path, decl, parts } of fields) {
+      const value = at(raw, parts);
+      if (given(value) || decl.required) values.set(path, decl.kind.parse(value ?? undefined, parts));
     }
     // What applies, and the defaults of what does.
-    const view: Record<string, unknown> = { ...values };
-    for (const [path, decl] of fields) if (view[path] === undefined) view[path] = decl.default;
-    for (const [path, decl] of fields) {
-      if (values[path] !== undefined || !decl.defaultOf) continue;
+    // Built in the table's order every time, so the engine keeps one shape for it (a spread would not).
+    const view: Record<string, unknown> = {};
+    for (const { path, decl } of fields) view[path] = values.has(path) ? values.get(path) : decl.default;
+    for (const { path, decl } of fields) {
+      if (values.has(path) || !decl.defaultOf) continue;
       view[path] = decl.defaultOf(view);
     }
-    for (const [name, group] of Object.entries(table.groups)) {
+    for (const { name, group } of groups) {
       checkRules(group.rules, null, [name], { given: raw[name], effective: raw[name] }, view);
     }
-    for (const [path, decl] of fields) {
-      checkRules(decl.rules, decl, segments(path), { given: values[path], effective: view[path] }, view);
+    for (const { path, decl, parts } of fields) {
+      checkRules(decl.rules, decl, parts, { given: values.get(path), effective: view[path] }, view);
     }
     // The scenario, in the table's order: a field that does not apply takes no default.
     const out: Record<string, unknown> = {};
-    for (const [path, decl] of fields) {
-      const group = groupOf(path);
-      const groupDecl = group === undefined ? undefined : table.groups[group];
-      if (groupDecl?.optional && !applies(groupDecl.rules, view)) continue;
-      if (group !== undefined && out[group] === undefined) out[group] = {};
-      const value =
-        values[path] !== undefined ? values[path] : applies(decl.rules, view) ? view[path] : undefined;
+    const groupOn = new Map<string, boolean>();
+    for (const { path, decl, parts, group, groupDecl } of fields) {
+      if (group !== undefined) {
+        if (!groupOn.has(group)) groupOn.set(group, !groupDecl?.optional || applies(groupDecl.rules, view));
+        if (!groupOn.get(group)) continue;
+        if (out[group] === undefined) out[group] = {};
+      }
+      const value = values.has(path) ? values.get(path) : applies(decl.rules, view) ? view[path] : undefined;
       if (value === undefined || (decl.keep && !decl.keep(value))) continue;
       if (group === undefined) out[path] = value;
-      else (out[group] as Record<string, unknown>)[segments(path)[1]!] = value;
+      else (out[group] as Record<string, unknown>)[parts[1]!] = value;
     }
     return out;
   };
