@@ -16,7 +16,7 @@ import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import { prequantizedNote, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
-import { applyScenarioFlags, SCENARIO_OPTIONS } from './_scenario-flags.js';
+import { type BaseSource, mergeScenarioFlags, named, SCENARIO_OPTIONS } from './_scenario-flags.js';
 
 /** Scenario flags plus --from CONFIG. */
 export const SCENARIO_INPUT_OPTIONS = { ...SCENARIO_OPTIONS, from: { type: 'string' } } as const;
@@ -111,7 +111,9 @@ export async function loadScenario(
   const { imported, importedFrom } = read;
   const given = typeof values.scenario === 'string' || typeof values.from === 'string';
   const base = defaults && !given ? { ...defaults } : read.base;
-  const raw = applyScenarioFlags(base, values, positionalModel);
+  const { raw, sources } = mergeScenarioFlags(base, values, positionalModel, {
+    ...sourceOfBase(values, given ? imported : null),
+  });
   if (raw.model === undefined) {
     throw new HeadroomUserError({
       code: 'bad-flag',
@@ -122,63 +124,44 @@ export async function loadScenario(
       hint: `headroom ${command} llama-3.1-8b …, or --model ID with --from (headroom models lists the catalog)`,
     });
   }
-  const parsed = parseWithSource(
-    raw,
-    typeof values.scenario === 'string' ? values.scenario : null,
-    read.base,
-  );
-  const model = await resolveModel(parsed.model, hub);
-  const file = typeof values.scenario === 'string' ? values.scenario : null;
   try {
+    const parsed = parseScenario(raw);
+    const model = await resolveModel(parsed.model, hub);
     checkScenarioAgainstModel(parsed, model);
+    const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
+    const scenario: Scenario = {
+      ...parsed,
+      model: typeof parsed.model === 'string' ? model.id : parsed.model,
+    };
+    return { scenario, model, gpu, imported, importedFrom };
   } catch (error) {
-    throw file === null ? error : inScenarioFile(error, file, read.base, raw);
-  }
-  const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
-  const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
-  return { scenario, model, gpu, imported, importedFrom };
-}
-
-/**
- * Validates the merged scenario. A bad field that came from the --scenario file names the file and
- * says where to fix it; one a flag set keeps the flag's own wording.
- */
-function parseWithSource(
-  raw: Readonly<Record<string, unknown>>,
-  file: string | null,
-  fromFile: Readonly<Record<string, unknown>>,
-): Scenario {
-  try {
-    return parseScenario(raw);
-  } catch (error) {
-    throw file === null ? error : inScenarioFile(error, file, fromFile, raw);
+    // A bad field says where the user set it: the flag as typed, the scenario file, the config's key.
+    throw named(error, sources, command);
   }
 }
 
 /**
- * The error a scenario's validation raised, naming `file` when the field it is about came from that file
- * (`fromFile`, the file's own object) and no flag changed it in `merged`, with a hint that says where to
- * fix it.
+ * Where the fields of a command's base came from: the --scenario file, or the keys of the --from
+ * config its importer mapped (a field the importer assumed names the config alone).
  */
-export function inScenarioFile(
-  error: unknown,
-  file: string,
-  fromFile: unknown,
-  merged: Readonly<Record<string, unknown>>,
-): unknown {
-  if (!(error instanceof HeadroomUserError) || error.where === undefined) return error;
-  const field = error.where.split('.')[0]!;
-  if (fromFile === null || typeof fromFile !== 'object' || !(field in fromFile)) return error;
-  const own = (fromFile as Record<string, unknown>)[field];
-  if (JSON.stringify(own) !== JSON.stringify(merged[field])) return error;
-  return new HeadroomUserError({
-    code: error.code,
-    where: `${file}: ${error.where}`,
-    message: `${file}: ${error.message}`,
-    hint:
-      error.hint ??
-      `fix ${error.where} in ${file}; docs/scenario.md lists every field and the values it takes`,
-  });
+export function sourceOfBase(values: Values, imported: ImportReport | null): { baseSource?: BaseSource } {
+  if (typeof values.scenario === 'string') {
+    const file = values.scenario;
+    return { baseSource: () => ({ kind: 'file', file }) };
+  }
+  if (imported !== null && typeof values.from === 'string') {
+    const file = values.from;
+    const keys = new Map(imported.mapped.map((m) => [m.field, m]));
+    return {
+      baseSource: (path) => {
+        const mapped = keys.get(path);
+        return mapped === undefined
+          ? { kind: 'import', file }
+          : { kind: 'import', file, key: mapped.key, value: mapped.value };
+      },
+    };
+  }
+  return {};
 }
 
 /** One dim line saying what an imported config contributed. */

@@ -9,18 +9,19 @@ import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
+import { errorRecord } from '../words/errors.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
 import { styleFor } from './_output.js';
-import { applyScenarioFlags, namedByFlag, SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
+import { mergeScenarioFlags, named, SCENARIO_FLAGS_HELP, type ScenarioSources } from './_scenario-flags.js';
 import {
   catalogGpu,
   FROM_HELP,
   HEADROOM_HELP,
   importSummary,
-  inScenarioFile,
   SCENARIO_INPUT_OPTIONS,
   scenarioBase,
+  sourceOfBase,
 } from './_scenario-input.js';
 import { renderEstimate } from './render-estimate.js';
 
@@ -40,6 +41,7 @@ Output:
                             reserve and what the process holds outside torch
   --json                    the estimate as JSON (one line per scenario for JSON Lines input);
                             peakTerms and phaseTerms carry the same terms
+  --lang en|zh              the language of errors and of this help (--help --lang zh)  [from LC_ALL / LANG]
 
 Examples:
   headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu rtx-4090
@@ -51,6 +53,9 @@ const OPTIONS = {
   json: { type: 'boolean' },
   explain: { type: 'boolean' },
   headroom: { type: 'string' },
+  // The language of the words (errors today); main renders them. Declared here, not from _lang.ts,
+  // which would load the diagnose catalog into every estimate's cold start.
+  lang: { type: 'string' },
 } as const;
 
 /**
@@ -70,27 +75,36 @@ async function estimateOne(
   raw: unknown,
   hub: HubOptions,
   marginFraction: number,
+  sources: ScenarioSources,
 ): Promise<{
   result: Estimate;
   scenario: Scenario;
   model: Awaited<ReturnType<typeof resolveModel>>;
   gpu: GpuSpec | null;
 }> {
-  const parsed = parseScenario(raw);
-  const model = await resolveModel(parsed.model, hub);
-  checkScenarioAgainstModel(parsed, model);
-  const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
-  // Report the model as the user can name it again: a catalog id instead of an alias.
-  const scenario: Scenario = { ...parsed, model: typeof parsed.model === 'string' ? model.id : parsed.model };
-  const result = estimate({
-    scenario,
-    shape: model.shape,
-    exactParams: model.exactParams,
-    gpu,
-    marginFraction,
-    terms: true,
-  });
-  return { result, scenario, model, gpu };
+  try {
+    const parsed = parseScenario(raw);
+    const model = await resolveModel(parsed.model, hub);
+    checkScenarioAgainstModel(parsed, model);
+    const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
+    // Report the model as the user can name it again: a catalog id instead of an alias.
+    const scenario: Scenario = {
+      ...parsed,
+      model: typeof parsed.model === 'string' ? model.id : parsed.model,
+    };
+    const result = estimate({
+      scenario,
+      shape: model.shape,
+      exactParams: model.exactParams,
+      gpu,
+      marginFraction,
+      terms: true,
+    });
+    return { result, scenario, model, gpu };
+  } catch (error) {
+    // A bad field says where the user set it: the flag as typed, the scenario file, the config's key.
+    throw named(error, sources, 'estimate');
+  }
 }
 
 /** Runs the command; returns the exit code. */
@@ -106,7 +120,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   if (values.from !== undefined) {
     // A trainer config: one scenario, flags over it; the JSON says what was imported.
     const imported = await scenarioBase(values, 'estimate');
-    const raw = applyScenarioFlags(imported.base, values, positionalModel);
+    const { raw, sources } = mergeScenarioFlags(
+      imported.base,
+      values,
+      positionalModel,
+      sourceOfBase(values, imported.imported),
+    );
     if (raw.model === undefined) {
       throw new HeadroomUserError({
         code: 'bad-flag',
@@ -115,7 +134,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: `headroom estimate llama-3.1-8b --from ${values.from}`,
       });
     }
-    const one = await estimateOne(raw, hub, margin);
+    const one = await estimateOne(raw, hub, margin, sources);
     if (values.json) {
       const { mapped, unmapped, assumed } = imported.imported!;
       const json = {
@@ -139,7 +158,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: 'headroom estimate llama-3.1-8b --method lora --gpu rtx-4090   (headroom models lists the catalog)',
       });
     }
-    const one = await estimateOne(applyScenarioFlags({}, values, positionalModel), hub, margin);
+    const { raw, sources } = mergeScenarioFlags({}, values, positionalModel);
+    const one = await estimateOne(raw, hub, margin, sources);
     ctx.stdout.write(
       values.json
         ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model), null, 2)}\n`
@@ -151,11 +171,17 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   let failures = 0;
   for (const entry of entries) {
     const where = entries.length > 1 ? `${values.scenario}:${entry.line}` : values.scenario;
-    let merged: Record<string, unknown> = {};
     try {
       if (entry.error) throw entry.error;
-      merged = applyScenarioFlags(entry.value as Record<string, unknown>, values, positionalModel);
-      const one = await estimateOne(merged, hub, margin);
+      // One scenario names its file; the lines of JSON Lines keep their fields' names (and their number).
+      const file = entries.length === 1 ? sourceOfBase(values, null) : {};
+      const { raw, sources } = mergeScenarioFlags(
+        entry.value as Record<string, unknown>,
+        values,
+        positionalModel,
+        file,
+      );
+      const one = await estimateOne(raw, hub, margin, sources);
       if (values.json) {
         const json = estimateJson(one.result, one.scenario, one.model);
         ctx.stdout.write(
@@ -166,19 +192,14 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         ctx.stdout.write(`${renderEstimate({ ...one, style, explain: values.explain === true })}\n\n`);
       }
     } catch (error) {
-      if (entries.length === 1) throw inScenarioFile(error, values.scenario, entry.value, merged);
-      if (!isUserError(error)) throw error;
-      const named = namedByFlag(error, args, 'estimate');
+      if (entries.length === 1 || !isUserError(error)) throw error;
       failures++;
       // One bad line does not stop the others; it gets its own result line.
-      const record = {
-        line: entry.line,
-        error: { code: named.code, where: named.where, message: named.message, hint: named.hint },
-      };
+      const record = { line: entry.line, error: errorRecord(error) };
       if (values.json) ctx.stdout.write(`${JSON.stringify(record)}\n`);
       else
         ctx.stderr.write(
-          `${style.red(named.message.startsWith(where) ? named.message : `${where}: ${named.message}`)}${named.hint ? `\n  Try: ${named.hint}` : ''}\n\n`,
+          `${style.red(error.message.startsWith(where) ? error.message : `${where}: ${error.message}`)}${error.hint ? `\n  Try: ${error.hint}` : ''}\n\n`,
         );
     }
   }

@@ -1,6 +1,8 @@
 /** The `headroom` command: dispatch, and the one place user errors become messages and exit codes. */
 import { isUserError } from '../core/errors.js';
+import { isLangValue, type Lang, langOf } from '../words/lang.js';
 import type { CommandContext } from './_command.js';
+import { clearScenarioSources, lastScenarioSources } from './_last-sources.js';
 import { styleFor } from './_output.js';
 
 const VERSION = '0.1.0';
@@ -69,16 +71,6 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   fleet: () => import('./fleet.js'),
 };
 
-/** The language of --help: --lang as given (en when it names none Headroom speaks), else the locale. */
-async function helpLang(args: readonly string[], env: NodeJS.ProcessEnv): Promise<'en' | 'zh'> {
-  const { isLangValue, langOf } = await import('../words/lang.js');
-  const at = args.findIndex((a) => a === '--lang' || a.startsWith('--lang='));
-  const flag = at < 0 ? undefined : args[at]!.startsWith('--lang=') ? args[at]!.slice(7) : args[at + 1];
-  if (flag !== undefined) return isLangValue(flag) ? langOf(flag) : 'en';
-  const { localeOf } = await import('./_lang.js');
-  return langOf(localeOf(env));
-}
-
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */
 export async function main(argv: readonly string[], ctx: CommandContext): Promise<number> {
   const [command, ...rest] = argv;
@@ -96,22 +88,62 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     ctx.stderr.write(`${style.red(`error: unknown command "${command}"`)}\nTry: headroom --help\n`);
     return 1;
   }
-  const { run, help, helpFor } = await load();
+  const module = await load();
   // Only flags before `--` are ours: `headroom run -- train.py --help` passes --help to the script.
   const separator = rest.indexOf('--');
   const own = separator === -1 ? rest : rest.slice(0, separator);
+  const lang = langOfArgs(own, ctx.env);
   if (own.includes('--help') || own.includes('-h')) {
-    ctx.stdout.write(`${helpFor ? helpFor(await helpLang(own, ctx.env)) : help}\n`);
+    ctx.stdout.write(`${await helpIn(module.helpFor ? module.helpFor(lang) : module.help, lang)}\n`);
     return 0;
   }
+  return runCommand(module, command, rest, ctx, lang);
+}
+
+/** The language a command line asks for: a valid --lang, else the locale (LC_ALL, LC_MESSAGES, LANG). */
+function langOfArgs(args: readonly string[], env: NodeJS.ProcessEnv): Lang {
+  const at = args.findIndex((a) => a === '--lang' || a.startsWith('--lang='));
+  const flag = at === -1 ? undefined : args[at]!.startsWith('--lang=') ? args[at]!.slice(7) : args[at + 1];
+  if (flag !== undefined && isLangValue(flag)) return langOf(flag);
+  const locale = [env.LC_ALL, env.LC_MESSAGES, env.LANG].find((v) => v !== undefined && v.trim() !== '');
+  return langOf(locale);
+}
+
+/** A command's help in a language: its scenario section in Chinese for zh (the rest is the command's own). */
+async function helpIn(help: string, lang: Lang): Promise<string> {
+  if (lang === 'en') return help;
+  const { SCENARIO_FLAGS_HELP, scenarioFlagsHelp } = await import('./_scenario-flags.js');
+  return help.includes(SCENARIO_FLAGS_HELP)
+    ? help.replace(SCENARIO_FLAGS_HELP, scenarioFlagsHelp(lang))
+    : help;
+}
+
+/**
+ * Runs a loaded command: the one place a user error becomes its words (in the command's language,
+ * naming a field the way the user set it) and exit 1. Anything else is a bug and goes on, to bin.ts.
+ */
+export async function runCommand(
+  module: CommandModule,
+  command: string,
+  args: readonly string[],
+  ctx: CommandContext,
+  lang: Lang = 'en',
+): Promise<number> {
+  clearScenarioSources();
   try {
-    return await run(rest, ctx);
+    return await module.run(args, ctx);
   } catch (error) {
     if (!isUserError(error)) throw error;
-    // A field that a flag set is the flag's mistake: say it in the flag's words.
-    const { namedByFlag } = await import('./_scenario-flags.js');
-    const shown = namedByFlag(error, rest, command);
-    ctx.stderr.write(`${style.red(`error: ${shown.message}`)}\n${shown.hint ? `Try: ${shown.hint}\n` : ''}`);
+    const { named } = await import('./_scenario-flags.js');
+    const { errorLabels, userErrorWords } = await import('../words/errors.js');
+    const shown = named(error, lastScenarioSources(), command);
+    const words = userErrorWords(isUserError(shown) ? shown : error, lang, { command });
+    const labels = errorLabels(lang);
+    const style = styleFor(ctx.stderr);
+    const sep = lang === 'zh' ? '：' : ': ';
+    ctx.stderr.write(
+      `${style.red(`${labels.error}${sep}${words.message}`)}\n${words.hint ? `${labels.try}${sep}${words.hint}\n` : ''}`,
+    );
     return 1;
   }
 }

@@ -4,13 +4,8 @@
  * where a scenario meets its resolved model calls checkScenarioAgainstModel before estimating.
  */
 import type { ModelShape } from './architecture.js';
-import { HeadroomUserError } from './errors.js';
+import { fieldError } from './scenario/field-errors.js';
 import type { Scenario } from './scenario.js';
-
-/** How the model is named in a message: its id, or "the inline config". */
-function named(id: string): string {
-  return id === 'inline config' ? 'the inline config' : id;
-}
 
 /**
  * Throws an out-of-range HeadroomUserError (naming the field, the model and its figure) when the scenario
@@ -28,23 +23,22 @@ export function checkScenarioAgainstModel(
 ): void {
   const { hiddenSize, numLayers } = model.shape;
   const rank = scenario.lora?.rank;
+  // The words name the model (the inline config as such): src/words/errors.ts.
   if (rank !== undefined && rank > hiddenSize) {
-    throw new HeadroomUserError({
-      code: 'out-of-range',
-      where: 'lora.rank',
-      message: `lora.rank: ${rank} is more than the hidden size of ${named(model.id)}, ${hiddenSize}: a LoRA rank above it adds parameters, not capacity`,
-      hint: `a rank from 1 to ${hiddenSize}; 8 to 256 are the usual ones`,
-      params: { value: rank, max: hiddenSize },
-    });
+    throw fieldError(
+      'rank-above-hidden',
+      ['lora', 'rank'],
+      { value: rank, max: hiddenSize },
+      { model: model.id },
+    );
   }
   const layers = scenario.trainableLayers;
   if (layers !== undefined && layers > numLayers) {
-    throw new HeadroomUserError({
-      code: 'out-of-range',
-      where: 'trainableLayers',
-      message: `trainableLayers: ${layers} is more than the ${numLayers} layers ${named(model.id)} has`,
-      hint: `from 1 to ${numLayers}; method full trains every layer and the embeddings too`,
-      params: { value: layers, max: numLayers },
-    });
+    throw fieldError(
+      'layers-above-model',
+      ['trainableLayers'],
+      { value: layers, max: numLayers },
+      { model: model.id },
+    );
   }
 }

@@ -6,7 +6,9 @@ import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
 import { CHART } from './chart.js';
 import { ENV_MISSING, ENV_WORDS } from './env.js';
+import { ERROR_HINTS, ERROR_SOURCES, ERROR_WORDS } from './errors.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { FIELD_WORDS_DOMAIN } from './fields.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
 import { FLEET_FINDINGS } from './fleet.js';
 import { IMPORT_REPORT } from './import.js';
@@ -26,6 +28,7 @@ import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
 import { PLAN_RUNGS } from './plan-rungs.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
+import { UI_ESTIMATE } from './ui-estimate.js';
 import { UI_FLEET } from './ui-fleet.js';
 import { UI_MIGRATE } from './ui-migrate.js';
 import { UI_PLAN } from './ui-plan.js';
@@ -59,4 +62,9 @@ export const DOMAINS: readonly AnyDomain[] = [
   UI_MIGRATE,
   FLEET_FINDINGS,
   UI_FLEET,
+  FIELD_WORDS_DOMAIN,
+  ERROR_WORDS,
+  ERROR_HINTS,
+  ERROR_SOURCES,
+  UI_ESTIMATE,
 ];
