@@ -4,10 +4,10 @@
  */
 import type { Hono } from 'hono';
 import type { FindingView } from '../core/dashboard-types.js';
-import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import type { Lang } from '../words/lang.js';
 import { createApp } from './app.js';
 import { buildDemoRun } from './demo-run.js';
 import { findingViews } from './finding-views.js';
@@ -25,7 +25,7 @@ export interface DashboardOptions {
 
 /** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */
 export function runFindings(ledger: Ledger, run: RunRecord, lang: Lang = 'en'): FindingView[] {
-  return findingViews(diagnoseRun(ledger, run, { catalog: catalogFor(lang) }).findings);
+  return findingViews(diagnoseRun(ledger, run).findings, lang);
 }
 
 /** Builds the dashboard app. */
