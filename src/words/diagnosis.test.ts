@@ -3,10 +3,15 @@
  * (labels, groups, phases, families) Chinese or a name kept as written, and the figures a phrase carries
  * formatted from the raw params. catalog.test.ts renders every example of every domain besides.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { dataFile } from '../../test/data.js';
+import { diagnose } from '../core/diagnose/diagnose.js';
 import { EVIDENCE_LABELS } from '../core/diagnose/evidence.js';
 import { FINDING_ORDER, type Finding } from '../core/diagnose/finding.js';
 import { CATALOGS, catalogFor, EN, ZH } from '../core/diagnose/messages.js';
+import { resolveModelRef } from '../core/model-ref.js';
+import { parseScenario } from '../core/scenario.js';
 import { say } from './catalog.js';
 import { DIAGNOSIS, findingWords, GROUP_WORDS, remedyFigure, SEVERITY_WORDS } from './diagnosis.js';
 import { EVIDENCE, EVIDENCE_LABEL_WORDS, PART_WORDS } from './evidence.js';
@@ -141,5 +146,43 @@ describe('the old catalogs’ language handle (deprecated)', () => {
     expect(catalogFor('')).toBe(EN);
     expect(catalogFor(undefined)).toBe(EN);
     expect(CATALOGS).toEqual({ en: EN, zh: ZH });
+  });
+});
+
+describe('a whole diagnosis in Chinese', () => {
+  const corpus: readonly { id: string; text: string }[] = readFileSync(
+    dataFile('validation', 'oom_corpus.jsonl'),
+    'utf8',
+  )
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  /** A text without Chinese must be figures and names kept as written (GiB, pid, NCCL, TensorFlow …). */
+  const english = (text: string) =>
+    HAN.test(text)
+      ? []
+      : (text.replace(/\b(?:GiB|MiB|KiB|NCCL|JAX\/XLA|TensorFlow|pid)\b/g, '').match(/[A-Za-z]{2,}/g) ?? []);
+  const scenario = {
+    scenario: parseScenario({ model: 'llama-3.1-8b', method: 'lora', microBatchSize: 4 }),
+    shape: resolveModelRef('llama-3.1-8b')!.shape,
+  };
+
+  it('has no English sentence in any title, action, evidence line or change, with or without a scenario', () => {
+    let lines = 0;
+    for (const c of corpus)
+      for (const s of [null, scenario])
+        for (const f of diagnose({ text: c.text, scenario: s }).findings) {
+          const w = findingWords(f, 'zh');
+          const texts = [
+            w.title,
+            w.action,
+            ...w.evidence.flatMap((e) => [e.label, e.value]),
+            ...(w.remedies ?? []).map((r) => r.change),
+          ];
+          lines += texts.length;
+          for (const t of texts)
+            expect({ id: c.id, code: f.code, t, english: english(t) }).toMatchObject({ english: [] });
+        }
+    expect(lines).toBeGreaterThan(1000);
   });
 });
