@@ -43,10 +43,16 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
   return COLOR;
 }
 
-/** Visible width of a string, ignoring ANSI colour codes. */
+/** Characters a terminal draws two columns wide: CJK ideographs, kana, hangul, full-width forms (UAX #11 W/F). */
+export const WIDE_CHAR =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/;
+
+/** Columns a string takes in a terminal: colour codes none, a wide character (Chinese) two. */
 export function visibleWidth(s: string): number {
+  let n = 0;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping ANSI escape codes
-  return s.replace(/\u001b\[[0-9;]*m/g, '').length;
+  for (const ch of s.replace(/\u001b\[[0-9;]*m/g, '')) n += WIDE_CHAR.test(ch) ? 2 : 1;
+  return n;
 }
 
 function pad(s: string, width: number, align: 'left' | 'right'): string {

@@ -21,7 +21,7 @@ import type { Lang } from '../words/lang.js';
 import { boundText, refusalError } from './_calibration-words.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
-import { renderTable, type Style, styleFor } from './_output.js';
+import { renderTable, type Style, styleFor, visibleWidth } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import { FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 
@@ -71,11 +71,9 @@ Examples:
 
 const OPTIONS = { ...SCENARIO_INPUT_OPTIONS, ...LANG_OPTIONS, json: { type: 'boolean' } } as const;
 
-/** Pads a label to `width` terminal columns (a CJK character takes two). */
+/** Pads a label to `width` terminal columns (a Chinese character takes two). */
 function padColumns(label: string, width: number): string {
-  let used = 0;
-  for (const ch of label) used += /[\u3000-\u9fff\uff00-\uffef]/.test(ch) ? 2 : 1;
-  return label + ' '.repeat(Math.max(1, width - used));
+  return label + ' '.repeat(Math.max(1, width - visibleWidth(label)));
 }
 
 /** The calibration for the terminal: the three levels side by side, the factors, and what happens next. */

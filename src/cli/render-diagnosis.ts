@@ -12,27 +12,17 @@ import {
   SEVERITY_WORDS,
 } from '../words/diagnosis.js';
 import type { Lang } from '../words/lang.js';
-import type { Style } from './_output.js';
+import { type Style, visibleWidth, WIDE_CHAR } from './_output.js';
 
 const INDENT = '     ';
 
-/** Characters a terminal draws two columns wide: CJK ideographs, kana, hangul, full-width forms (UAX #11 W/F). */
-const WIDE =
-  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/;
 /** Text pieces: whitespace, one wide character (a line may break around it), or a run of anything else. */
-const PIECES =
-  /\s+|[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[^\s\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]+/g;
+const PIECES = new RegExp(`\\s+|${WIDE_CHAR.source}|[^\\s${WIDE_CHAR.source.slice(1, -1)}]+`, 'g');
 /** Punctuation a line does not start with, and punctuation it does not end with (Chinese line breaking). */
 const NO_START = /^[，。、；：！？）」』】〉》]$/;
 const NO_END = /^[（「『【〈《]$/;
 
-/** Columns a string takes in a terminal: wide characters count two, colour codes none. */
-function columns(s: string): number {
-  let n = 0;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes take no columns
-  for (const ch of s.replace(/\u001b\[[0-9;]*m/g, '')) n += WIDE.test(ch) ? 2 : 1;
-  return n;
-}
+const columns = visibleWidth;
 
 /**
  * Wraps text to `width` columns, each line after the first indented by `indent`: at spaces, and
