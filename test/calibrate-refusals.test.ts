@@ -127,6 +127,15 @@ describe('a one-step full fine-tune recorded before its first optimizer step', (
     expect(events.filter((x: { kind: string }) => x.kind === 'calibration')).toEqual([]);
   });
 
+  it('is refused in Chinese with --lang zh, the reason and what to do', () => {
+    const r = headroom(env, 'calibrate', 'short', '--lang', 'zh');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'error: 运行 1 只记录了 1 个训练步；校准至少需要 2 个：第一步会创建优化器状态并让分配器预热，只有之后的步才显示运行的峰值\n' +
+        'Try: 记录至少 2 步的运行（4 步或更多可以得到更稳定的峰值）：headroom run --name short … -- python train.py --max-steps 8\n',
+    );
+  });
+
   it('fit --calibrated refuses it too, instead of micro-batch 4096 in 10.31 GiB', () => {
     const r = headroom(env, 'fit', '--calibrated', 'short', '--gpu', 'a10g');
     expect(r.code).toBe(1);

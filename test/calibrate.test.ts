@@ -216,6 +216,23 @@ describe('estimate, then calibrate with a short trial run', () => {
     );
   });
 
+  it('calibrate --lang zh: the same view in Chinese, its figures as in English', () => {
+    const out = headroom(env, 'calibrate', '1', '--lang', 'zh').stdout.split('\n');
+    expect(out[0]).toBe('运行 1“trial” · ok · 8 步');
+    expect(out[2]).toBe('测量范围为第 2–8 步（7 步；第一步不计入：优化器状态、分配器预热）');
+    expect(out.slice(6, 9).map((l) => l.trim().split(/ {2,}/))).toEqual([
+      ['已分配', '8.30 GiB', '10.08 GiB', '估算比实测峰值低 17.7 %'],
+      ['已预留', '9.07 GiB', '11.60 GiB', '估算比实测峰值低 21.8 %'],
+      ['nvidia-smi', '9.56 GiB', '12.09 GiB', '估算比实测峰值低 20.9 %'],
+    ]);
+    expect(out).toContain('这次运行自身的系数（峰值在反向传播）：');
+    expect(out).toContain('  激活值         估算的 1.30 倍（峰值处估算 5.96 GiB，实测 7.75 GiB）');
+    // The locale speaks when --lang does not.
+    expect(headroom({ ...env, LC_ALL: 'zh_CN.UTF-8' }, 'calibrate', '1').stdout).toContain(
+      '测量范围为第 2–8 步',
+    );
+  });
+
   it('a run recorded without a scenario is calibrated with its setup given as flags', () => {
     const { dir: d2, env: e2 } = home();
     const plan = join(d2, 'plan.json');

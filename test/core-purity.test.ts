@@ -1,4 +1,8 @@
-/** The core must run in the browser: no node:* imports and no imports from the edges. */
+/**
+ * The core must run in the browser: no node:* imports and no imports from the edges, read from each
+ * file's `from '…'` — type-only imports included, which a bundle erases. test/core-bundle.test.ts proves
+ * the rest by bundling the core for the browser (dynamic imports included).
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -65,10 +65,20 @@ interface Finding {
   evidence: { label: string; value: string; quote?: string }[];
 }
 
+/** A finding of `--json`: its data, and its words in the language asked for. */
+interface FindingJson {
+  code: string;
+  severity: string;
+  words: { title: string; evidence: { label: string; value: string }[] };
+}
+
+/** `diagnose RUN --json`, each finding read through the words it carries. */
 function diagnosis(env: NodeJS.ProcessEnv, ref: string, ...args: string[]) {
   const r = headroom(env, 'diagnose', ref, '--json', ...args);
   if (r.code !== 0) throw new Error(`headroom diagnose ${ref} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as { oom: { family: string }; phase: string; findings: Finding[] };
+  const json = JSON.parse(r.stdout) as { oom: { family: string }; phase: string; findings: FindingJson[] };
+  const findings: Finding[] = json.findings.map((f) => ({ code: f.code, severity: f.severity, ...f.words }));
+  return { ...json, findings };
 }
 
 const evidence = (f: Finding) => f.evidence.map((e) => `${e.label}: ${e.value}`);

@@ -172,7 +172,7 @@ describe('headroom diagnose', () => {
     expect(zh.findings.map((f: { code: string }) => f.code)).toEqual(
       en.findings.map((f: { code: string }) => f.code),
     );
-    expect(zh.findings.map((f: { title: string }) => f.title)).toEqual([
+    expect(zh.findings.map((f: { words: { title: string } }) => f.words.title)).toEqual([
       '“Process 562167”很可能就是本进程（从容器内看到的）',
       '在前向传播中失败：激活值放不下',
       '737 MiB 被 PyTorch 预留却无法使用：碎片化',
@@ -182,7 +182,7 @@ describe('headroom diagnose', () => {
   it('takes the language from LC_ALL or LANG when it starts with zh, else English', () => {
     const text = caseText('pt-2.x-16417-batch');
     const title = (env: NodeJS.ProcessEnv) =>
-      JSON.parse(headroom(['diagnose', '-', '--json'], text, env).stdout).findings[0].title;
+      JSON.parse(headroom(['diagnose', '-', '--json'], text, env).stdout).findings[0].words.title;
     expect(title({ LANG: 'zh_CN.UTF-8' })).toBe('在前向传播中失败：激活值放不下');
     expect(title({ LANG: 'en_US.UTF-8', LC_ALL: 'zh_CN.UTF-8' })).toBe('在前向传播中失败：激活值放不下');
     expect(title({ LANG: 'de_DE.UTF-8' })).toBe('It failed in the forward pass: the activations do not fit');

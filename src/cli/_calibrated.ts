@@ -7,13 +7,16 @@ import {
   calibrationCarries,
   type RunCalibration,
 } from '../core/run-calibration.js';
-import { formatBytes } from '../core/units.js';
 import { calibrationOf } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { requireRun } from '../io/run-context.js';
+import { CALIBRATION } from '../words/calibration.js';
+import { say } from '../words/catalog.js';
+import type { Lang } from '../words/lang.js';
 import { refusalError } from './_calibration-words.js';
 import type { CommandContext } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
+import { langFromFlag } from './_lang.js';
 import { type LoadedScenario, loadScenario } from './_scenario-input.js';
 
 export const CALIBRATED_OPTIONS = { calibrated: { type: 'string' } } as const;
@@ -23,17 +26,18 @@ export const CALIBRATED_HELP = `  --calibrated RUN          predict from a measu
                             flags change, within the same model, method, quantization and strategy and
                             ${CALIBRATION_MAX_TOKEN_RATIO}× its tokens per micro-batch either way`;
 
-/** The calibration --calibrated names, or null without the flag. */
+/** The calibration --calibrated names, or null without the flag; a refusal's words are in `lang`. */
 export async function loadCalibrated(
   flag: string | undefined,
   ctx: CommandContext,
+  lang: Lang = 'en',
 ): Promise<RunCalibration | null> {
   if (flag === undefined) return null;
   const ledger = Ledger.open(headroomHome(ctx.env));
   try {
     const run = requireRun(ledger, flag, '--calibrated');
     const outcome = await calibrationOf(ledger, run);
-    if (outcome.refused) throw refusalError(outcome.refusal.refusals, run.id, flag, '--calibrated');
+    if (outcome.refused) throw refusalError(outcome.refusal.refusals, run.id, flag, '--calibrated', lang);
     return outcome.calibration;
   } finally {
     ledger.close();
@@ -41,14 +45,18 @@ export async function loadCalibrated(
 }
 
 /** "run 1 "trial" (activations 1.30×, allocator 1.50×, 500 MiB outside torch)". */
-export function describeCalibration(cal: RunCalibration): string {
+export function describeCalibration(cal: RunCalibration, lang: Lang = 'en'): string {
   const c = cal.calibration;
-  const factors = [
-    c.activationFactor === null ? null : `activations ${c.activationFactor.toFixed(2)}×`,
-    `allocator ${c.allocatorFactor.toFixed(2)}×`,
-    c.nonTorchBytes === null ? null : `${formatBytes(c.nonTorchBytes)} outside torch`,
-  ].filter((x) => x !== null);
-  return `run ${cal.runId}${cal.runName ? ` "${cal.runName}"` : ''} (${factors.join(', ')})`;
+  return say(CALIBRATION, lang, {
+    code: 'describe',
+    params: {
+      runId: cal.runId,
+      runName: cal.runName,
+      activationFactor: c.activationFactor,
+      allocatorFactor: c.allocatorFactor,
+      nonTorchBytes: c.nonTorchBytes,
+    },
+  });
 }
 
 /** The calibration's summary for --json. */
@@ -65,11 +73,16 @@ export function calibrationJson(cal: RunCalibration) {
 
 /**
  * What fit and plan both start from: the --calibrated run (its scenario is the base the flags change),
- * the scenario, the target GPU (required: `gpuHint` says how to give it) and the --headroom margin.
+ * the scenario, the target GPU (required: `gpuHint` says how to give it) and the --headroom margin. A
+ * refusal speaks the command's --lang (else the locale).
  */
 export async function loadTargetedScenario(
   command: string,
-  values: Parameters<typeof loadScenario>[0] & { readonly calibrated?: string; readonly headroom?: string },
+  values: Parameters<typeof loadScenario>[0] & {
+    readonly calibrated?: string;
+    readonly headroom?: string;
+    readonly lang?: string;
+  },
   positionalModel: string | undefined,
   ctx: CommandContext,
   gpuHint: string,
@@ -78,7 +91,8 @@ export async function loadTargetedScenario(
   loaded: LoadedScenario & { gpu: GpuSpec };
   marginFraction: number | undefined;
 }> {
-  const calibrated = await loadCalibrated(values.calibrated, ctx);
+  const lang = langFromFlag(values.lang, ctx.env);
+  const calibrated = await loadCalibrated(values.calibrated, ctx, lang);
   const loaded = await loadScenario(
     values,
     positionalModel,
@@ -102,6 +116,7 @@ export async function loadTargetedScenario(
       calibrated.runId,
       values.calibrated ?? String(calibrated.runId),
       '--calibrated',
+      lang,
     );
   const marginFraction =
     values.headroom === undefined ? undefined : parseMarginFraction(values.headroom, '--headroom');

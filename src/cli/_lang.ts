@@ -1,5 +1,4 @@
-/** `--lang en|zh` for the commands whose words come from the message catalog (diagnose). */
-import { catalogFor, type MessageCatalog } from '../core/diagnose/index.js';
+/** `--lang en|zh` for every command: its words come from the catalog in src/words. */
 import { HeadroomUserError } from '../core/errors.js';
 import { isLangValue, type Lang, langOf } from '../words/lang.js';
 
@@ -18,31 +17,22 @@ export function localeOf(env: NodeJS.ProcessEnv): string {
 
 /**
  * The language a command speaks: --lang, else the locale (zh… → Chinese), else English. Every
- * command takes --lang (LANG_OPTIONS, LANG_HELP) and renders its words from src/words in it.
+ * command takes --lang (LANG_OPTIONS, LANG_HELP) and renders its words from src/words in it. `speaker`
+ * names what speaks in the error for a language it does not (diagnose: "the findings speak").
  */
-export function langFromFlag(flag: string | undefined, env: NodeJS.ProcessEnv): Lang {
+export function langFromFlag(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  speaker = 'Headroom speaks',
+): Lang {
   if (flag === undefined) return langOf(localeOf(env));
   if (!isLangValue(flag)) {
     throw new HeadroomUserError({
       code: 'bad-flag',
       where: '--lang',
-      message: `--lang ${flag}: Headroom speaks en (English) and zh (简体中文)`,
+      message: `--lang ${flag}: ${speaker} en (English) and zh (简体中文)`,
       hint: '--lang zh or --lang en',
     });
   }
   return langOf(flag);
-}
-
-/** The catalog of --lang, else of the locale (zh… → Chinese), else English. */
-export function catalogFromFlag(flag: string | undefined, env: NodeJS.ProcessEnv): MessageCatalog {
-  if (flag === undefined) return catalogFor(localeOf(env));
-  if (!/^(?:en|zh)(?:[-_][\w.@-]*)?$/i.test(flag.trim())) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--lang',
-      message: `--lang ${flag}: the findings speak en (English) and zh (简体中文)`,
-      hint: '--lang zh or --lang en',
-    });
-  }
-  return catalogFor(flag.trim());
 }

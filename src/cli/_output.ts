@@ -43,19 +43,16 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
   return COLOR;
 }
 
-/**
- * East Asian wide and full-width characters, which a terminal draws two columns wide (Unicode UAX #11,
- * East_Asian_Width W and F): Hangul Jamo, CJK radicals to Yi, Hangul syllables, CJK compatibility,
- * vertical and small forms, full-width forms.
- */
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
+/** Characters a terminal draws two columns wide: CJK ideographs, kana, hangul, full-width forms (UAX #11 W/F). */
+export const WIDE_CHAR =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/;
 
-/** Visible width of a string in terminal columns, ignoring ANSI colour codes (Chinese counts two). */
+/** Columns a string takes in a terminal: colour codes none, a wide character (Chinese) two. */
 export function visibleWidth(s: string): number {
+  let n = 0;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping ANSI escape codes
-  const text = s.replace(/\u001b\[[0-9;]*m/g, '');
-  return text.length + (text.match(WIDE)?.length ?? 0);
+  for (const ch of s.replace(/\u001b\[[0-9;]*m/g, '')) n += WIDE_CHAR.test(ch) ? 2 : 1;
+  return n;
 }
 
 function pad(s: string, width: number, align: 'left' | 'right'): string {

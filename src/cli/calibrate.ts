@@ -1,11 +1,11 @@
 /** `headroom calibrate RUN`: a short recorded run against the estimate of its setup, and the run's own factors. */
 import { describeScenario } from '../core/describe.js';
 import { HeadroomUserError } from '../core/errors.js';
-import { estimateErrorText } from '../core/estimate-error.js';
+import { readEstimateError } from '../core/estimate-error.js';
+import type { MessageOf } from '../core/message.js';
 import {
   CALIBRATION_MAX_TOKEN_RATIO,
   CALIBRATION_MIN_RECORDED_STEPS,
-  type CalibrationNote,
   type RunCalibration,
 } from '../core/run-calibration.js';
 import type { RunRecord } from '../core/run-record.js';
@@ -14,9 +14,14 @@ import { formatBytes } from '../core/units.js';
 import { measureCalibration, storeCalibration } from '../io/calibrate-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { requireRun } from '../io/run-context.js';
+import { CALIBRATION, CALIBRATION_TABLE, type CalibrationParams } from '../words/calibration.js';
+import { say } from '../words/catalog.js';
+import { estimateErrorWords } from '../words/estimate-error.js';
+import type { Lang } from '../words/lang.js';
 import { boundText, refusalError } from './_calibration-words.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { renderTable, type Style, styleFor } from './_output.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
+import { renderTable, type Style, styleFor, visibleWidth } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import { FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 
@@ -54,29 +59,21 @@ Output:
   --json                    { runId, runName, scenario, estimate, calibration: { activationFactor,
                             allocatorFactor, nonTorchBytes, estimatedNonTorchBytes, errors, measured,
                             peakPhase, activationRange, bounds: [{ code, params }] }, activationBytes,
-                            steps, notes, refusals: [] }; a refused run: { runId, runName, scenario,
-                            estimate, measured, steps, refusals: [{ code, params }] }, exit 1
+                            steps, notes: [{ code, params }], refusals: [] }; a refused run: { runId,
+                            runName, scenario, estimate, measured, steps, refusals: [{ code, params }] },
+                            exit 1
+${LANG_HELP}
 
 Examples:
   headroom run --name trial --model llama-3.2-1b --method lora --micro-batch 2 -- python train.py --max-steps 20
   headroom calibrate trial
   headroom fit --calibrated trial --gpu a10g`;
 
-const OPTIONS = { ...SCENARIO_INPUT_OPTIONS, json: { type: 'boolean' } } as const;
+const OPTIONS = { ...SCENARIO_INPUT_OPTIONS, ...LANG_OPTIONS, json: { type: 'boolean' } } as const;
 
-function noteText(note: CalibrationNote): string {
-  switch (note.code) {
-    case 'batch-differs':
-      return `the probe reported micro-batch ${note.recorded} but the scenario says ${note.scenario}: the estimate is the scenario's (add --micro-batch ${note.recorded} if the probe is right)`;
-    case 'seq-len-differs':
-      return `the probe reported sequence length ${note.recorded} but the scenario says ${note.scenario}: the estimate is the scenario's (add --seq-len ${note.recorded} if the probe is right)`;
-    case 'ended-in-oom':
-      return 'the run ended in an out-of-memory error: its peaks stop at the card, so the factors may be low';
-    case 'no-device-samples':
-      return "no nvidia-smi sample fell within a measured step: the nvidia-smi level keeps the estimate's memory outside torch";
-    case 'few-steps':
-      return `only ${note.steps} step${note.steps === 1 ? '' : 's'} after the warm-up: a few more give a steadier peak`;
-  }
+/** Pads a label to `width` terminal columns (a Chinese character takes two). */
+function padColumns(label: string, width: number): string {
+  return label + ' '.repeat(Math.max(1, width - visibleWidth(label)));
 }
 
 /** The calibration for the terminal: the three levels side by side, the factors, and what happens next. */
@@ -85,66 +82,78 @@ export function renderCalibration(
   run: RunRecord,
   modelId: string,
   style: Style,
+  lang: Lang = 'en',
 ): string {
   const c = cal.calibration;
+  const w = <C extends keyof CalibrationParams>(code: C, params: CalibrationParams[C]) =>
+    say(CALIBRATION, lang, { code, params } as MessageOf<CalibrationParams>);
+  const t = CALIBRATION_TABLE[lang];
   const lines: string[] = [];
-  lines.push(
-    style.bold(`run ${run.id}${run.name ? ` "${run.name}"` : ''} · ${run.status} · ${run.steps} steps`),
-  );
+  lines.push(style.bold(w('run-head', { id: run.id, name: run.name, status: run.status, steps: run.steps })));
   lines.push(style.dim(describeScenario(cal.scenario, modelId)));
-  const s = cal.steps;
-  lines.push(
-    `measured over steps ${s.first}–${s.last} (${s.used} step${s.used === 1 ? '' : 's'}${s.warmup > 0 ? `; the first ${s.warmup === 1 ? 'step is' : `${s.warmup} steps are`} left out: optimizer states, allocator warm-up` : ''})`,
-  );
+  lines.push(w('measured-over', cal.steps));
   lines.push('');
   const row = (label: string, est: number, measured: number | null, error: number | null) => [
     `  ${label}`,
     formatBytes(est),
     measured === null ? '—' : formatBytes(measured),
-    error === null ? '—' : estimateErrorText(error),
+    error === null ? '—' : estimateErrorWords(readEstimateError(error), lang),
   ];
   lines.push(
     renderTable(
-      ['  level', 'estimated', 'measured', 'estimate against the run'],
+      [`  ${t.level}`, t.estimated, t.measured, t.against],
       [
-        row('allocated', cal.estimate.allocatedBytes, c.measured.allocatedBytes, c.errors.allocated),
-        row('reserved', cal.estimate.reservedBytes, c.measured.reservedBytes, c.errors.reserved),
-        row('nvidia-smi', cal.estimate.deviceBytes, c.measured.deviceBytes, c.errors.device),
+        row(t.levels.allocated, cal.estimate.allocatedBytes, c.measured.allocatedBytes, c.errors.allocated),
+        row(t.levels.reserved, cal.estimate.reservedBytes, c.measured.reservedBytes, c.errors.reserved),
+        row(t.levels['nvidia-smi'], cal.estimate.deviceBytes, c.measured.deviceBytes, c.errors.device),
       ],
       [1, 2],
     ),
   );
   lines.push('');
-  lines.push(`the run's own factors (peak at ${c.peakPhase}):`);
+  lines.push(w('factors-head', { peakPhase: c.peakPhase }));
+  const factor = (label: string, text: string) => `  ${padColumns(label, 15)}${text}`;
   const a = cal.activationBytes;
   lines.push(
-    c.activationFactor === null || a === null
-      ? '  activations    — (the estimate peaks where no activations are alive)'
-      : `  activations    ${c.activationFactor.toFixed(2)} × the estimate's (${formatBytes(a.measured)} at the peak where ${formatBytes(a.estimated)} were estimated)`,
-  );
-  lines.push(
-    `  allocator      ${c.allocatorFactor.toFixed(2)} × the modelled cache (reserved − allocated: ${formatBytes(c.measured.reservedBytes - c.measured.allocatedBytes)})`,
-  );
-  lines.push(
-    c.nonTorchBytes === null
-      ? '  outside torch  — (no nvidia-smi figure for the run)'
-      : `  outside torch  ${formatBytes(c.nonTorchBytes)} (nvidia-smi − reserved: CUDA context, NCCL, other libraries; estimated ${formatBytes(c.estimatedNonTorchBytes)})`,
-  );
-  for (const bound of c.bounds) lines.push(style.yellow(`  ! ${boundText(bound)}`));
-  for (const note of cal.notes) lines.push(style.yellow(`  ! ${noteText(note)}`));
-  lines.push('');
-  const ref = run.name ?? String(run.id);
-  lines.push(
-    style.dim(
-      `stored with run ${run.id}: headroom fit --calibrated ${ref} --gpu ID and headroom plan --calibrated ${ref} --gpu ID predict from it`,
+    factor(
+      t.factors.activations,
+      c.activationFactor === null || a === null
+        ? w('activation-factor-none', {})
+        : w('activation-factor', {
+            factor: c.activationFactor,
+            measuredBytes: a.measured,
+            estimatedBytes: a.estimated,
+          }),
     ),
   );
+  lines.push(
+    factor(
+      t.factors.allocator,
+      w('allocator-factor', {
+        factor: c.allocatorFactor,
+        cacheBytes: c.measured.reservedBytes - c.measured.allocatedBytes,
+      }),
+    ),
+  );
+  lines.push(
+    factor(
+      t.factors.outside,
+      c.nonTorchBytes === null
+        ? w('outside-torch-none', {})
+        : w('outside-torch', { bytes: c.nonTorchBytes, estimatedBytes: c.estimatedNonTorchBytes }),
+    ),
+  );
+  for (const bound of c.bounds) lines.push(style.yellow(`  ! ${boundText(bound, lang)}`));
+  for (const note of cal.notes) lines.push(style.yellow(`  ! ${say(CALIBRATION, lang, note)}`));
+  lines.push('');
+  lines.push(style.dim(w('stored', { runId: run.id, ref: run.name ?? String(run.id) })));
   return lines.join('\n');
 }
 
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'calibrate', 1);
+  const lang = langFromFlag(values.lang, ctx.env);
   const ref = positionals[0];
   if (ref === undefined) {
     throw new HeadroomUserError({
@@ -185,7 +194,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       // Nothing is stored: fit and plan --calibrated keep whatever was stored before, or measure again.
       const refused = outcome.refusal;
       if (values.json) ctx.stdout.write(`${JSON.stringify(refused, null, 2)}\n`);
-      throw refusalError(refused.refusals, record.id, ref, 'RUN');
+      throw refusalError(refused.refusals, record.id, ref, 'RUN', lang);
     }
     const cal = outcome.calibration;
     storeCalibration(ledger, cal);
@@ -193,7 +202,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ctx.stdout.write(`${JSON.stringify({ ...cal, refusals: [] }, null, 2)}\n`);
       return 0;
     }
-    ctx.stdout.write(`${renderCalibration(cal, record, loaded.model.id, styleFor(ctx.stdout))}\n`);
+    ctx.stdout.write(`${renderCalibration(cal, record, loaded.model.id, styleFor(ctx.stdout), lang)}\n`);
     return 0;
   } finally {
     ledger.close();

@@ -8,12 +8,14 @@ import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, LEDGER_FILE, Ledger } from '../io/ledger.js';
 import { readLogFile, readLogStream } from '../io/read-log.js';
 import { requireRun, runScenarioContext } from '../io/run-context.js';
+import { say } from '../words/catalog.js';
+import { DIAGNOSIS } from '../words/diagnosis.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { catalogFromFlag, LANG_HELP, LANG_OPTIONS } from './_lang.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { catalogGpu, loadScenario } from './_scenario-input.js';
-import { renderDiagnosis } from './render-diagnosis.js';
+import { diagnosisJson, renderDiagnosis } from './render-diagnosis.js';
 
 export const help = `headroom diagnose — why did it run out of memory, and what to change?
 
@@ -35,7 +37,9 @@ memory no process accounts for). The run's scenario prices the changes; flags re
 ${SCENARIO_FLAGS_HELP.replace('MODEL | --model ID', '--model ID        ')}
 
 Output:
-  --json                    { oom, phase, findings } (oom in oom_corpus.jsonl's field names, bytes)
+  --json                    { oom, phase, findings } (oom in oom_corpus.jsonl's field names, bytes;
+                            each finding: code, severity, group, params, evidence and remedies as
+                            data, and words: its title, action, evidence and changes in --lang)
 ${LANG_HELP}
 
 Examples:
@@ -119,7 +123,7 @@ async function storedScenario(run: RunRecord, ctx: CommandContext): Promise<Scen
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'diagnose', 1);
-  const catalog = catalogFromFlag(values.lang, ctx.env);
+  const lang = langFromFlag(values.lang, ctx.env, 'the findings speak');
   const source = positionals[0];
   const stdin = process.stdin;
   if (source === undefined && stdin.isTTY) {
@@ -139,8 +143,11 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     const { ledger, run } = recorded;
     try {
       const scenario = flagged ?? (await storedScenario(run, ctx));
-      result = diagnoseRun(ledger, run, { catalog, scenario });
-      runLine = catalog.words.runHead(String(run.id), run.name, run.status, String(run.steps));
+      result = diagnoseRun(ledger, run, { scenario });
+      runLine = say(DIAGNOSIS, lang, {
+        code: 'run-head',
+        params: { id: run.id, name: run.name, status: run.status, steps: run.steps },
+      });
     } finally {
       ledger.close();
     }
@@ -149,17 +156,16 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     const log =
       source === undefined || source === '-' ? await readLogStream(stdin) : await readLogFile(source);
     skippedBytes = log.skippedBytes;
-    result = diagnose({ text: log.text, scenario: flagged, gpu, catalog });
+    result = diagnose({ text: log.text, scenario: flagged, gpu });
   }
   if (values.json) {
-    const { oom, phase, findings } = result;
-    ctx.stdout.write(`${JSON.stringify({ oom, phase, findings }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(diagnosisJson(result, lang), null, 2)}\n`);
     return 0;
   }
   const style = styleFor(ctx.stdout);
   const width = Math.max(60, Math.min(ctx.stdout.columns ?? 100, 110));
   ctx.stdout.write(
-    `${renderDiagnosis({ diagnosis: result, catalog, style, width, ...(runLine ? { runLine } : {}) })}\n`,
+    `${renderDiagnosis({ diagnosis: result, lang, style, width, ...(runLine ? { runLine } : {}) })}\n`,
   );
   if (skippedBytes > 0)
     ctx.stderr.write(`note: the log is long; its first ${skippedBytes} bytes were not read\n`);

@@ -1,28 +1,28 @@
 /** The human view of a diagnosis: the message in one line, then the findings as a numbered list, evidence under each. */
-import { type DiagnosisResult, type MessageCatalog, remedyFigure } from '../core/diagnose/index.js';
-import type { OomMessage } from '../core/oom/index.js';
-import { formatBytes } from '../core/units.js';
-import type { Style } from './_output.js';
+import type { Diagnosis, DiagnosisResult, Finding } from '../core/diagnose/index.js';
+import type { MessageOf } from '../core/message.js';
+import { say } from '../words/catalog.js';
+import {
+  DIAGNOSIS,
+  type DiagnosisParams,
+  findingWords,
+  GROUP_WORDS,
+  labelled,
+  remedyFigure,
+  SEVERITY_WORDS,
+} from '../words/diagnosis.js';
+import type { Lang } from '../words/lang.js';
+import { type Style, visibleWidth, WIDE_CHAR } from './_output.js';
 
 const INDENT = '     ';
 
-/** Characters a terminal draws two columns wide: CJK ideographs, kana, hangul, full-width forms (UAX #11 W/F). */
-const WIDE =
-  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/;
 /** Text pieces: whitespace, one wide character (a line may break around it), or a run of anything else. */
-const PIECES =
-  /\s+|[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[^\s\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]+/g;
+const PIECES = new RegExp(`\\s+|${WIDE_CHAR.source}|[^\\s${WIDE_CHAR.source.slice(1, -1)}]+`, 'g');
 /** Punctuation a line does not start with, and punctuation it does not end with (Chinese line breaking). */
 const NO_START = /^[，。、；：！？）」』】〉》]$/;
 const NO_END = /^[（「『【〈《]$/;
 
-/** Columns a string takes in a terminal: wide characters count two, colour codes none. */
-function columns(s: string): number {
-  let n = 0;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes take no columns
-  for (const ch of s.replace(/\u001b\[[0-9;]*m/g, '')) n += WIDE.test(ch) ? 2 : 1;
-  return n;
-}
+const columns = visibleWidth;
 
 /**
  * Wraps text to `width` columns, each line after the first indented by `indent`: at spaces, and
@@ -65,79 +65,108 @@ function wrap(text: string, width: number, indent: string): string {
   return lines.join(`\n${indent}`);
 }
 
-function figures(oom: OomMessage, c: MessageCatalog): string {
-  const parts: string[] = [];
-  const f = c.words.figures;
-  const add = (label: string, value: number | null | undefined) => {
-    if (value !== null && value !== undefined) parts.push(`${label} ${formatBytes(value)}`);
-  };
-  add(f.requested, oom.requestedBytes);
-  add(f.total, oom.totalBytes);
-  add(f.free, oom.freeBytes);
-  add(f.allocated, oom.allocatedByTorchBytes);
-  add(f.reservedUnallocated, oom.reservedUnallocatedBytes);
-  add(f.reservedTotal, oom.reservedTotalBytes);
-  add(f.thisProcess, oom.thisProcessInUseBytes);
-  return parts.join(' · ');
-}
-
-/** Renders a diagnosis for the terminal. */
+/** Renders a diagnosis for the terminal, in a language. */
 export function renderDiagnosis(input: {
   readonly diagnosis: DiagnosisResult;
-  readonly catalog: MessageCatalog;
+  readonly lang: Lang;
   readonly style: Style;
   readonly width: number;
   /** A recorded run's heading, shown first; the message line then only when there was a message. */
   readonly runLine?: string;
 }): string {
-  const { diagnosis, catalog: c, style, width } = input;
+  const { diagnosis, lang, style, width } = input;
   const { oom, reading } = diagnosis;
+  const frame = (m: MessageOf<DiagnosisParams>) => say(DIAGNOSIS, lang, m);
   const lines: string[] = [];
   if (input.runLine !== undefined) lines.push(style.bold(input.runLine));
-  const head = [c.families[oom.family]];
-  if (oom.gpuIndex !== null) head.push(c.words.gpu(String(oom.gpuIndex)));
-  if (reading.match?.rank !== null && reading.match?.rank !== undefined)
-    head.push(c.words.rank(String(reading.match.rank)));
-  const basis = reading.phase.basis === 'none' ? null : c.bases[reading.phase.basis];
-  head.push(c.words.phaseHead(c.phases[diagnosis.phase], basis));
-  if (input.runLine === undefined || oom.family !== 'none') lines.push(style.bold(head.join(' · ')));
-  const nums = figures(oom, c);
+  const head = frame({
+    code: 'message-head',
+    params: {
+      family: oom.family,
+      gpu: oom.gpuIndex,
+      rank: reading.match?.rank ?? null,
+      phase: diagnosis.phase,
+      basis: reading.phase.basis,
+    },
+  });
+  if (input.runLine === undefined || oom.family !== 'none') lines.push(style.bold(head));
+  const nums = frame({ code: 'figures', params: oom });
   if (nums !== '') lines.push(`  ${nums}`);
   if (diagnosis.findings.length === 0) {
-    lines.push('', c.words.noFindings);
+    lines.push('', frame({ code: 'no-findings', params: {} }));
     return lines.join('\n');
   }
+  const severities = SEVERITY_WORDS[lang];
   let group = '';
-  diagnosis.findings.forEach((f, i) => {
+  diagnosis.findings.forEach((finding, i) => {
+    const f = findingWords(finding, lang);
     if (f.group !== group) {
       group = f.group;
-      lines.push('', style.bold(c.groups[f.group]));
+      lines.push('', style.bold(GROUP_WORDS[lang][f.group]));
     }
     const tag =
       f.severity === 'error'
-        ? style.red(c.severities.error)
+        ? style.red(severities.error)
         : f.severity === 'warn'
-          ? style.yellow(c.severities.warn)
-          : style.dim(c.severities.info);
+          ? style.yellow(severities.warn)
+          : style.dim(severities.info);
     const number = `${i + 1}.`.padStart(3);
     lines.push(`${number} ${wrap(`${f.title} [${tag}]`, width, INDENT)}`);
     for (const e of f.evidence) {
-      const label = c.words.labelled(e.label);
+      const label = labelled(e.label, lang);
       lines.push(
         `${INDENT}${style.dim(label.trimEnd())}${label.endsWith(' ') ? ' ' : ''}${wrap(e.value, width - columns(label), `${INDENT}  `)}`,
       );
       if (e.quote) lines.push(`${INDENT}  ${style.dim(wrap(`“${e.quote}”`, width, `${INDENT}  `))}`);
     }
     lines.push(`${INDENT}${style.cyan('→')} ${wrap(f.action, width, `${INDENT}  `)}`);
-    for (const r of f.remedies ?? []) {
-      const figure = remedyFigure(r, c);
+    (finding.remedies ?? []).forEach((r, k) => {
+      const figure = remedyFigure(r, lang);
       const colour =
         r.fitsAfter === true ? style.green : r.fitsAfter === false ? style.yellow : (s: string) => s;
       lines.push(
-        `${INDENT}  • ${wrap(`${c.words.labelled(r.change)}${colour(figure)}`, width, `${INDENT}    `)}`,
+        `${INDENT}  • ${wrap(`${labelled(f.remedies![k]!.change, lang)}${colour(figure)}`, width, `${INDENT}    `)}`,
       );
-      lines.push(`${INDENT}    ${style.dim(`${c.words.tryFlags} ${r.flags}`)}`);
-    }
+      lines.push(`${INDENT}    ${style.dim(frame({ code: 'try-flags', params: { flags: r.flags } }))}`);
+    });
   });
   return lines.join('\n');
+}
+
+/*
+ * What `headroom diagnose --json` prints: `{ oom, phase, findings }`, each finding as data (code,
+ * severity, group, raw params, evidence and remedies with their codes and figures) plus `words`: the
+ * same finding rendered in the language asked for (--lang, else the locale), for readers that show it.
+ */
+
+/** A finding's words, as `--json` carries them beside its data. */
+export interface FindingJsonWords {
+  readonly title: string;
+  readonly action: string;
+  readonly evidence: readonly { readonly label: string; readonly value: string }[];
+  readonly remedies?: readonly { readonly change: string; readonly figure: string }[];
+}
+
+/** A finding and its words in `lang`. */
+export function findingJson(f: Finding, lang: Lang): Finding & { readonly words: FindingJsonWords } {
+  const w = findingWords(f, lang);
+  const words: FindingJsonWords = {
+    title: w.title,
+    action: w.action,
+    evidence: w.evidence.map((e) => ({ label: e.label, value: e.value })),
+    ...(f.remedies === undefined
+      ? {}
+      : {
+          remedies: f.remedies.map((r, i) => ({
+            change: w.remedies![i]!.change,
+            figure: remedyFigure(r, lang),
+          })),
+        }),
+  };
+  return { ...f, words };
+}
+
+/** The diagnosis as `--json` prints it. */
+export function diagnosisJson(d: Diagnosis, lang: Lang) {
+  return { oom: d.oom, phase: d.phase, findings: d.findings.map((f) => findingJson(f, lang)) };
 }

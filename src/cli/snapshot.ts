@@ -8,7 +8,7 @@ import { diffSnapshots } from '../core/snapshot/diff.js';
 import { snapshotWords } from '../core/snapshot/words.js';
 import { readSnapshotFile } from '../io/read-snapshot.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { catalogFromFlag, LANG_OPTIONS } from './_lang.js';
+import { LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP } from './_scenario-flags.js';
 import { countFlag, FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
@@ -84,7 +84,7 @@ function scenarioGiven(values: Values): boolean {
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'snapshot', 2);
-  const words = snapshotWords(catalogFromFlag(values.lang, ctx.env).lang);
+  const words = snapshotWords(langFromFlag(values.lang, ctx.env));
   const top = countFlag(values, 'top') ?? DEFAULT_TOP;
   const style = styleFor(ctx.stdout);
   const [first, second] = positionals;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { estimateErrorWords } from '../words/estimate-error.js';
 import { EN, ZH } from './diagnose/messages.js';
 import { estimateError, estimateErrorText, readEstimateError } from './estimate-error.js';
 import { GIB } from './units.js';
@@ -25,5 +26,16 @@ describe('estimateError: (estimate − measured) / measured', () => {
     expect(estimateErrorText(0)).toBe('estimate matches the measured peak');
     expect(estimateErrorText(-0.12, ZH)).toBe('估算比实测峰值低 12.0 %');
     expect(estimateErrorText(0.08, ZH)).toBe('估算比实测峰值高 8.0 %');
+  });
+
+  it('is the words domain’s phrase, which the deprecated estimateErrorText only forwards to', () => {
+    for (const error of [-0.12, 0.08, 0])
+      for (const lang of ['en', 'zh'] as const)
+        expect(estimateErrorWords(readEstimateError(error), lang)).toBe(
+          estimateErrorText(error, lang === 'zh' ? ZH : EN),
+        );
+    expect(estimateErrorWords({ side: 'under', percent: 12.3 }, 'en')).toBe(
+      'estimate 12.3 % under the measured peak',
+    );
   });
 });

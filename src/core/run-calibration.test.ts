@@ -173,11 +173,24 @@ describe('calibrateRun', () => {
       ),
     );
     expect(c.notes).toEqual([
-      { code: 'batch-differs', recorded: 4, scenario: 2 },
-      { code: 'seq-len-differs', recorded: 2048, scenario: 1024 },
-      { code: 'ended-in-oom' },
-      { code: 'no-device-samples' },
-      { code: 'few-steps', steps: 2 },
+      { code: 'batch-differs', params: { recorded: 4, scenario: 2 } },
+      { code: 'seq-len-differs', params: { recorded: 2048, scenario: 1024 } },
+      { code: 'ended-in-oom', params: {} },
+      { code: 'no-device-samples', params: {} },
+      { code: 'few-steps', params: { steps: 2 } },
+    ]);
+    // A calibration stored before notes carried params reads back in the new shape.
+    const stored = {
+      ...c,
+      notes: [
+        { code: 'batch-differs', recorded: 4, scenario: 2 },
+        { code: 'ended-in-oom' },
+        { code: 'other' },
+      ],
+    };
+    expect(readRunCalibration(stored)?.notes).toEqual([
+      { code: 'batch-differs', params: { recorded: 4, scenario: 2 } },
+      { code: 'ended-in-oom', params: {} },
     ]);
   });
 

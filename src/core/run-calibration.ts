@@ -22,20 +22,25 @@ import {
 } from './calibrate.js';
 import { timelinePhase } from './diagnose/run-timeline.js';
 import type { Estimate } from './estimate.js';
+import type { MessageOf, NoParams } from './message.js';
 import type { EstimatedPeak, ProcessSampleRecord, RunRecord, StepRecord } from './run-record.js';
 import type { Scenario } from './scenario.js';
 
-/** Something about the record that bears on the calibration; the CLI words it. */
-export type CalibrationNote =
+/** The figures of each note about the record (src/words/calibration.ts words them). */
+export interface CalibrationNoteParams {
   /** The probe saw another micro-batch or sequence length than the scenario says. */
-  | { readonly code: 'batch-differs'; readonly recorded: number; readonly scenario: number }
-  | { readonly code: 'seq-len-differs'; readonly recorded: number; readonly scenario: number }
+  readonly 'batch-differs': { readonly recorded: number; readonly scenario: number };
+  readonly 'seq-len-differs': { readonly recorded: number; readonly scenario: number };
   /** The run ended in an out-of-memory error: its peaks stop at the card. */
-  | { readonly code: 'ended-in-oom' }
+  readonly 'ended-in-oom': NoParams;
   /** No nvidia-smi sample fell within a measured step: the device level is the estimate's. */
-  | { readonly code: 'no-device-samples' }
+  readonly 'no-device-samples': NoParams;
   /** Only this many training steps after the warm-up: the peak may not have been reached. */
-  | { readonly code: 'few-steps'; readonly steps: number };
+  readonly 'few-steps': { readonly steps: number };
+}
+
+/** Something about the record that bears on the calibration: a code and its figures. */
+export type CalibrationNote = MessageOf<CalibrationNoteParams>;
 
 /** Fewest steps after the warm-up before a calibration is trusted without a note. */
 export const CALIBRATION_MIN_STEPS = 3;
@@ -272,12 +277,15 @@ export function calibrateRun(
   const terms = activationTerms(est, phase);
   const notes: CalibrationNote[] = [];
   if (run.batchSize !== null && run.batchSize !== scenario.microBatchSize)
-    notes.push({ code: 'batch-differs', recorded: run.batchSize, scenario: scenario.microBatchSize });
+    notes.push({
+      code: 'batch-differs',
+      params: { recorded: run.batchSize, scenario: scenario.microBatchSize },
+    });
   if (run.seqLen !== null && run.seqLen !== scenario.seqLen)
-    notes.push({ code: 'seq-len-differs', recorded: run.seqLen, scenario: scenario.seqLen });
-  if (run.status === 'oom') notes.push({ code: 'ended-in-oom' });
-  if (calibration.measured.deviceBytes === null) notes.push({ code: 'no-device-samples' });
-  if (used.length < CALIBRATION_MIN_STEPS) notes.push({ code: 'few-steps', steps: used.length });
+    notes.push({ code: 'seq-len-differs', params: { recorded: run.seqLen, scenario: scenario.seqLen } });
+  if (run.status === 'oom') notes.push({ code: 'ended-in-oom', params: {} });
+  if (calibration.measured.deviceBytes === null) notes.push({ code: 'no-device-samples', params: {} });
+  if (used.length < CALIBRATION_MIN_STEPS) notes.push({ code: 'few-steps', params: { steps: used.length } });
   return {
     refused: false,
     calibration: {
@@ -429,6 +437,25 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Every note code (TypeScript holds it to CalibrationNoteParams). */
+const NOTE_CODES: Readonly<Record<keyof CalibrationNoteParams, true>> = {
+  'batch-differs': true,
+  'seq-len-differs': true,
+  'ended-in-oom': true,
+  'no-device-samples': true,
+  'few-steps': true,
+};
+
+/**
+ * A stored note as a message; one stored before notes carried `params` (`{ code, recorded, scenario }`)
+ * is read into that shape; anything else is left out.
+ */
+function readNote(raw: unknown): CalibrationNote[] {
+  if (!isObject(raw) || typeof raw.code !== 'string' || !Object.hasOwn(NOTE_CODES, raw.code)) return [];
+  const { code, params, ...flat } = raw;
+  return [{ code, params: isObject(params) ? params : flat } as CalibrationNote];
+}
+
 /**
  * A calibration as stored in the ledger (the `calibration` event's data), checked; null when the data
  * is not one (another version wrote it, or it was edited by hand).
@@ -456,6 +483,6 @@ export function readRunCalibration(data: unknown): RunCalibration | null {
     activationBytes: isObject(data.activationBytes)
       ? (data.activationBytes as RunCalibration['activationBytes'])
       : null,
-    notes: Array.isArray(data.notes) ? (data.notes as CalibrationNote[]) : [],
+    notes: Array.isArray(data.notes) ? data.notes.flatMap(readNote) : [],
   };
 }

@@ -8,8 +8,6 @@ import { findGpu } from '../core/catalog/index.js';
 import {
   type DiagnosisResult,
   diagnose,
-  EN,
-  type MessageCatalog,
   probeCapacityBytes,
   type ScenarioContext,
   type Timeline,
@@ -22,8 +20,6 @@ import type { Ledger } from './ledger.js';
 import { recordedBitsandbytes, requireRun, runScenarioContextSync } from './run-context.js';
 
 export interface DiagnoseRunOptions {
-  /** The words of the findings (EN by default; ZH for Chinese). */
-  readonly catalog?: MessageCatalog;
   /**
    * The setup whose estimate prices the remedies. Undefined: the run's stored scenario when its model is
    * a catalog id or an inline config (no I/O); null: none.
@@ -31,7 +27,7 @@ export interface DiagnoseRunOptions {
   readonly scenario?: ScenarioContext | null;
 }
 
-/** A recorded run's diagnosis; `{ oom, phase, findings }` is what `--json` prints. */
+/** A recorded run's diagnosis, as data; `--json` prints `{ oom, phase, findings }` with their words. */
 export interface RunDiagnosis extends DiagnosisResult {
   readonly run: RunRecord;
   readonly timeline: Timeline;
@@ -70,7 +66,6 @@ export function diagnoseRun(
     gpu: cardId === null ? null : (findGpu(cardId) ?? null),
     scenario,
     bitsandbytes: recordedBitsandbytes(ledger, record.id),
-    catalog: options.catalog ?? EN,
   });
   return { ...result, run: record, timeline, scenario };
 }

@@ -4,7 +4,6 @@
  */
 import type { Hono } from 'hono';
 import type { FindingView } from '../core/dashboard-types.js';
-import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
@@ -12,6 +11,7 @@ import { ledgerMetricsSource } from '../io/metrics-ledger.js';
 import { exposition } from '../io/metrics-registry.js';
 import type { PrometheusConfig } from '../io/prometheus.js';
 import { runSnapshotPath } from '../io/read-snapshot.js';
+import type { Lang } from '../words/lang.js';
 import { createApp } from './app.js';
 import { buildDemoRun } from './demo-run.js';
 import { findingViews } from './finding-views.js';
@@ -33,7 +33,7 @@ export interface DashboardOptions {
 
 /** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */
 export function runFindings(ledger: Ledger, run: RunRecord, lang: Lang = 'en'): FindingView[] {
-  return findingViews(diagnoseRun(ledger, run, { catalog: catalogFor(lang) }).findings);
+  return findingViews(diagnoseRun(ledger, run).findings, lang);
 }
 
 /** Where a recorded run's snapshot is, or null when the ledger has no such run. */

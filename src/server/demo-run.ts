@@ -8,12 +8,12 @@ import { shapeFromConfig } from '../core/architecture.js';
 import { findGpu, findModel } from '../core/catalog/index.js';
 import type { RunDetail, SamplePoint, StepPoint } from '../core/dashboard-types.js';
 import { diagnose } from '../core/diagnose/index.js';
-import { catalogFor, type Lang } from '../core/diagnose/messages.js';
 import type { TimelineStep } from '../core/diagnose/timeline.js';
 import { estimate } from '../core/estimate.js';
 import { usableBytes } from '../core/margin.js';
 import { parseScenario } from '../core/scenario.js';
 import { GIB, MIB } from '../core/units.js';
+import type { Lang } from '../words/lang.js';
 import { findingViews } from './finding-views.js';
 
 export interface DemoRun {
@@ -187,9 +187,8 @@ export function buildDemoRun(lang: Lang = 'en'): DemoRun {
     text: oomText,
     timeline: { steps: timeline, capacityBytes: capacity },
     scenario: { scenario, shape, gpu },
-    catalog: catalogFor(lang),
   });
-  const findings = findingViews(diagnosis.findings);
+  const findings = findingViews(diagnosis.findings, lang);
   const peakOf = (key: 'peakAllocatedBytes' | 'peakReservedBytes') =>
     Math.max(...steps.map((s) => s[key] ?? 0));
   return {

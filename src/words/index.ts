@@ -2,13 +2,21 @@
  * Every domain of the catalog, one line each. A domain added to the product is added here, and
  * catalog.test.ts renders each of its codes in every language.
  */
+
+import { CALIBRATION } from './calibration.js';
+import { CALIBRATION_HINTS } from './calibration-hints.js';
 import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
 import { CHART } from './chart.js';
+import { DIAGNOSIS } from './diagnosis.js';
 import { ENV_MISSING, ENV_WORDS } from './env.js';
 import { ERROR_HINTS, ERROR_SOURCES, ERROR_WORDS } from './errors.js';
+import { ESTIMATE_ERROR } from './estimate-error.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { EVIDENCE } from './evidence.js';
 import { FIELD_WORDS_DOMAIN } from './fields.js';
+import { FINDING_ACTIONS } from './finding-actions.js';
+import { FINDINGS } from './findings.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
 import { FLEET_FINDINGS } from './fleet.js';
 import { IMPORT_REPORT } from './import.js';
@@ -27,6 +35,7 @@ import { PLAN_DROPPED } from './plan-dropped.js';
 import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
 import { PLAN_RUNGS } from './plan-rungs.js';
+import { REMEDIES } from './remedies.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
 import { UI_ESTIMATE } from './ui-estimate.js';
 import { UI_FLEET } from './ui-fleet.js';
@@ -67,4 +76,12 @@ export const DOMAINS: readonly AnyDomain[] = [
   ERROR_HINTS,
   ERROR_SOURCES,
   UI_ESTIMATE,
+  FINDINGS,
+  FINDING_ACTIONS,
+  EVIDENCE,
+  REMEDIES,
+  DIAGNOSIS,
+  ESTIMATE_ERROR,
+  CALIBRATION,
+  CALIBRATION_HINTS,
 ];

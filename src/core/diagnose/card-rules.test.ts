@@ -3,11 +3,12 @@
  * end-to-end tests in test/diagnose-run.test.ts record them with the stand-in nvidia-smi).
  */
 import { describe, expect, it } from 'vitest';
+import { findingWords } from '../../words/diagnosis.js';
+import type { Lang } from '../../words/lang.js';
 import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
 import { GIB } from '../units.js';
 import type { RunSamples } from './card-rules.js';
-import { diagnose } from './diagnose.js';
-import { ZH } from './messages.js';
+import { type DiagnoseInput, diagnose as diagnoseData } from './diagnose.js';
 
 const CARD = 80 * GIB;
 const UUID = 'GPU-aaaa';
@@ -45,6 +46,12 @@ function run(own: number, others: readonly [number, string, number][], unlisted 
   }
   return { gpus, processes };
 }
+
+/** The diagnosis with its findings in words (the catalog renders what these tests read). */
+const diagnose = (input: DiagnoseInput, lang: Lang = 'en') => {
+  const d = diagnoseData(input);
+  return { ...d, findings: d.findings.map((f) => findingWords(f, lang)) };
+};
 
 const codes = (samples: RunSamples) => diagnose({ samples }).findings.map((f) => f.code);
 
@@ -115,10 +122,7 @@ describe('card rules', () => {
   });
 
   it('speaks Chinese with the Chinese catalog', () => {
-    const f = diagnose({
-      samples: run(20 * GIB, [[444, 'python3', 12 * GIB]], 10 * GIB),
-      catalog: ZH,
-    }).findings;
+    const f = diagnose({ samples: run(20 * GIB, [[444, 'python3', 12 * GIB]], 10 * GIB) }, 'zh').findings;
     expect(f.map((x) => x.title)).toEqual([
       '另一个进程占用了这张 GPU 的显存：之前运行残留的进程，或另一个作业',
       '卡上有 10.00 GiB 已被占用，但列出的进程都无法解释',

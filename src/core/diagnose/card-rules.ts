@@ -5,16 +5,13 @@
  * (src/core/run-record.ts): per-GPU `memory.used` and the run's own share, and the compute processes,
  * each flagged as the run's or not.
  */
+import { UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE } from '../oom/index.js';
 import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
-import { UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE } from './environment-rules.js';
-import type { Evidence, Finding } from './finding.js';
-import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+import type { Evidence } from './evidence.js';
+import type { Finding } from './finding.js';
+import { bytes, ev, type RuleInput, type RunSamples, say, value } from './rule-kit.js';
 
-/** A run's nvidia-smi samples, in time order. */
-export interface RunSamples {
-  readonly gpus: readonly GpuSampleRecord[];
-  readonly processes: readonly ProcessSampleRecord[];
-}
+export type { RunSamples };
 
 interface Card {
   readonly key: string;
@@ -84,11 +81,10 @@ const median = (values: readonly number[]): number => {
 };
 
 const gpuList = (list: readonly SeenProcess[]) =>
-  [...new Set(list.map((p) => p.card.index))].sort((a, b) => a - b).join(', ');
+  [...new Set(list.map((p) => p.card.index))].sort((a, b) => a - b);
 
 /** Memory in use on a run card that neither the run nor a listed process holds: the median over samples. */
 function unlisted(
-  input: RuleInput,
   samples: RunSamples,
   cards: ReadonlyMap<string, Card>,
   cardOf: (p: ProcessSampleRecord) => string | null,
@@ -124,20 +120,18 @@ function unlisted(
   // The reading shown: the median one with the run at its fullest (samples before the run allocated tie).
   const at = readings.filter((r) => r.rest === rest).reduce((a, r) => (r.own > a.own ? r : a));
   if (rest < Math.max(UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE * at.total)) return [];
-  const w = input.catalog.words;
   const evidence: Evidence[] = [
-    ev(input, 'smi-used', w.partOfWhole(bytes(at.used), bytes(at.total), percent(at.used, at.total))),
-    ev(input, 'this-run', bytes(at.own)),
+    ev('smi-used', value('part-of-whole', { partBytes: at.used, wholeBytes: at.total })),
+    ev('this-run', bytes(at.own)),
   ];
-  if (at.others > 0) evidence.push(ev(input, 'processes-total', bytes(at.others)));
+  if (at.others > 0) evidence.push(ev('processes-total', bytes(at.others)));
   evidence.push(
     ev(
-      input,
       'unaccounted',
-      w.unaccountedSamples(bytes(rest), percent(rest, at.total), String(readings.length)),
+      value('unaccounted-samples', { bytes: rest, cardBytes: at.total, samples: readings.length }),
     ),
   );
-  return [say(input, 'memory-outside-process', 'warn', { bytes: bytes(rest) }, evidence)];
+  return [say('memory-outside-process', 'warn', { bytes: rest }, evidence)];
 }
 
 /** The environment findings a recorded run's nvidia-smi samples show (none without samples). */
@@ -146,38 +140,36 @@ export function cardFindings(input: RuleInput): Finding[] {
   if (!samples || samples.gpus.length === 0) return [];
   const { cards, cardOf } = runCards(samples);
   if (cards.size === 0) return [];
-  const w = input.catalog.words;
   const severity = input.match ? 'error' : 'warn';
   const ours = processesOn(samples, cards, cardOf, true);
   const ourNames = new Set(ours.map((p) => p.name).filter((n): n is string => n !== null));
   const foreign = processesOn(samples, cards, cardOf, false);
   const leftovers = foreign.filter((p) => p.name !== null && ourNames.has(p.name));
   const others = foreign.filter((p) => !leftovers.includes(p));
-  const line = (p: SeenProcess) => w.process(String(p.pid), p.name, bytes(p.bytes));
+  const line = (p: SeenProcess) => value('process', { pid: p.pid, name: p.name, bytes: p.bytes });
   const out: Finding[] = [];
   if (others.length > 0) {
     const total = others.reduce((s, p) => s + p.bytes, 0);
-    const evidence = others.map((p) => ev(input, 'process', line(p)));
-    evidence.push(ev(input, 'processes-total', bytes(total)));
+    const evidence = others.map((p) => ev('process', line(p)));
+    evidence.push(ev('processes-total', bytes(total)));
     const card = others[0]!.card;
-    if (card.totalBytes !== null) evidence.push(ev(input, 'card-total', bytes(card.totalBytes)));
+    if (card.totalBytes !== null) evidence.push(ev('card-total', bytes(card.totalBytes)));
     out.push(
       say(
-        input,
         'other-processes',
         severity,
-        { count: others.length, bytes: bytes(total), gpu: gpuList(others) },
+        { count: others.length, bytes: total, gpus: gpuList(others) },
         evidence,
       ),
     );
   }
   if (leftovers.length > 0) {
-    const evidence = leftovers.map((p) => ev(input, 'process', line(p)));
+    const evidence = leftovers.map((p) => ev('process', line(p)));
     for (const p of ours.filter((o) => leftovers.some((l) => l.card === o.card)))
-      evidence.push(ev(input, 'this-run', line(p)));
-    out.push(say(input, 'leftover-process', severity, {}, evidence));
+      evidence.push(ev('this-run', line(p)));
+    out.push(say('leftover-process', severity, {}, evidence));
   }
-  out.push(...unlisted(input, samples, cards, cardOf));
+  out.push(...unlisted(samples, cards, cardOf));
   return out;
 }
 
@@ -196,13 +188,5 @@ export function smiUsedEvidence(input: RuleInput): Evidence | null {
     )
       top = g;
   if (!top) return null;
-  return ev(
-    input,
-    'smi-used',
-    input.catalog.words.partOfWhole(
-      bytes(top.usedBytes!),
-      bytes(top.totalBytes!),
-      percent(top.usedBytes!, top.totalBytes!),
-    ),
-  );
+  return ev('smi-used', value('part-of-whole', { partBytes: top.usedBytes!, wholeBytes: top.totalBytes! }));
 }

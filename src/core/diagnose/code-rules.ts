@@ -6,7 +6,7 @@
  */
 import { cachedFreeBytes } from '../oom/index.js';
 import type { Finding } from './finding.js';
-import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+import { bytes, ev, type RuleInput, say, value } from './rule-kit.js';
 
 /** Cached-but-unusable memory counts as fragmentation from this share of the card on… */
 export const FRAGMENTED_MIN_SHARE = 0.02;
@@ -23,42 +23,31 @@ export function messageCodeFindings(input: RuleInput): Finding[] {
   if (cache === null || T === null || cache < FRAGMENTED_MIN_SHARE * T) return [];
   const A = o.requestedBytes;
   if (A !== null && cache < A && cache < FRAGMENTED_LARGE_SHARE * T) return [];
-  const w = input.catalog.words;
   const evidence = [
     o.reservedUnallocatedBytes !== null
-      ? ev(input, 'reserved-unallocated', w.shareOfCard(bytes(cache), percent(cache, T)))
+      ? ev('reserved-unallocated', value('share-of-card', { bytes: cache, cardBytes: T }))
       : ev(
-          input,
           'reserved-unallocated',
           m.layout === 'v1-cached'
-            ? w.cachedLegacy(bytes(cache))
-            : w.reservedMinusAllocated(
-                bytes(cache),
-                bytes(o.reservedTotalBytes ?? 0),
-                bytes(o.allocatedByTorchBytes ?? 0),
-              ),
+            ? value('cached-legacy', { bytes: cache })
+            : value('reserved-minus-allocated', {
+                cacheBytes: cache,
+                reservedBytes: o.reservedTotalBytes ?? 0,
+                allocatedBytes: o.allocatedByTorchBytes ?? 0,
+              }),
         ),
   ];
   if (A !== null) {
-    evidence.push(ev(input, 'requested', bytes(A)));
-    if (o.freeBytes !== null) {
-      const pool = o.freeBytes + cache;
+    evidence.push(ev('requested', bytes(A)));
+    if (o.freeBytes !== null)
       evidence.push(
         ev(
-          input,
           'free-plus-cache',
-          `${bytes(o.freeBytes)} + ${bytes(cache)} = ${bytes(pool)} ${pool >= A ? '≥' : '<'} ${bytes(A)}`,
+          value('free-plus-cache', { freeBytes: o.freeBytes, cacheBytes: cache, requestedBytes: A }),
         ),
       );
-    }
   }
   return [
-    say(
-      input,
-      'fragmentation',
-      'warn',
-      { cached: bytes(cache), legacy: m.oom.family === 'torch-v1' },
-      evidence,
-    ),
+    say('fragmentation', 'warn', { cachedBytes: cache, legacy: m.oom.family === 'torch-v1' }, evidence),
   ];
 }

@@ -3,11 +3,12 @@
  * did not fit — loading → weights, forward/backward → activations, optimizer step → optimizer states,
  * one rank failing → imbalance — and, when a scenario is known, each change carries the estimator's figure.
  */
-import { estimateError, estimateErrorText } from '../estimate-error.js';
+import { estimateError, readEstimateError } from '../estimate-error.js';
 import { foreignProcesses, type OomPhase } from '../oom/index.js';
-import type { Evidence, Finding, Severity } from './finding.js';
+import type { Evidence } from './evidence.js';
+import type { Finding, Severity } from './finding.js';
 import { priceRemedies, type RemediedPart } from './remedies.js';
-import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+import { bytes, count, ev, type RuleInput, say, value } from './rule-kit.js';
 
 const PART_OF: Partial<Record<OomPhase, RemediedPart>> = {
   load: 'weights',
@@ -18,24 +19,17 @@ const PART_OF: Partial<Record<OomPhase, RemediedPart>> = {
 
 function phaseEvidence(input: RuleInput): Evidence[] {
   const p = input.phase;
-  const c = input.catalog;
-  const how = p.reason ? c.words.basisReason(c.bases[p.basis], c.phaseReasons[p.reason]) : c.bases[p.basis];
-  const out = [ev(input, 'phase', c.words.phaseValue(c.phases[p.phase], how), p.quote)];
+  const out = [ev('phase', value('phase', { phase: p.phase, basis: p.basis, reason: p.reason }), p.quote)];
   const o = input.match?.oom;
   if (p.reason === 'card-full' && o && o.allocatedByTorchBytes !== null && o.totalBytes !== null) {
     out.push(
       ev(
-        input,
         'torch-allocated',
-        c.words.partOfWhole(
-          bytes(o.allocatedByTorchBytes),
-          bytes(o.totalBytes),
-          percent(o.allocatedByTorchBytes, o.totalBytes),
-        ),
+        value('part-of-whole', { partBytes: o.allocatedByTorchBytes, wholeBytes: o.totalBytes }),
       ),
     );
     if (o.reservedUnallocatedBytes !== null)
-      out.push(ev(input, 'reserved-unallocated', bytes(o.reservedUnallocatedBytes)));
+      out.push(ev('reserved-unallocated', bytes(o.reservedUnallocatedBytes)));
   }
   return out;
 }
@@ -44,19 +38,14 @@ function phaseEvidence(input: RuleInput): Evidence[] {
 function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence[] {
   const base = input.baseline;
   if (!base) return [];
-  const c = input.catalog;
   const device = base.peak.deviceBytes;
   const cap = input.capacityBytes;
-  const value =
-    cap === null
-      ? bytes(device)
-      : c.words.clause(
-          `${bytes(device)} / ${bytes(cap)}`,
-          device <= cap
-            ? c.words.estimateFits(bytes(cap - device))
-            : c.words.estimateShort(bytes(device - cap)),
-        );
-  const out = [ev(input, 'estimate-peak', value)];
+  const out = [
+    ev(
+      'estimate-peak',
+      cap === null ? bytes(device) : value('estimate-on-card', { estimateBytes: device, cardBytes: cap }),
+    ),
+  ];
   // A recorded run measured its own peak: the estimate against it, in the one sign convention.
   const trained = (input.timeline?.steps ?? []).filter((s) => s.phase === 'train');
   const measured = trained.length > 0 ? Math.max(...trained.map((s) => s.peakAllocatedBytes)) : null;
@@ -64,25 +53,18 @@ function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence
   if (measured !== null && error !== null)
     out.push(
       ev(
-        input,
         'estimate-error',
-        c.words.estimateAgainst(
-          estimateErrorText(error, c),
-          bytes(base.peak.allocatedBytes),
-          bytes(measured),
-        ),
+        value('estimate-against-run', {
+          ...readEstimateError(error),
+          estimatedBytes: base.peak.allocatedBytes,
+          measuredBytes: measured,
+        }),
       ),
     );
-  if (part) {
-    const size = base.components[part];
+  if (part)
     out.push(
-      ev(
-        input,
-        'estimate-part',
-        c.words.share(`${c.words.parts[part]} ${bytes(size)}`, percent(size, device)),
-      ),
+      ev('estimate-part', value('part-of-peak', { part, bytes: base.components[part], peakBytes: device })),
     );
-  }
   return out;
 }
 
@@ -102,20 +84,17 @@ function largestPart(input: RuleInput): RemediedPart | null {
 }
 
 function remediesFor(input: RuleInput, part: RemediedPart | null) {
-  return part && input.scenario
-    ? priceRemedies(part, input.scenario, input.capacityBytes, input.catalog)
-    : undefined;
+  return part && input.scenario ? priceRemedies(part, input.scenario, input.capacityBytes) : undefined;
 }
 
 function imbalance(input: RuleInput): Finding {
   const evidence = phaseEvidence(input);
   if (input.match) {
     for (const p of foreignProcesses(input.match))
-      evidence.push(ev(input, 'process', input.catalog.words.process(String(p.pid), null, bytes(p.bytes))));
-    if (input.match.rank !== null)
-      evidence.push(ev(input, 'rank', String(input.match.rank), input.match.quote));
+      evidence.push(ev('process', value('process', { pid: p.pid, name: null, bytes: p.bytes })));
+    if (input.match.rank !== null) evidence.push(ev('rank', count(input.match.rank), input.match.quote));
   }
-  return say(input, 'rank-imbalance', 'warn', {}, evidence);
+  return say('rank-imbalance', 'warn', {}, evidence);
 }
 
 /** The configuration finding for the phase the failure happened in. */
@@ -126,7 +105,6 @@ export function configurationFindings(input: RuleInput): Finding[] {
     case 'load':
       return [
         say(
-          input,
           'weights-at-load',
           severityFor(input),
           {},
@@ -138,7 +116,6 @@ export function configurationFindings(input: RuleInput): Finding[] {
     case 'backward':
       return [
         say(
-          input,
           'activations',
           severityFor(input),
           { phase },
@@ -149,7 +126,6 @@ export function configurationFindings(input: RuleInput): Finding[] {
     case 'optimizer-step':
       return [
         say(
-          input,
           'optimizer-states',
           severityFor(input),
           {},
@@ -161,27 +137,20 @@ export function configurationFindings(input: RuleInput): Finding[] {
       return [imbalance(input)];
     case 'evaluation':
       return [
-        say(input, 'evaluation-memory', 'warn', {}, [
-          ...phaseEvidence(input),
-          ...estimateEvidence(input, null),
-        ]),
+        say('evaluation-memory', 'warn', {}, [...phaseEvidence(input), ...estimateEvidence(input, null)]),
       ];
     case 'checkpoint-save':
       return [
-        say(input, 'checkpoint-save', 'warn', {}, [
-          ...phaseEvidence(input),
-          ...estimateEvidence(input, null),
-        ]),
+        say('checkpoint-save', 'warn', {}, [...phaseEvidence(input), ...estimateEvidence(input, null)]),
       ];
     case 'mid-run':
-      return [say(input, 'mid-run', 'warn', {}, [...phaseEvidence(input), ...estimateEvidence(input, null)])];
+      return [say('mid-run', 'warn', {}, [...phaseEvidence(input), ...estimateEvidence(input, null)])];
     case 'unknown': {
       // Nothing failed (a recorded run without an error) or nothing to read and no setup: no phase to explain.
       if (!input.match && (!input.baseline || !input.hasText)) return [];
       const largest = largestPart(input);
       return [
         say(
-          input,
           'phase-unknown',
           input.baseline ? severityFor(input) : 'info',
           {},

@@ -2,15 +2,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dataFile } from '../../../test/data.js';
+import { findingWords, remedyFigure } from '../../words/diagnosis.js';
+import { EVIDENCE_LABEL_WORDS } from '../../words/evidence.js';
+import type { Lang } from '../../words/lang.js';
 import { findGpu } from '../catalog/index.js';
 import { estimate } from '../estimate.js';
 import { resolveModelRef } from '../model-ref.js';
 import { parseScenario, type Scenario } from '../scenario.js';
 import { formatBytes } from '../units.js';
-import { diagnose, withOptimizerKernel } from './diagnose.js';
+import { type DiagnoseInput, diagnose as diagnoseData, withOptimizerKernel } from './diagnose.js';
 import { FINDING_GROUP, FINDING_ORDER } from './finding.js';
-import { EN, ZH } from './messages.js';
-import { remedyFigure } from './remedies.js';
 
 const CORPUS: readonly { id: string; text: string }[] = readFileSync(
   dataFile('validation', 'oom_corpus.jsonl'),
@@ -20,6 +21,12 @@ const CORPUS: readonly { id: string; text: string }[] = readFileSync(
   .split('\n')
   .map((line) => JSON.parse(line));
 const text = (id: string) => CORPUS.find((c) => c.id === id)!.text;
+
+/** The diagnosis with its findings in words (the catalog renders what these tests read). */
+const diagnose = (input: DiagnoseInput, lang: Lang = 'en') => {
+  const d = diagnoseData(input);
+  return { ...d, findings: d.findings.map((f) => findingWords(f, lang)) };
+};
 const codes = (id: string) => diagnose({ text: text(id) }).findings.map((f) => f.code);
 const finding = (id: string, code: string) =>
   diagnose({ text: text(id) }).findings.find((f) => f.code === code)!;
@@ -238,7 +245,7 @@ describe('configuration and code', () => {
       fitsAfter: true,
       headroomAfterBytes: card - both,
     });
-    expect(remedyFigure(f.remedies![5]!, EN)).toBe('−59.85 GiB, fits with 4.14 GiB to spare');
+    expect(remedyFigure(f.remedies![5]!, 'en')).toBe('−59.85 GiB, fits with 4.14 GiB to spare');
   });
 
   it('a chunked loss that is not compiled: compiling it is a remedy, for the fp32 logits it drops', () => {
@@ -370,8 +377,8 @@ describe('configuration and code', () => {
 });
 
 describe('the JSON contract', () => {
-  it('is { oom, phase, findings } with the corpus’s names', () => {
-    const d = diagnose({ text: text('kaito-976-private-pools') });
+  it('is { oom, phase, findings } with the corpus’s names, each finding data: a code and raw params', () => {
+    const d = diagnoseData({ text: text('kaito-976-private-pools') });
     expect(d.oom).toEqual({
       family: 'torch-v2',
       requestedBytes: 572522496,
@@ -387,8 +394,24 @@ describe('the JSON contract', () => {
     expect(d.phase).toBe('forward');
     for (const f of d.findings)
       expect(Object.keys(f)).toEqual(
-        expect.arrayContaining(['code', 'severity', 'title', 'evidence', 'action']),
+        expect.arrayContaining(['code', 'severity', 'group', 'params', 'evidence']),
       );
+    // Raw figures, not formatted ones: the container trap's process and its bytes as the message gave them.
+    expect(d.findings[0]).toMatchObject({
+      code: 'own-process-in-container',
+      params: { pid: 562167, bytes: 16374562816 },
+      evidence: [
+        {
+          label: 'process',
+          value: { code: 'process', params: { pid: 562167, name: null, bytes: 16374562816 } },
+        },
+        { label: 'card-used', value: { code: 'bytes', params: { bytes: 16932908564 - 539167293 } } },
+      ],
+    });
+    // Only the log's own quotes carry units; every figure is a number.
+    expect(JSON.stringify(d.findings.map((f) => [f.params, f.evidence.map((e) => e.value)]))).not.toMatch(
+      /GiB|MiB|%/,
+    );
   });
 
   it('an empty text has no findings', () => {
@@ -415,22 +438,24 @@ describe('diagnose: the estimate against a recorded run, (estimate − measured)
       device: 0,
     })),
   });
-  const line = (peak: number, lang = EN) =>
-    diagnose({
-      text: text('pt-2.x-16417-batch'),
-      scenario: { scenario, shape },
-      timeline: timeline(peak),
-      catalog: lang,
-    })
+  const line = (peak: number, lang: Lang = 'en') =>
+    diagnose(
+      {
+        text: text('pt-2.x-16417-batch'),
+        scenario: { scenario, shape },
+        timeline: timeline(peak),
+      },
+      lang,
+    )
       .findings.find((f) => f.code === 'activations')!
-      .evidence.find((e) => e.label === lang.labels['estimate-error'])?.value;
+      .evidence.find((e) => e.label === EVIDENCE_LABEL_WORDS[lang]['estimate-error'])?.value;
 
   it('a run that needed 25 % more than estimated: the estimate under the measured peak', () => {
     const measured = est * 1.25;
     expect(line(measured)).toBe(
       `estimate 20.0 % under the measured peak (${formatBytes(est)} estimated, ${formatBytes(measured)} measured)`,
     );
-    expect(line(measured, ZH)).toBe(
+    expect(line(measured, 'zh')).toBe(
       `估算比实测峰值低 20.0 %（估算 ${formatBytes(est)}，实测 ${formatBytes(measured)}）`,
     );
   });
@@ -438,11 +463,13 @@ describe('diagnose: the estimate against a recorded run, (estimate − measured)
   it('a run that needed less than estimated: the estimate over the measured peak', () => {
     const measured = est / 1.1;
     expect(line(measured)).toMatch(/^estimate 10\.0 % over the measured peak \(/);
-    expect(line(measured, ZH)).toMatch(/^估算比实测峰值高 10\.0 %/);
+    expect(line(measured, 'zh')).toMatch(/^估算比实测峰值高 10\.0 %/);
   });
 
   it('no recorded run, no such line', () => {
     const f = diagnose({ text: text('pt-2.x-16417-batch'), scenario: { scenario, shape } }).findings;
-    expect(f.flatMap((x) => x.evidence).some((e) => e.label === EN.labels['estimate-error'])).toBe(false);
+    expect(
+      f.flatMap((x) => x.evidence).some((e) => e.label === EVIDENCE_LABEL_WORDS.en['estimate-error']),
+    ).toBe(false);
   });
 });

@@ -20,14 +20,13 @@ import {
   primaryOom,
 } from '../oom/index.js';
 import { fusesInTorch, type Scenario } from '../scenario.js';
-import { cardFindings, type RunSamples } from './card-rules.js';
+import { cardFindings } from './card-rules.js';
 import { messageCodeFindings } from './code-rules.js';
 import { configurationFindings } from './configuration-rules.js';
 import { environmentFindings } from './environment-rules.js';
 import { type Finding, sortFindings } from './finding.js';
-import { EN, type MessageCatalog } from './messages.js';
 import { baselineEstimate, type ScenarioContext } from './remedies.js';
-import type { RuleInput } from './rule-kit.js';
+import type { RuleInput, RunSamples } from './rule-kit.js';
 import type { Timeline } from './timeline.js';
 import { timelineFindings } from './timeline-rules.js';
 
@@ -49,10 +48,12 @@ export interface DiagnoseInput {
   readonly bitsandbytes?: string | null;
   /** The card, when known without a scenario (--gpu): the capacity when the message does not give one. */
   readonly gpu?: GpuSpec | null;
-  readonly catalog?: MessageCatalog;
 }
 
-/** What `--json` prints: the message in the corpus's shape, the phase, the findings in order. */
+/**
+ * The diagnosis as data: the message in the corpus's shape, the phase, the findings in order (each a
+ * code with raw params; `headroom diagnose --json` adds their words in the language asked for).
+ */
 export interface Diagnosis {
   readonly oom: OomMessage;
   readonly phase: OomPhase;
@@ -130,11 +131,10 @@ export function withOptimizerKernel(scenario: Scenario, text: string): Scenario 
 
 /**
  * Diagnoses an out-of-memory failure.
- * @example diagnose({ text: traceback, scenario: { scenario, shape, gpu } }).findings[0].title
+ * @example diagnose({ text: traceback, scenario: { scenario, shape, gpu } }).findings[0].code
  */
 export function diagnose(input: DiagnoseInput): DiagnosisResult {
   const text = input.text ?? '';
-  const catalog = input.catalog ?? EN;
   const lines = normalizeLog(text);
   const matches = findOomMessages(text);
   const match = primaryOom(matches) ?? null;
@@ -163,7 +163,6 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
     bitsandbytes,
     capacityBytes: match?.oom.totalBytes ?? input.capacityBytes ?? (gpu ? usableBytes(gpu) : null),
     gpu,
-    catalog,
   };
   const findings = sortFindings(
     merge([

@@ -15,9 +15,10 @@ import {
   UNACCOUNTED_SHARE,
 } from '../oom/index.js';
 import { MIB } from '../units.js';
-import type { Evidence, Finding } from './finding.js';
+import type { Evidence } from './evidence.js';
+import type { Finding } from './finding.js';
 import { priceRemedies, UPGRADE_FLAGS } from './remedies.js';
-import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+import { bytes, ev, type RuleInput, say, value } from './rule-kit.js';
 
 /** Memory nobody accounts for counts only above these (declared with the phase rules that use them too). */
 export { UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE };
@@ -25,49 +26,41 @@ export { UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE };
 const isTorch = (m: OomMatch | null): m is OomMatch =>
   m !== null && (m.oom.family === 'torch-v1' || m.oom.family === 'torch-v2');
 
-function messageEvidence(input: RuleInput, m: OomMatch): Evidence {
-  return ev(input, 'message', input.catalog.families[m.oom.family], m.quote);
+function messageEvidence(m: OomMatch): Evidence {
+  return ev('message', value('family', { family: m.oom.family }), m.quote);
 }
 
-function processes(input: RuleInput, m: OomMatch): Finding[] {
+const proc = (pid: number, n: number) => value('process', { pid, name: null, bytes: n });
+
+function processes(m: OomMatch): Finding[] {
   const o = m.oom;
   const list = o.processes ?? [];
   if (list.length === 0) return [];
   const out: Finding[] = [];
-  const w = input.catalog.words;
   const others = foreignProcesses(m);
   const own = list.filter((p) => !others.includes(p));
   const used = o.totalBytes !== null && o.freeBytes !== null ? o.totalBytes - o.freeBytes : null;
   if (o.thisProcessInUseBytes === undefined && own.length === 1) {
     const self = own[0]!;
-    const evidence = [ev(input, 'process', w.process(String(self.pid), null, bytes(self.bytes)))];
-    if (used !== null) evidence.push(ev(input, 'card-used', bytes(used)));
+    const evidence = [ev('process', proc(self.pid, self.bytes))];
+    if (used !== null) evidence.push(ev('card-used', bytes(used)));
     // NVML lists every compute process, this one included: without a "this process" line, the biggest
     // "Process N" is this one. When the sizes do not add up, memory-outside-process reports the rest.
-    out.push(
-      say(
-        input,
-        'own-process-in-container',
-        'info',
-        { pid: String(self.pid), bytes: bytes(self.bytes) },
-        evidence,
-      ),
-    );
+    out.push(say('own-process-in-container', 'info', { pid: self.pid, bytes: self.bytes }, evidence));
   }
   // Small processes are other ranks' contexts: the configuration step (rank imbalance) reports them.
   if (others.length > 0 && !others.every((p) => p.bytes <= RANK_CONTEXT_MAX_BYTES)) {
     const total = others.reduce((s, p) => s + p.bytes, 0);
-    const evidence = others.map((p) => ev(input, 'process', w.process(String(p.pid), null, bytes(p.bytes))));
-    evidence.push(ev(input, 'processes-total', bytes(total)));
+    const evidence = others.map((p) => ev('process', proc(p.pid, p.bytes)));
+    evidence.push(ev('processes-total', bytes(total)));
     if (o.thisProcessInUseBytes !== undefined)
-      evidence.push(ev(input, 'this-process', bytes(o.thisProcessInUseBytes)));
-    if (o.totalBytes !== null) evidence.push(ev(input, 'card-total', bytes(o.totalBytes)));
+      evidence.push(ev('this-process', bytes(o.thisProcessInUseBytes)));
+    if (o.totalBytes !== null) evidence.push(ev('card-total', bytes(o.totalBytes)));
     out.push(
       say(
-        input,
         'other-processes',
         'error',
-        { count: others.length, bytes: bytes(total), gpu: o.gpuIndex === null ? '?' : String(o.gpuIndex) },
+        { count: others.length, bytes: total, gpus: o.gpuIndex === null ? [] : [o.gpuIndex] },
         evidence,
       ),
     );
@@ -82,11 +75,11 @@ function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
   if (o.allocatedByTorchBytes !== null && o.allocatedByTorchBytes > o.totalBytes) return [];
   const used = o.totalBytes - o.freeBytes;
   const listed = (o.processes ?? []).reduce((s, p) => s + p.bytes, 0);
-  const evidence: Evidence[] = [ev(input, 'card-used', bytes(used))];
+  const evidence: Evidence[] = [ev('card-used', bytes(used))];
   let explained: number;
   if (o.thisProcessInUseBytes !== undefined) {
     explained = o.thisProcessInUseBytes + listed;
-    evidence.push(ev(input, 'this-process', bytes(o.thisProcessInUseBytes)));
+    evidence.push(ev('this-process', bytes(o.thisProcessInUseBytes)));
   } else if (listed > 0) {
     explained = listed;
   } else {
@@ -98,17 +91,15 @@ function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
     explained = torch + context;
     evidence.push(
       // Allocated plus reserved-but-unallocated is what PyTorch holds in total, however the message splits it.
-      ev(input, 'reserved-total', bytes(torch)),
-      ev(input, 'cuda-context', bytes(context)),
+      ev('reserved-total', bytes(torch)),
+      ev('cuda-context', bytes(context)),
     );
   }
-  if (listed > 0) evidence.push(ev(input, 'processes-total', bytes(listed)));
+  if (listed > 0) evidence.push(ev('processes-total', bytes(listed)));
   const rest = used - explained;
   if (rest < Math.max(UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE * o.totalBytes)) return [];
-  evidence.push(
-    ev(input, 'unaccounted', input.catalog.words.shareOfCard(bytes(rest), percent(rest, o.totalBytes))),
-  );
-  return [say(input, 'memory-outside-process', 'warn', { bytes: bytes(rest) }, evidence)];
+  evidence.push(ev('unaccounted', value('share-of-card', { bytes: rest, cardBytes: o.totalBytes })));
+  return [say('memory-outside-process', 'warn', { bytes: rest }, evidence)];
 }
 
 /**
@@ -118,24 +109,18 @@ function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
 export const FREE_SLACK_BYTES = 64 * MIB;
 export const FREE_SLACK_SHARE = 1.25;
 
-function freeExceedsRequest(input: RuleInput, m: OomMatch): Finding[] {
+function freeExceedsRequest(m: OomMatch): Finding[] {
   const o = m.oom;
   if (o.requestedBytes === null || o.freeBytes === null) return [];
   if (o.freeBytes < o.requestedBytes + FREE_SLACK_BYTES || o.freeBytes < FREE_SLACK_SHARE * o.requestedBytes)
     return [];
   if (o.allowedBytes !== undefined) return []; // a memory-fraction cap explains it
   return [
-    say(
-      input,
-      'free-exceeds-request',
-      'warn',
-      { free: bytes(o.freeBytes), requested: bytes(o.requestedBytes) },
-      [
-        ev(input, 'requested', bytes(o.requestedBytes)),
-        ev(input, 'card-free', bytes(o.freeBytes)),
-        messageEvidence(input, m),
-      ],
-    ),
+    say('free-exceeds-request', 'warn', { freeBytes: o.freeBytes, requestedBytes: o.requestedBytes }, [
+      ev('requested', bytes(o.requestedBytes)),
+      ev('card-free', bytes(o.freeBytes)),
+      messageEvidence(m),
+    ]),
   ];
 }
 
@@ -145,40 +130,28 @@ function requestTooLarge(input: RuleInput, m: OomMatch): Finding[] {
   const out: Finding[] = [];
   if (m.requestUnbounded) {
     out.push(
-      say(
-        input,
-        'request-exceeds-card',
-        'error',
-        { requested: '> 1 EB', total: card === null ? '?' : bytes(card), unbounded: true },
-        [ev(input, 'requested', input.catalog.words.moreThanExabyte), messageEvidence(input, m)],
-      ),
+      say('request-exceeds-card', 'error', { requestedBytes: null, totalBytes: card, unbounded: true }, [
+        ev('requested', value('more-than-exabyte', {})),
+        messageEvidence(m),
+      ]),
     );
   } else if (o.requestedBytes !== null && card !== null && o.requestedBytes >= card) {
     out.push(
       say(
-        input,
         'request-exceeds-card',
         'error',
-        { requested: bytes(o.requestedBytes), total: bytes(card), unbounded: false },
-        [
-          ev(input, 'requested', bytes(o.requestedBytes)),
-          ev(input, 'card-total', bytes(card)),
-          messageEvidence(input, m),
-        ],
+        { requestedBytes: o.requestedBytes, totalBytes: card, unbounded: false },
+        [ev('requested', bytes(o.requestedBytes)), ev('card-total', bytes(card)), messageEvidence(m)],
       ),
     );
   }
   if (o.allocatedByTorchBytes !== null && o.totalBytes !== null && o.allocatedByTorchBytes > o.totalBytes) {
     out.push(
       say(
-        input,
         'allocated-exceeds-card',
         'warn',
-        { allocated: bytes(o.allocatedByTorchBytes), total: bytes(o.totalBytes) },
-        [
-          ev(input, 'torch-allocated', bytes(o.allocatedByTorchBytes)),
-          ev(input, 'card-total', bytes(o.totalBytes)),
-        ],
+        { allocatedBytes: o.allocatedByTorchBytes, totalBytes: o.totalBytes },
+        [ev('torch-allocated', bytes(o.allocatedByTorchBytes)), ev('card-total', bytes(o.totalBytes))],
       ),
     );
   }
@@ -197,9 +170,9 @@ function hostMemory(input: RuleInput, m: OomMatch): Finding[] {
       : /Loading\s+checkpoint\s+shards|from_pretrained|load_state_dict|\bloading\b/i.test(before)
         ? 'loading'
         : 'kill';
-  const evidence = [ev(input, 'message', input.catalog.families['host-oom'], m.quote)];
-  if (m.oom.requestedBytes !== null) evidence.push(ev(input, 'requested', bytes(m.oom.requestedBytes)));
-  return [say(input, 'host-memory', 'error', { kind }, evidence)];
+  const evidence = [ev('message', value('family', { family: 'host-oom' }), m.quote)];
+  if (m.oom.requestedBytes !== null) evidence.push(ev('requested', bytes(m.oom.requestedBytes)));
+  return [say('host-memory', 'error', { kind }, evidence)];
 }
 
 const SECOND_COPY_PROSE =
@@ -210,17 +183,17 @@ function secondModelCopy(input: RuleInput): Finding[] {
   const prose = input.lines.findIndex((l) => SECOND_COPY_PROSE.test(l.text));
   if (prose >= 0)
     return [
-      say(input, 'second-model-copy', 'warn', {}, [
-        ev(input, 'log', input.catalog.words.logLine(String(prose + 1)), input.lines[prose]!.text.trim()),
+      say('second-model-copy', 'warn', {}, [
+        ev('log', value('log-line', { line: prose + 1 }), input.lines[prose]!.text.trim()),
       ]),
     ];
   if (input.phase.phase !== 'evaluation') return [];
   const load = input.lines.findIndex((l) => LOAD_CALL.test(l.text));
   if (load >= 0)
     return [
-      say(input, 'second-model-copy', 'warn', {}, [
-        ev(input, 'phase', input.catalog.phases.evaluation),
-        ev(input, 'log', input.catalog.words.logLine(String(load + 1)), input.lines[load]!.text.trim()),
+      say('second-model-copy', 'warn', {}, [
+        ev('phase', value('phase-name', { phase: 'evaluation' })),
+        ev('log', value('log-line', { line: load + 1 }), input.lines[load]!.text.trim()),
       ]),
     ];
   // The allocator holds at least two copies of the weights the scenario's estimate needs.
@@ -228,10 +201,10 @@ function secondModelCopy(input: RuleInput): Finding[] {
   const allocated = input.match?.oom.allocatedByTorchBytes ?? null;
   if (weights !== undefined && weights > 0 && allocated !== null && allocated >= 2 * weights)
     return [
-      say(input, 'second-model-copy', 'warn', {}, [
-        ev(input, 'phase', input.catalog.phases.evaluation),
-        ev(input, 'torch-allocated', bytes(allocated)),
-        ev(input, 'estimate-part', `${input.catalog.words.parts.weights} ${bytes(weights)}`),
+      say('second-model-copy', 'warn', {}, [
+        ev('phase', value('phase-name', { phase: 'evaluation' })),
+        ev('torch-allocated', bytes(allocated)),
+        ev('estimate-part', value('part', { part: 'weights', bytes: weights })),
       ]),
     ];
   return [];
@@ -244,17 +217,16 @@ function secondModelCopy(input: RuleInput): Finding[] {
 function oldBitsandbytes(input: RuleInput): Finding[] {
   const ctx = input.scenario;
   if (!ctx || !upgradeFreesInputs(ctx.scenario)) return [];
-  const upgrade = priceRemedies('activations', ctx, input.capacityBytes, input.catalog).filter(
+  const upgrade = priceRemedies('activations', ctx, input.capacityBytes).filter(
     (r) => r.flags === UPGRADE_FLAGS,
   );
   if (upgrade.length === 0) return [];
   return [
     say(
-      input,
       'old-bitsandbytes',
       'warn',
       { version: input.bitsandbytes },
-      [ev(input, 'kept-inputs', bytes(upgrade[0]!.savedBytes))],
+      [ev('kept-inputs', bytes(upgrade[0]!.savedBytes))],
       upgrade,
     ),
   ];
@@ -265,7 +237,7 @@ export function environmentFindings(input: RuleInput): Finding[] {
   const out: Finding[] = [];
   const m = input.match;
   if (!m && !input.lookAlike && input.lines.some((l) => l.text.trim() !== ''))
-    out.push(say(input, 'no-oom-message', 'info', {}, []));
+    out.push(say('no-oom-message', 'info', {}, []));
   if (!m && input.lookAlike) {
     const sig = input.lookAlike.signature;
     const kind = /\bat\s+line\s+\d+\s+in\s+file\b/.test(input.lookAlike.quote)
@@ -278,26 +250,26 @@ export function environmentFindings(input: RuleInput): Finding[] {
             ? 'signal'
             : 'other';
     out.push(
-      say(input, 'not-an-oom', 'error', { error: sig, kind }, [
-        ev(input, 'message', input.catalog.families['not-oom'], input.lookAlike.quote),
+      say('not-an-oom', 'error', { error: sig, kind }, [
+        ev('message', value('family', { family: 'not-oom' }), input.lookAlike.quote),
       ]),
     );
   }
-  if (isTorch(m)) out.push(...processes(input, m));
+  if (isTorch(m)) out.push(...processes(m));
   const read = input.phase;
   if (read.phase === 'other-process' && (read.basis === 'log' || read.basis === 'smi') && read.line !== null)
     out.push(
-      say(input, 'leftover-process', 'error', {}, [
-        ev(input, 'log', input.catalog.words.logLine(String(read.line + 1)), read.quote),
+      say('leftover-process', 'error', {}, [
+        ev('log', value('log-line', { line: read.line + 1 }), read.quote),
       ]),
     );
-  if (isTorch(m)) out.push(...unaccounted(input, m), ...freeExceedsRequest(input, m));
+  if (isTorch(m)) out.push(...unaccounted(input, m), ...freeExceedsRequest(m));
   if (m && (m.oom.family === 'cuda-runtime' || m.oom.family === 'nccl' || m.oom.family === 'bitsandbytes'))
-    out.push(say(input, 'numberless-oom', 'warn', { family: m.oom.family }, [messageEvidence(input, m)]));
+    out.push(say('numberless-oom', 'warn', { family: m.oom.family }, [messageEvidence(m)]));
   if (m && (m.oom.family === 'xla' || m.oom.family === 'tensorflow')) {
-    const evidence = [messageEvidence(input, m)];
-    if (m.oom.requestedBytes !== null) evidence.push(ev(input, 'requested', bytes(m.oom.requestedBytes)));
-    out.push(say(input, 'framework-preallocation', 'info', { framework: m.oom.family }, evidence));
+    const evidence = [messageEvidence(m)];
+    if (m.oom.requestedBytes !== null) evidence.push(ev('requested', bytes(m.oom.requestedBytes)));
+    out.push(say('framework-preallocation', 'info', { framework: m.oom.family }, evidence));
   }
   if (isTorch(m)) out.push(...requestTooLarge(input, m));
   if (m?.oom.family === 'host-oom') out.push(...hostMemory(input, m));

@@ -1,8 +1,12 @@
 /**
- * A finding is data: what was checked, how bad it is, the numbers it read (quoted where they came from a
- * log), what to do, and — when a scenario is known — the estimator's figure for each change. The
- * terminal, `--json` and the dashboard render the same objects; their words come from messages.ts.
+ * A finding is data: what was checked (`code`), how bad it is, its raw figures (`params`), the numbers it
+ * read (quoted where they came from a log), and — when a scenario is known — the estimator's figure for
+ * each change. The terminal, `--json` and the dashboard render the same objects; their words come from
+ * src/words (findings.ts, finding-actions.ts, evidence.ts, remedies.ts), in the language asked for.
  */
+import type { NoParams } from '../message.js';
+import type { Evidence } from './evidence.js';
+import type { RemedyChange } from './remedy-codes.js';
 
 export type Severity = 'error' | 'warn' | 'info';
 
@@ -76,18 +80,58 @@ export const FINDING_GROUP: Readonly<Record<FindingCode, FindingGroup>> = {
   'alloc-retries': 'code',
 };
 
-/** One number or line a finding rests on. */
-export interface Evidence {
-  readonly label: string;
-  /** The figure, formatted ("22.00 MiB", "96 %", "pid 441650"). */
-  readonly value: string;
-  /** The log text it was read from, verbatim (whitespace collapsed). */
-  readonly quote?: string;
+/** The raw figures each finding's words take (bytes, counts, ids as read, small enums). */
+export interface FindingParams {
+  readonly 'no-oom-message': NoParams;
+  readonly 'not-an-oom': {
+    /** The error the text names instead, as the log wrote it. */
+    readonly error: string;
+    readonly kind: 'bitsandbytes' | 'cuda' | 'resource' | 'signal' | 'other';
+  };
+  /** `gpus`: the card indexes they were seen on; empty when the message does not say. */
+  readonly 'other-processes': {
+    readonly count: number;
+    readonly bytes: number;
+    readonly gpus: readonly number[];
+  };
+  readonly 'own-process-in-container': { readonly pid: number; readonly bytes: number };
+  readonly 'leftover-process': NoParams;
+  readonly 'memory-outside-process': { readonly bytes: number };
+  readonly 'free-exceeds-request': { readonly freeBytes: number; readonly requestedBytes: number };
+  readonly 'numberless-oom': { readonly family: 'cuda-runtime' | 'nccl' | 'bitsandbytes' };
+  readonly 'framework-preallocation': { readonly framework: 'xla' | 'tensorflow' };
+  /** `unbounded`: a size of more than 1 EB (then the request is null: it is no figure). */
+  readonly 'request-exceeds-card': {
+    readonly requestedBytes: number | null;
+    readonly totalBytes: number | null;
+    readonly unbounded: boolean;
+  };
+  readonly 'allocated-exceeds-card': { readonly allocatedBytes: number; readonly totalBytes: number };
+  readonly 'host-memory': { readonly kind: 'dataloader' | 'shared-memory' | 'loading' | 'kill' };
+  readonly 'second-model-copy': NoParams;
+  /** The installed bitsandbytes, as the probe recorded it; null when only the scenario says it is old. */
+  readonly 'old-bitsandbytes': { readonly version: string | null };
+  readonly 'weights-at-load': NoParams;
+  readonly activations: { readonly phase: 'forward' | 'backward' };
+  readonly 'optimizer-states': NoParams;
+  readonly 'rank-imbalance': NoParams;
+  readonly 'evaluation-memory': NoParams;
+  readonly 'checkpoint-save': NoParams;
+  readonly 'mid-run': NoParams;
+  readonly 'phase-unknown': NoParams;
+  /** Where it grows: the rank and its device. */
+  readonly leak: { readonly rank: number; readonly device: number };
+  readonly 'eval-growth': NoParams;
+  /** `cachedBytes`: the message's cached-but-unusable memory; null when read from a timeline. */
+  readonly fragmentation: { readonly cachedBytes: number | null; readonly legacy: boolean };
+  readonly 'stable-full': NoParams;
+  readonly 'alloc-retries': { readonly count: number };
 }
 
 /** One change, with the estimator's figure for it. */
 export interface Remedy {
-  readonly change: string;
+  /** The changes it makes, in the order they are applied (one, or a combination that fits). */
+  readonly changes: readonly RemedyChange[];
   /** The scenario flags that make the change (`headroom estimate … --gradient-checkpointing full`). */
   readonly flags: string;
   /** Device-level bytes the change saves, per GPU (estimate before − after). */
@@ -98,15 +142,18 @@ export interface Remedy {
   readonly headroomAfterBytes: number | null;
 }
 
-export interface Finding {
-  readonly code: FindingCode;
+/** One finding of one code: what it is, how bad, its figures, what it rests on, what to change. */
+export interface FindingOf<C extends FindingCode> {
+  readonly code: C;
   readonly severity: Severity;
   readonly group: FindingGroup;
-  readonly title: string;
+  readonly params: FindingParams[C];
   readonly evidence: readonly Evidence[];
-  readonly action: string;
   readonly remedies?: readonly Remedy[];
 }
+
+/** A finding of any code (a union on `code`, so `params` follows it). */
+export type Finding = { readonly [C in FindingCode]: FindingOf<C> }[FindingCode];
 
 /** Findings in the fixed order of FINDING_ORDER. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {

@@ -1,26 +1,28 @@
-/** The diagnoser: findings as data, in the troubleshooting order, with the words in one catalog. */
-export type { RunSamples } from './card-rules.js';
+/** The diagnoser: findings as data (codes and raw figures), in the troubleshooting order. Their words are src/words'. */
 export { type DiagnoseInput, type Diagnosis, type DiagnosisResult, diagnose } from './diagnose.js';
 export {
+  EVIDENCE_LABELS,
   type Evidence,
+  type EvidenceLabel,
+  type EvidenceValue,
+  type EvidenceValueParams,
+  type MemoryPart,
+} from './evidence.js';
+export {
   FINDING_GROUP,
   FINDING_ORDER,
   type Finding,
   type FindingCode,
   type FindingGroup,
+  type FindingOf,
+  type FindingParams,
   type Remedy,
   type Severity,
 } from './finding.js';
-export {
-  CATALOGS,
-  catalogFor,
-  EN,
-  type EvidenceLabel,
-  type FindingParams,
-  type Lang,
-  type MessageCatalog,
-  ZH,
-} from './messages.js';
-export { priceRemedies, type RemediedPart, remedyFigure, type ScenarioContext } from './remedies.js';
+/** @deprecated issue #18: a language handle without words; render with src/words (diagnosis.ts findingWords). */
+export { CATALOGS, catalogFor, EN, type Lang, type MessageCatalog, ZH } from './messages.js';
+export { priceRemedies, type RemediedPart, type ScenarioContext } from './remedies.js';
+export type { RemedyChange, RemedyCode, RemedyParams } from './remedy-codes.js';
+export type { RunSamples } from './rule-kit.js';
 export { probeCapacityBytes, timelineFromSteps, timelinePhase } from './run-timeline.js';
 export type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';

@@ -10,9 +10,9 @@ import { isUserError } from '../errors.js';
 import { type Estimate, estimate } from '../estimate.js';
 import { fitVerdict, targetOf } from '../margin.js';
 import { fusesInTorch, parseScenario, SCENARIO_DEFAULTS, type Scenario } from '../scenario.js';
-import { formatBytes } from '../units.js';
+import type { MemoryPart } from './evidence.js';
 import type { Remedy } from './finding.js';
-import type { MessageCatalog, RemedyCode, RemedyParams } from './messages.js';
+import type { RemedyChange, RemedyCode } from './remedy-codes.js';
 
 /** A scenario the diagnosis can estimate: what `headroom estimate` needs. */
 export interface ScenarioContext {
@@ -23,11 +23,11 @@ export interface ScenarioContext {
 }
 
 /** The part of memory a phase points at. */
-export type RemediedPart = 'weights' | 'activations' | 'optimizer';
+export type RemediedPart = MemoryPart;
 
 interface Variant {
-  readonly code: RemedyCode;
-  readonly params: RemedyParams;
+  /** The change as data: its code and what it moves between. */
+  readonly message: RemedyChange;
   readonly flags: string;
   /** The fields the change sets. */
   readonly change: Readonly<Record<string, unknown>>;
@@ -44,10 +44,10 @@ const SHARDED = new Set(['zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op']);
 function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
   const base = { ...s } as Record<string, unknown>;
   const out: Variant[] = [];
-  const add = (code: RemedyCode, params: RemedyParams, flags: string, change: Record<string, unknown>) => {
+  const add = (message: RemedyChange, flags: string, change: Record<string, unknown>) => {
     const raw: Record<string, unknown> = { ...base, ...change };
     if (raw.method !== 'freeze') delete raw.trainableLayers;
-    out.push({ code, params, flags, change, raw });
+    out.push({ message, flags, change, raw });
   };
   const gpus = s.parallelism.gpus;
   const full = s.method === 'full' || s.method === 'freeze';
@@ -56,38 +56,33 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
     case 'activations':
       // An old bitsandbytes keeps every 4-bit layer's input: upgrading frees them with the same training.
       if (upgradeFreesInputs(s))
-        add('bitsandbytes-upgrade', { from: s.quantizedInputsKept ?? 'none', to: 'none' }, UPGRADE_FLAGS, {
-          quantizedInputsKept: 'none',
-        });
+        add({ code: 'bitsandbytes-upgrade', params: {} }, UPGRADE_FLAGS, { quantizedInputsKept: 'none' });
       if (s.microBatchSize > 1) {
         const accum = s.gradAccumSteps * s.microBatchSize;
         add(
-          'micro-batch',
-          { from: String(s.microBatchSize), to: '1' },
+          { code: 'micro-batch', params: { from: s.microBatchSize, to: 1 } },
           `--micro-batch 1 --grad-accum ${accum}`,
           { microBatchSize: 1, gradAccumSteps: accum },
         );
       }
       if (s.gradientCheckpointing !== 'full')
         add(
-          'gradient-checkpointing',
-          { from: s.gradientCheckpointing, to: 'full' },
+          { code: 'gradient-checkpointing', params: { from: s.gradientCheckpointing, to: 'full' } },
           '--gradient-checkpointing full',
           { gradientCheckpointing: 'full' },
         );
-      if (s.loss === 'standard')
-        add('fused-loss', { from: 'standard', to: 'fused' }, '--loss fused', { loss: 'fused' });
+      if (s.loss === 'standard') add({ code: 'fused-loss', params: {} }, '--loss fused', { loss: 'fused' });
       if (s.loss === 'chunked' && !s.torchCompile)
-        add('compile-loss', { from: 'eager', to: 'compiled' }, '--torch-compile', { torchCompile: true });
+        add({ code: 'compile-loss', params: {} }, '--torch-compile', { torchCompile: true });
       if (s.attention === 'eager')
-        add('sdpa', { from: 'eager', to: 'sdpa' }, '--attention sdpa', { attention: 'sdpa' });
+        add({ code: 'sdpa', params: {} }, '--attention sdpa', { attention: 'sdpa' });
       if (s.offload.activations !== 'cpu')
-        add('offload-activations', { from: 'none', to: 'cpu' }, '--offload-activations cpu', {
+        add({ code: 'offload-activations', params: {} }, '--offload-activations cpu', {
           offload: { ...s.offload, activations: 'cpu' },
         });
       if (s.seqLen >= 1024) {
         const half = Math.floor(s.seqLen / 2);
-        add('shorter-seq', { from: String(s.seqLen), to: String(half) }, `--seq-len ${half}`, {
+        add({ code: 'shorter-seq', params: { from: s.seqLen, to: half } }, `--seq-len ${half}`, {
           seqLen: half,
         });
       }
@@ -95,44 +90,43 @@ function variantsFor(part: RemediedPart, s: Scenario): Variant[] {
     case 'weights':
       if (s.precision === 'fp32' || s.precision.endsWith('-mixed')) {
         const to = s.precision === 'fp16-mixed' ? 'fp16-true' : 'bf16-true';
-        add('bf16-true', { from: s.precision, to }, `--precision ${to}`, { precision: to });
+        add({ code: 'bf16-true', params: { from: s.precision, to } }, `--precision ${to}`, { precision: to });
       }
-      if (full) add('lora', { from: s.method, to: 'lora' }, '--method lora', { method: 'lora', lora });
+      if (full) add({ code: 'lora', params: {} }, '--method lora', { method: 'lora', lora });
       if (s.quantization === 'none')
-        add('qlora', { from: s.method, to: 'qlora' }, '--method qlora --quantization nf4', {
+        add({ code: 'qlora', params: {} }, '--method qlora --quantization nf4', {
           method: 'qlora',
           quantization: 'nf4',
           lora,
         });
       if (gpus > 1 && !SHARDED.has(s.parallelism.strategy))
-        add('zero3', { from: s.parallelism.strategy, to: String(gpus) }, '--strategy zero3', {
+        add({ code: 'zero3', params: { gpus } }, '--strategy zero3', {
           parallelism: { strategy: 'zero3', gpus },
         });
       break;
     case 'optimizer':
       // torch's fused kernel: the same optimizer without its state-sized step temporary.
       if (fusesInTorch(s.optimizer) && !s.fusedOptimizer)
-        add('fused-optimizer', { from: 'foreach', to: 'fused' }, '--fused-optimizer', {
+        add({ code: 'fused-optimizer', params: {} }, '--fused-optimizer', {
           fusedOptimizer: true,
         });
       if (s.optimizer === 'adamw' || s.optimizer === 'paged-adamw') {
         const to = s.optimizer === 'paged-adamw' ? 'paged-adamw-8bit' : 'adamw-8bit';
         // bitsandbytes' 8-bit optimizers are one kernel already: torch's fused flag goes.
-        add('adamw-8bit', { from: s.optimizer, to }, `--optimizer ${to}`, {
+        add({ code: 'adamw-8bit', params: { from: s.optimizer, to } }, `--optimizer ${to}`, {
           optimizer: to,
           fusedOptimizer: false,
         });
       }
-      if (full) add('lora', { from: s.method, to: 'lora' }, '--method lora', { method: 'lora', lora });
+      if (full) add({ code: 'lora', params: {} }, '--method lora', { method: 'lora', lora });
       if (gpus > 1 && !SHARDED.has(s.parallelism.strategy))
-        add('zero2', { from: s.parallelism.strategy, to: String(gpus) }, '--strategy zero2', {
+        add({ code: 'zero2', params: { gpus } }, '--strategy zero2', {
           parallelism: { strategy: 'zero2', gpus },
         });
       if (s.offload.optimizer === 'none') {
         const strategy = SHARDED.has(s.parallelism.strategy) ? s.parallelism.strategy : 'zero2';
         add(
-          'offload-optimizer',
-          { from: 'none', to: 'cpu' },
+          { code: 'offload-optimizer', params: {} },
           `${strategy === s.parallelism.strategy ? '' : `--strategy ${strategy} `}--offload-optimizer cpu`,
           {
             // The run's own strategy keeps its settings (FSDP's options, DeepSpeed's buckets).
@@ -183,13 +177,12 @@ export function priceRemedies(
   part: RemediedPart,
   ctx: ScenarioContext,
   capacityBytes: number | null,
-  catalog: MessageCatalog,
 ): Remedy[] {
   const before = baselineEstimate(ctx).peak.deviceBytes;
   const out: Remedy[] = [];
   const variants = variantsFor(part, ctx.scenario);
-  const priced = (change: string, flags: string, after: Estimate): Remedy => ({
-    change,
+  const priced = (changes: readonly RemedyChange[], flags: string, after: Estimate): Remedy => ({
+    changes,
     flags,
     savedBytes: before - after.peak.deviceBytes,
     // The one verdict (margin.ts): paged optimizer states wait in host RAM rather than fail, and the
@@ -202,16 +195,17 @@ export function priceRemedies(
     const after = tryEstimate(v.raw, ctx);
     if (!after) continue;
     if (before - after.peak.deviceBytes <= 0) continue;
-    out.push(priced(catalog.remedies[v.code](v.params), v.flags, after));
+    out.push(priced([v.message], v.flags, after));
   }
   if (capacityBytes === null || out.some((r) => r.fitsAfter)) return out;
   // Stack this part's changes, then the other parts' (the estimate's floor may be the optimizer step).
   const others = (['optimizer', 'weights', 'activations'] as const).filter((p) => p !== part);
   const stack: Variant[] = [];
   for (const v of [...variants, ...others.flatMap((p) => variantsFor(p, ctx.scenario))])
-    if (!NOT_COMBINED.has(v.code) && !stack.some((x) => x.code === v.code)) stack.push(v);
+    if (!NOT_COMBINED.has(v.message.code) && !stack.some((x) => x.message.code === v.message.code))
+      stack.push(v);
   // Offloads cost PCIe time and host memory: the ladder's last step, so the stack's last changes too.
-  stack.sort((a, b) => Number(OFFLOADED.has(a.code)) - Number(OFFLOADED.has(b.code)));
+  stack.sort((a, b) => Number(OFFLOADED.has(a.message.code)) - Number(OFFLOADED.has(b.message.code)));
   const apply = (list: readonly Variant[]) =>
     tryEstimate(
       Object.assign({ ...ctx.scenario } as Record<string, unknown>, ...list.map((v) => v.change)),
@@ -231,7 +225,7 @@ export function priceRemedies(
     if (fits(after))
       out.push(
         priced(
-          used.map((u) => catalog.remedies[u.code](u.params)).join(' + '),
+          used.map((u) => u.message),
           used.map((u) => u.flags).join(' '),
           after,
         ),
@@ -239,13 +233,4 @@ export function priceRemedies(
     break;
   }
   return out;
-}
-
-/** "−6.10 GiB, fits with 2.30 GiB to spare": a remedy's figure in words. */
-export function remedyFigure(remedy: Remedy, catalog: MessageCatalog): string {
-  const saved = formatBytes(remedy.savedBytes);
-  if (remedy.headroomAfterBytes === null) return catalog.words.remedySaves(saved);
-  return remedy.headroomAfterBytes >= 0
-    ? catalog.words.remedyFits(saved, formatBytes(remedy.headroomAfterBytes))
-    : catalog.words.remedyShort(saved, formatBytes(-remedy.headroomAfterBytes));
 }

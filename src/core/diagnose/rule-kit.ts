@@ -1,20 +1,25 @@
-/** What every diagnosis rule reads, and how it words a finding from the message catalog. */
+/** What every diagnosis rule reads, and how it states a finding and its evidence as data. */
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import type { Estimate } from '../estimate.js';
 import type { LogLine, OomMatch, PhaseReading } from '../oom/index.js';
-import { formatBytes } from '../units.js';
-import type { RunSamples } from './card-rules.js';
+import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
+import type { Evidence, EvidenceLabel, EvidenceValue, EvidenceValueParams } from './evidence.js';
 import {
-  type Evidence,
   FINDING_GROUP,
   type Finding,
   type FindingCode,
+  type FindingParams,
   type Remedy,
   type Severity,
 } from './finding.js';
-import type { EvidenceLabel, FindingParams, MessageCatalog } from './messages.js';
 import type { ScenarioContext } from './remedies.js';
 import type { Timeline } from './timeline.js';
+
+/** A run's nvidia-smi samples, in time order. */
+export interface RunSamples {
+  readonly gpus: readonly GpuSampleRecord[];
+  readonly processes: readonly ProcessSampleRecord[];
+}
 
 export interface RuleInput {
   /** The log's lines, cleaned (rank prefixes, quoting and colours removed). */
@@ -40,45 +45,41 @@ export interface RuleInput {
   readonly capacityBytes: number | null;
   /** The catalog GPU: the scenario's --gpu, else the one given, else the recorded card's; null when unknown. */
   readonly gpu: GpuSpec | null;
-  readonly catalog: MessageCatalog;
 }
 
-/** Builds a finding with its words from the catalog. */
+/** A finding of `code` with its figures; its group follows from the code. */
 export function say<C extends FindingCode>(
-  input: Pick<RuleInput, 'catalog'>,
   code: C,
   severity: Severity,
   params: FindingParams[C],
   evidence: readonly Evidence[],
   remedies?: readonly Remedy[],
 ): Finding {
-  const text = input.catalog.findings[code] as {
-    readonly title: (p: FindingParams[C]) => string;
-    readonly action: (p: FindingParams[C]) => string;
-  };
   return {
     code,
     severity,
     group: FINDING_GROUP[code],
-    title: text.title(params),
+    params,
     evidence,
-    action: text.action(params),
     ...(remedies !== undefined && remedies.length > 0 ? { remedies } : {}),
-  };
+  } as Finding;
 }
 
-/** One evidence line with its label from the catalog. */
-export function ev(
-  input: Pick<RuleInput, 'catalog'>,
-  label: EvidenceLabel,
-  value: string,
-  quote?: string | null,
-): Evidence {
-  return { label: input.catalog.labels[label], value, ...(quote ? { quote } : {}) };
+/** One evidence value. */
+export function value<C extends keyof EvidenceValueParams & string>(
+  code: C,
+  params: EvidenceValueParams[C],
+): EvidenceValue {
+  return { code, params } as EvidenceValue;
 }
 
-/** Bytes for evidence: "22.00 MiB". */
-export const bytes = (n: number): string => formatBytes(n);
+/** One evidence line: its label, its value, and the log text it was read from. */
+export function ev(label: EvidenceLabel, v: EvidenceValue, quote?: string | null): Evidence {
+  return { label, value: v, ...(quote ? { quote } : {}) };
+}
 
-/** A share as a whole percent: "97 %". */
-export const percent = (part: number, whole: number): string => `${Math.round((100 * part) / whole)} %`;
+/** A size as evidence. */
+export const bytes = (n: number): EvidenceValue => value('bytes', { bytes: n });
+
+/** A whole number as evidence (a rank, a step), written as it is. */
+export const count = (n: number): EvidenceValue => value('count', { n });

@@ -4,8 +4,10 @@
  * stable-but-full card, rising allocator retries — yields its finding and no other.
  */
 import { describe, expect, it } from 'vitest';
+import { findingWords } from '../../words/diagnosis.js';
+import type { Lang } from '../../words/lang.js';
 import { GIB, MIB } from '../units.js';
-import { diagnose } from './diagnose.js';
+import { type DiagnoseInput, diagnose as diagnoseData } from './diagnose.js';
 import type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';
 
 interface Shape {
@@ -43,6 +45,12 @@ function series(s: Shape): TimelineStep[] {
 }
 
 const CARD = 80 * GIB;
+/** The diagnosis with its findings in words (the catalog renders what these tests read). */
+const diagnose = (input: DiagnoseInput, lang: Lang = 'en') => {
+  const d = diagnoseData(input);
+  return { ...d, findings: d.findings.map((f) => findingWords(f, lang)) };
+};
+
 const findings = (timeline: Timeline) => diagnose({ timeline }).findings;
 const codesOf = (timeline: Timeline) => findings(timeline).map((f) => f.code);
 const flat = (bytes: number) => () => bytes;

@@ -7,8 +7,9 @@
  */
 import { GIB, MIB } from '../units.js';
 import { smiUsedEvidence } from './card-rules.js';
-import type { Evidence, Finding } from './finding.js';
-import { bytes, ev, percent, type RuleInput, say } from './rule-kit.js';
+import type { Evidence } from './evidence.js';
+import type { Finding } from './finding.js';
+import { bytes, count, ev, type RuleInput, say, value } from './rule-kit.js';
 import { seriesOf, type TimelineStep } from './timeline.js';
 
 /** Steps skipped at the start: optimizer states appear at step 1 and the allocator warms up. */
@@ -77,16 +78,19 @@ const growsSteadily = (t: Trend | null, capacity: number | null): t is Trend =>
   t !== null && t.growth >= minGrowth(capacity) && t.perStep > 0 && t.rising >= RISING_SHARE * t.deltas;
 
 /** Allocated from first to last step, the slope, and how many steps rose: the evidence of a growth. */
-function growthEvidence(input: RuleInput, t: Trend): Evidence[] {
-  const w = input.catalog.words;
+function growthEvidence(t: Trend): Evidence[] {
   return [
     ev(
-      input,
       'allocated',
-      `${w.atStep(bytes(t.first.allocatedBytes), String(t.first.step))} → ${w.atStep(bytes(t.last.allocatedBytes), String(t.last.step))}`,
+      value('step-range', {
+        fromBytes: t.first.allocatedBytes,
+        fromStep: t.first.step,
+        toBytes: t.last.allocatedBytes,
+        toStep: t.last.step,
+      }),
     ),
-    ev(input, 'growth-per-step', bytes(t.perStep)),
-    ev(input, 'rising-steps', w.ofSteps(String(t.rising), String(t.deltas))),
+    ev('growth-per-step', bytes(t.perStep)),
+    ev('rising-steps', value('steps-of', { rising: t.rising, total: t.deltas })),
   ];
 }
 
@@ -94,28 +98,23 @@ function trainSteps(series: readonly TimelineStep[]): TimelineStep[] {
   return series.filter((s) => s.phase === 'train').slice(WARMUP_STEPS);
 }
 
-function where(input: RuleInput, s: TimelineStep): string {
-  return input.catalog.words.stepOnRank(String(s.rank), String(s.device));
-}
-
-function leak(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+function leak(series: readonly TimelineStep[][], capacity: number | null): Finding[] {
   for (const list of series) {
     const train = trainSteps(list);
     if (train.length < MIN_TREND_STEPS) continue;
     const t = trend(train, (s) => s.allocatedBytes);
     if (!growsSteadily(t, capacity)) continue;
-    const evidence = growthEvidence(input, t);
+    const evidence = growthEvidence(t);
     if (capacity !== null) {
       const left = capacity - t.last.peakReservedBytes;
-      if (left > 0)
-        evidence.push(ev(input, 'projected-full', String(Math.round(t.last.step + left / t.perStep))));
+      if (left > 0) evidence.push(ev('projected-full', count(Math.round(t.last.step + left / t.perStep))));
     }
-    return [say(input, 'leak', 'error', { where: where(input, t.first) }, evidence)];
+    return [say('leak', 'error', { rank: t.first.rank, device: t.first.device }, evidence)];
   }
   return [];
 }
 
-function evalGrowth(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+function evalGrowth(series: readonly TimelineStep[][], capacity: number | null): Finding[] {
   for (const list of series) {
     // Contiguous runs of evaluation steps; growth within one run is what no_grad would have prevented.
     const runs: TimelineStep[][] = [];
@@ -132,24 +131,19 @@ function evalGrowth(input: RuleInput, series: readonly TimelineStep[][], capacit
       if (r.length < 3) continue;
       const t = trend(r, (s) => s.allocatedBytes);
       if (!growsSteadily(t, capacity)) continue;
-      return [say(input, 'eval-growth', 'error', {}, growthEvidence(input, t))];
+      return [say('eval-growth', 'error', {}, growthEvidence(t))];
     }
   }
   return [];
 }
 
-function fragmentation(
-  input: RuleInput,
-  series: readonly TimelineStep[][],
-  capacity: number | null,
-): Finding[] {
+function fragmentation(series: readonly TimelineStep[][], capacity: number | null): Finding[] {
   for (const list of series) {
     const train = trainSteps(list);
     if (train.length < MIN_TREND_STEPS) continue;
     const reserved = trend(train, (s) => s.peakReservedBytes);
     const allocated = trend(train, (s) => s.peakAllocatedBytes);
     if (!reserved || !allocated) continue;
-    const w = input.catalog.words;
     const climbs =
       reserved.growth >= Math.max(RESERVED_CLIMB_MIN_BYTES, minGrowth(capacity)) &&
       reserved.rising >= 0.5 * reserved.deltas &&
@@ -161,33 +155,37 @@ function fragmentation(
     if (!climbs && !split) continue;
     const evidence: Evidence[] = [
       ev(
-        input,
         'reserved',
-        `${w.atStep(bytes(reserved.first.peakReservedBytes), String(reserved.first.step))} → ${w.atStep(bytes(reserved.last.peakReservedBytes), String(reserved.last.step))}`,
+        value('step-range', {
+          fromBytes: reserved.first.peakReservedBytes,
+          fromStep: reserved.first.step,
+          toBytes: reserved.last.peakReservedBytes,
+          toStep: reserved.last.step,
+        }),
       ),
       ev(
-        input,
         'peak-allocated',
-        `${w.atStep(bytes(allocated.first.peakAllocatedBytes), String(allocated.first.step))} → ${w.atStep(bytes(allocated.last.peakAllocatedBytes), String(allocated.last.step))}`,
+        value('step-range', {
+          fromBytes: allocated.first.peakAllocatedBytes,
+          fromStep: allocated.first.step,
+          toBytes: allocated.last.peakAllocatedBytes,
+          toStep: allocated.last.step,
+        }),
       ),
     ];
     if (last.inactiveSplitBytes > 0)
       evidence.push(
         ev(
-          input,
           'inactive-split',
-          w.shareOfReserved(
-            bytes(last.inactiveSplitBytes),
-            percent(last.inactiveSplitBytes, last.reservedBytes),
-          ),
+          value('share-of-reserved', { bytes: last.inactiveSplitBytes, reservedBytes: last.reservedBytes }),
         ),
       );
-    return [say(input, 'fragmentation', 'warn', { cached: null, legacy: false }, evidence)];
+    return [say('fragmentation', 'warn', { cachedBytes: null, legacy: false }, evidence)];
   }
   return [];
 }
 
-function rankImbalance(input: RuleInput, series: readonly TimelineStep[][]): Finding[] {
+function rankImbalance(series: readonly TimelineStep[][]): Finding[] {
   const peaks = new Map<number, number>();
   for (const list of series)
     for (const s of list) peaks.set(s.rank, Math.max(peaks.get(s.rank) ?? 0, s.peakReservedBytes));
@@ -202,18 +200,13 @@ function rankImbalance(input: RuleInput, series: readonly TimelineStep[][]): Fin
   if (worst - median < Math.max(IMBALANCE_MIN_BYTES, IMBALANCE_SHARE * median)) return [];
   return [
     say(
-      input,
       'rank-imbalance',
       'warn',
       {},
       sorted.map(([rank, peak]) =>
         ev(
-          input,
           'rank-peak',
-          input.catalog.words.onRank(
-            String(rank),
-            `${bytes(peak)}${rank === worstRank ? ` (+${bytes(worst - median)})` : ''}`,
-          ),
+          value('rank-peak', { rank, bytes: peak, aboveBytes: rank === worstRank ? worst - median : null }),
         ),
       ),
     ),
@@ -234,24 +227,20 @@ function stableFull(input: RuleInput, series: readonly TimelineStep[][], capacit
     const retried = last.numAllocRetries > train[0]!.numAllocRetries;
     if (last.peakReservedBytes < FULL_SHARE * capacity || !flat || retried) continue;
     const evidence = [
+      ev('reserved', value('share-of-card', { bytes: last.peakReservedBytes, cardBytes: capacity })),
       ev(
-        input,
-        'reserved',
-        input.catalog.words.shareOfCard(
-          bytes(last.peakReservedBytes),
-          percent(last.peakReservedBytes, capacity),
-        ),
+        'allocated',
+        value('bytes-range', { fromBytes: train[0]!.allocatedBytes, toBytes: last.allocatedBytes }),
       ),
-      ev(input, 'allocated', `${bytes(train[0]!.allocatedBytes)} → ${bytes(last.allocatedBytes)}`),
     ];
     const smi = smiUsedEvidence(input);
     if (smi) evidence.push(smi);
-    return [say(input, 'stable-full', 'info', {}, evidence)];
+    return [say('stable-full', 'info', {}, evidence)];
   }
   return [];
 }
 
-function allocRetries(input: RuleInput, series: readonly TimelineStep[][]): Finding[] {
+function allocRetries(series: readonly TimelineStep[][]): Finding[] {
   for (const list of series) {
     let increases = 0;
     for (let i = 1; i < list.length; i++)
@@ -259,13 +248,18 @@ function allocRetries(input: RuleInput, series: readonly TimelineStep[][]): Find
     const first = list[0];
     const last = list[list.length - 1];
     if (!first || !last || increases < 2) continue;
-    const w = input.catalog.words;
     return [
-      say(input, 'alloc-retries', 'warn', { count: last.numAllocRetries }, [
+      say('alloc-retries', 'warn', { count: last.numAllocRetries }, [
         ev(
-          input,
           'retries',
-          `${w.atStep(String(first.numAllocRetries), String(first.step))} → ${w.atStep(String(last.numAllocRetries), String(last.step))} (${where(input, last)})`,
+          value('retries-range', {
+            fromCount: first.numAllocRetries,
+            fromStep: first.step,
+            toCount: last.numAllocRetries,
+            toStep: last.step,
+            rank: last.rank,
+            device: last.device,
+          }),
         ),
       ]),
     ];
@@ -279,13 +273,13 @@ export function timelineFindings(input: RuleInput): Finding[] {
   if (!timeline || timeline.steps.length === 0) return [];
   const capacity = timeline.capacityBytes ?? input.capacityBytes;
   const series = seriesOf(timeline);
-  const leaks = leak(input, series, capacity);
+  const leaks = leak(series, capacity);
   return [
     ...leaks,
-    ...evalGrowth(input, series, capacity),
-    ...fragmentation(input, series, capacity),
-    ...rankImbalance(input, series),
+    ...evalGrowth(series, capacity),
+    ...fragmentation(series, capacity),
+    ...rankImbalance(series),
     ...(leaks.length > 0 ? [] : stableFull(input, series, capacity)),
-    ...allocRetries(input, series),
+    ...allocRetries(series),
   ];
 }

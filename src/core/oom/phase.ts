@@ -60,7 +60,7 @@ export type OomPhase =
  */
 export type PhaseBasis = 'message' | 'traceback' | 'processes' | 'log' | 'smi' | 'numbers' | 'steps' | 'none';
 
-/** Why a rule placed the failure; one code per rule, its words in diagnose/phase-words.ts. */
+/** Why a rule placed the failure; one code per rule, its words in src/words/oom.ts. */
 export type PhaseReason =
   | 'host-kill'
   | FrameReason
