@@ -1,5 +1,5 @@
 /** Headroom's library entry: the pure core (runs in Node and the browser). Hand-picked, no barrels. */
-export { type Attack, attackFirst } from './core/advice.js';
+export { type Advice, type AdviceParams, type Attack, attackFirst } from './core/advice.js';
 export { type ModelShape, shapeFromConfig } from './core/architecture.js';
 export { type CapacityOption, type CapacityResult, planCapacity } from './core/capacity.js';
 export type { CatalogModel } from './core/catalog/catalog-model.js';
@@ -36,6 +36,8 @@ export { parseScenario, type Scenario } from './core/scenario.js';
 export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';
 export { type StepTime, stepTime } from './core/time-model.js';
 export { formatBytes } from './core/units.js';
+export { ADVICE } from './words/advice.js';
 export { type Domain, defineDomain, say } from './words/catalog.js';
 export { ESTIMATE_NOTES } from './words/estimate-notes.js';
 export { type Lang, langOf } from './words/lang.js';
+export { PEAK_TERM_WORDS } from './words/peak-terms.js';

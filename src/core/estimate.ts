@@ -41,6 +41,7 @@ export {
   type EstimateInput,
   PEAK_TERMS,
   type PeakTermName,
+  type PeakTermParams,
   PHASES,
   type Phase,
   type TermBytes,

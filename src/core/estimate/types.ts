@@ -7,6 +7,7 @@ import type { ModelShape } from '../architecture.js';
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import type { EstimateNote } from '../estimate-notes.js';
 import type { Fit } from '../margin.js';
+import type { NoParams } from '../message.js';
 import type { Scenario } from '../scenario.js';
 
 export type Phase = 'load' | 'forward' | 'backward' | 'optimizer-step';
@@ -44,6 +45,8 @@ export const PEAK_TERMS = [
   'calibration',
 ] as const;
 export type PeakTermName = (typeof PEAK_TERMS)[number];
+/** The params of each term as a code of the catalog (src/words/peak-terms.ts words them): none, a term is its name. */
+export type PeakTermParams = { readonly [T in PeakTermName]: NoParams };
 
 /** One term of a phase's high point: what it is and its torch-allocated bytes. */
 export interface TermBytes {
