@@ -1,11 +1,10 @@
 /** Headroom's library entry: the pure core (runs in Node and the browser). Hand-picked, no barrels. */
-export { type Attack, attackFirst } from './core/advice.js';
+export { type Advice, type AdviceParams, type Attack, attackFirst } from './core/advice.js';
 export { type ModelShape, shapeFromConfig } from './core/architecture.js';
 export { type CapacityOption, type CapacityResult, planCapacity } from './core/capacity.js';
 export type { CatalogModel } from './core/catalog/catalog-model.js';
 export type { GpuSpec } from './core/catalog/gpu-spec.js';
 export { findGpu, findModel, GPUS, MODELS, searchGpus, searchModels } from './core/catalog/index.js';
-export { describeScenario } from './core/describe.js';
 export { type EnvSnapshot, parseEnvSnapshot } from './core/env.js';
 export { HeadroomUserError, isUserError } from './core/errors.js';
 export {
@@ -41,10 +40,13 @@ export { parseScenario, type Scenario } from './core/scenario.js';
 export { deepspeedZero2Estimate, deepspeedZero3Estimate, shardModelStates } from './core/sharding.js';
 export { type StepTime, stepTime } from './core/time-model.js';
 export { formatBytes } from './core/units.js';
+export { ADVICE } from './words/advice.js';
 export { type Domain, defineDomain, say } from './words/catalog.js';
 export { ESTIMATE_NOTES } from './words/estimate-notes.js';
 export { type Lang, langOf } from './words/lang.js';
 export { type CheckWords, checkWords, MIGRATE_CHECKS } from './words/migrate-checks.js';
+export { PEAK_TERM_WORDS } from './words/peak-terms.js';
 export { PLAN_DROPPED } from './words/plan-dropped.js';
 export { PLAN_RISKS } from './words/plan-risks.js';
 export { PLAN_RUNGS } from './words/plan-rungs.js';
+export { describeScenario } from './words/scenario-line.js';

@@ -1,5 +1,5 @@
 /** `headroom calibrate RUN`: a short recorded run against the estimate of its setup, and the run's own factors. */
-import { describeScenario } from '../core/describe.js';
+
 import { HeadroomUserError } from '../core/errors.js';
 import { readEstimateError } from '../core/estimate-error.js';
 import type { MessageOf } from '../core/message.js';
@@ -18,6 +18,7 @@ import { CALIBRATION, CALIBRATION_TABLE, type CalibrationParams } from '../words
 import { say } from '../words/catalog.js';
 import { estimateErrorWords } from '../words/estimate-error.js';
 import type { Lang } from '../words/lang.js';
+import { describeScenario } from '../words/scenario-line.js';
 import { boundText, refusalError } from './_calibration-words.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';

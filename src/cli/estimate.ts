@@ -12,6 +12,7 @@ import { resolveModel } from '../io/resolve-model.js';
 import { errorRecord } from '../words/errors.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
 import { mergeScenarioFlags, named, SCENARIO_FLAGS_HELP, type ScenarioSources } from './_scenario-flags.js';
 import {
@@ -41,7 +42,7 @@ Output:
                             reserve and what the process holds outside torch
   --json                    the estimate as JSON (one line per scenario for JSON Lines input);
                             peakTerms and phaseTerms carry the same terms
-  --lang en|zh              the language of errors and of this help (--help --lang zh)  [from LC_ALL / LANG]
+${LANG_HELP}
 
 Examples:
   headroom estimate llama-3.1-8b --method qlora --quantization nf4 --gpu rtx-4090
@@ -53,9 +54,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   explain: { type: 'boolean' },
   headroom: { type: 'string' },
-  // The language of the words (errors today); main renders them. Declared here, not from _lang.ts,
-  // which would load the diagnose catalog into every estimate's cold start.
-  lang: { type: 'string' },
+  ...LANG_OPTIONS,
 } as const;
 
 /**
@@ -112,6 +111,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values, positionals } = parseFlags(args, OPTIONS, 'estimate', 1);
   const positionalModel = positionals[0];
   const style = styleFor(ctx.stdout);
+  const lang = langFromFlag(values.lang, ctx.env);
   const hub = hubProgress(ctx.stderr);
   const margin =
     values.headroom === undefined
@@ -144,7 +144,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else {
       ctx.stdout.write(
-        `${importSummary(imported, style)}\n${renderEstimate({ ...one, style, explain: values.explain === true })}\n`,
+        `${importSummary(imported, style)}\n${renderEstimate({ ...one, style, explain: values.explain === true, lang })}\n`,
       );
     }
     return 0;
@@ -163,7 +163,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     ctx.stdout.write(
       values.json
         ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model), null, 2)}\n`
-        : `${renderEstimate({ ...one, style, explain: values.explain === true })}\n`,
+        : `${renderEstimate({ ...one, style, explain: values.explain === true, lang })}\n`,
     );
     return 0;
   }
@@ -189,7 +189,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         );
       } else {
         if (entries.length > 1) ctx.stdout.write(`${style.dim(`── ${where}`)}\n`);
-        ctx.stdout.write(`${renderEstimate({ ...one, style, explain: values.explain === true })}\n\n`);
+        ctx.stdout.write(`${renderEstimate({ ...one, style, explain: values.explain === true, lang })}\n\n`);
       }
     } catch (error) {
       if (entries.length === 1 || !isUserError(error)) throw error;

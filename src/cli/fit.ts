@@ -1,5 +1,5 @@
 /** `headroom fit`: the largest micro-batch and the longest sequence that fit a GPU with the margin. */
-import { describeScenario } from '../core/describe.js';
+
 import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
 import { requiredDeviceBytes } from '../core/margin.js';
 import type { MessageOf } from '../core/message.js';
@@ -8,6 +8,7 @@ import { formatBytes } from '../core/units.js';
 import { say } from '../words/catalog.js';
 import { FIT_REPORT, type FitReportParams } from '../words/fit.js';
 import type { Lang } from '../words/lang.js';
+import { describeScenario } from '../words/scenario-line.js';
 import { meterBar } from './_bar.js';
 import {
   CALIBRATED_HELP,

@@ -1,5 +1,5 @@
 /** `headroom plan`: the cheapest changes, in order, that make a scenario fit a GPU. */
-import { describeScenario } from '../core/describe.js';
+
 import { estimate } from '../core/estimate.js';
 import type { MessageOf, NoParams } from '../core/message.js';
 import {
@@ -17,6 +17,7 @@ import type { Lang } from '../words/lang.js';
 import { PLAN_REPORT, type PlanReportParams, relativeTime } from '../words/plan-report.js';
 import { PLAN_RISKS } from '../words/plan-risks.js';
 import { PLAN_RUNGS } from '../words/plan-rungs.js';
+import { describeScenario } from '../words/scenario-line.js';
 import { meterBar } from './_bar.js';
 import {
   CALIBRATED_HELP,

@@ -1,26 +1,61 @@
-/** The human view of an estimate: the scenario in one line, a bar per part scaled to the GPU, the peaks. */
-import { attackFirst } from '../core/advice.js';
+/**
+ * The human view of an estimate: the scenario in one line, a bar per part scaled to the GPU, the peaks.
+ * Every word comes from the catalog (src/words: estimate-view, peak-terms, advice, estimate-notes) in
+ * the language asked for.
+ */
+import { attackFirst, type Part } from '../core/advice.js';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
-import { describeScenario, PEAK_TERM_LABELS } from '../core/describe.js';
-import type { Components, Estimate } from '../core/estimate.js';
+import type { Estimate } from '../core/estimate.js';
 import type { Fit } from '../core/margin.js';
+import type { MessageOf } from '../core/message.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import type { Scenario } from '../core/scenario.js';
-import { formatBytes, formatParams } from '../core/units.js';
 import { say } from '../words/catalog.js';
-import { ESTIMATE_NOTES } from '../words/estimate-notes.js';
-import { marginReason } from '../words/margin.js';
+import { ESTIMATE_VIEW, type EstimateViewParams } from '../words/estimate-view.js';
+import { FORMATS } from '../words/format.js';
+import type { Lang } from '../words/lang.js';
+import { peakTermLabel } from '../words/peak-terms.js';
+import { describeScenario } from '../words/scenario-line.js';
 import { prequantizedNote, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 
 const BAR_WIDTH = 40;
-const PART_LABELS: Readonly<Record<keyof Components, string>> = {
-  weights: 'weights',
-  gradients: 'gradients',
-  optimizer: 'optimizer',
-  activations: 'activations',
-  runtime: 'runtime',
-};
+/** The parts in the order their bars are drawn. */
+const PARTS: readonly Part[] = ['weights', 'gradients', 'optimizer', 'activations', 'runtime'];
+
+type ViewMessage = MessageOf<EstimateViewParams>;
+
+/** One line or label of the view in the language. */
+const view = (lang: Lang, message: ViewMessage): string => say(ESTIMATE_VIEW, lang, message);
+
+/** Columns a string takes in a terminal: CJK and full-width characters take two. */
+function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text)
+    width +=
+      /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch)
+        ? 2
+        : 1;
+  return width;
+}
+
+/** Pads to a width in terminal columns (padEnd counts characters, which misaligns Chinese). */
+function padDisplay(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+}
+
+/** Wraps each of `pieces` (in order, each after the last) where it occurs in `text`. */
+function emphasize(text: string, pieces: readonly string[], em: (s: string) => string): string {
+  let out = '';
+  let rest = text;
+  for (const piece of pieces) {
+    const at = rest.indexOf(piece);
+    if (at < 0) continue;
+    out += rest.slice(0, at) + em(piece);
+    rest = rest.slice(at + piece.length);
+  }
+  return out + rest;
+}
 
 function bar(bytes: number, scaleBytes: number, width: number): string {
   const cells = (bytes / scaleBytes) * width;
@@ -41,79 +76,96 @@ export function renderEstimate(input: {
   readonly style: Style;
   /** Add how the peak adds up, term by term (--explain). */
   readonly explain?: boolean;
+  /** The language of the words (--lang); English unless given. */
+  readonly lang?: Lang;
 }): string {
   const { result, scenario, model, gpu, style } = input;
+  const lang = input.lang ?? 'en';
+  const f = FORMATS[lang];
   const lines: string[] = [];
   lines.push(style.bold(describeScenario(scenario, model.id)));
-  const resolved = resolutionLine(model);
+  const resolved = resolutionLine(model, lang);
   if (resolved) lines.push(style.dim(resolved));
-  const stored = prequantizedNote(model, scenario.quantization);
+  const stored = prequantizedNote(model, scenario.quantization, lang);
   if (stored) lines.push(style.yellow(stored));
-  const params = `${formatParams(result.params.total)} parameters (${result.params.exactFromWeights ? 'exact, from the weight files' : model.source}), ${formatParams(result.params.trainable)} trained`;
-  lines.push(style.dim(`${params}; every figure is per GPU`));
+  lines.push(
+    style.dim(
+      view(lang, {
+        code: 'params-line',
+        params: {
+          total: result.params.total,
+          trainable: result.params.trainable,
+          exactFromWeights: result.params.exactFromWeights,
+          source: model.source,
+        },
+      }),
+    ),
+  );
   lines.push('');
   const usable = result.fits?.usableBytes ?? null;
   const scale = Math.max(usable ?? 0, result.peak.deviceBytes);
-  const colors: Readonly<Record<keyof Components, (s: string) => string>> = {
+  const colors: Readonly<Record<Part, (s: string) => string>> = {
     weights: style.blue,
     gradients: style.magenta,
     optimizer: style.yellow,
     activations: style.cyan,
     runtime: style.dim,
   };
-  for (const part of Object.keys(PART_LABELS) as (keyof Components)[]) {
+  for (const part of PARTS) {
     const bytes = result.components[part];
     const b = bar(bytes, scale, BAR_WIDTH);
+    const label = view(lang, { code: 'part', params: { part } });
     lines.push(
-      `  ${PART_LABELS[part].padEnd(12)} ${colors[part](b)}${' '.repeat(Math.max(0, BAR_WIDTH - b.length))} ${formatBytes(bytes).padStart(10)}`,
+      `  ${padDisplay(label, 12)} ${colors[part](b)}${' '.repeat(Math.max(0, BAR_WIDTH - b.length))} ${f.bytes(bytes).padStart(10)}`,
     );
   }
   // The stacked total against the card, one character per 1/BAR_WIDTH of the scale.
   let stacked = '';
-  for (const part of Object.keys(PART_LABELS) as (keyof Components)[]) {
-    stacked += colors[part]('█'.repeat(Math.round((result.components[part] / scale) * BAR_WIDTH)));
+  let stackedCells = 0;
+  for (const part of PARTS) {
+    const cells = Math.round((result.components[part] / scale) * BAR_WIDTH);
+    stacked += colors[part]('█'.repeat(cells));
+    stackedCells += cells;
   }
-  const stackedCells = (Object.keys(PART_LABELS) as (keyof Components)[]).reduce(
-    (n, part) => n + Math.round((result.components[part] / scale) * BAR_WIDTH),
-    0,
-  );
   const free =
     usable === null ? '' : '░'.repeat(Math.max(0, Math.round((usable / scale) * BAR_WIDTH) - stackedCells));
+  const usableOn =
+    usable === null
+      ? ''
+      : style.dim(`┃ ${view(lang, { code: 'usable-on', params: { bytes: usable, gpu: gpu?.id ?? '' } })}`);
   lines.push(
-    `  ${'total'.padEnd(12)} ${stacked}${style.dim(free)}${usable === null ? '' : style.dim(`┃ ${formatBytes(usable)} usable on ${gpu?.id}`)}`,
+    `  ${padDisplay(view(lang, { code: 'total', params: {} }), 12)} ${stacked}${style.dim(free)}${usableOn}`,
   );
   lines.push('');
   const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
+  const peakLine = view(lang, {
+    code: 'peak-levels',
+    params: { phase: result.peakPhase, allocatedBytes, reservedBytes, deviceBytes },
+  });
+  const phaseWord = view(lang, { code: 'phase', params: { phase: result.peakPhase } });
   lines.push(
-    `  peak at ${style.bold(result.peakPhase)}:  allocated ${style.bold(formatBytes(allocatedBytes))}  ·  reserved ${style.bold(formatBytes(reservedBytes))}  ·  nvidia-smi ${style.bold(formatBytes(deviceBytes))}`,
+    `  ${emphasize(peakLine, [phaseWord, f.bytes(allocatedBytes), f.bytes(reservedBytes), f.bytes(deviceBytes)], style.bold)}`,
   );
-  lines.push(
-    style.dim(
-      '  (torch.cuda.max_memory_allocated · max_memory_reserved · what nvidia-smi shows for the process)',
-    ),
-  );
-  if (input.explain) lines.push('', renderPeakTerms(result, style), '');
+  lines.push(style.dim(`  ${view(lang, { code: 'peak-levels-hint', params: {} })}`));
+  if (input.explain) lines.push('', renderPeakTerms(result, style, lang), '');
   if (result.host) {
-    lines.push(
-      `  host memory for offload: ${formatBytes(result.host.cpuBytes)} CPU RAM${result.host.nvmeBytes > 0 ? `, ${formatBytes(result.host.nvmeBytes)} NVMe` : ''} per node`,
-    );
+    lines.push(`  ${view(lang, { code: 'host-memory', params: result.host })}`);
   }
   if (result.fits && gpu) {
-    lines.push(...renderVerdict(result.fits, gpu.name, style));
+    lines.push(...renderVerdict(result.fits, gpu.name, style, lang));
   } else {
-    lines.push(style.dim('  add --gpu ID to check the fit (headroom gpus lists them)'));
+    lines.push(style.dim(`  ${view(lang, { code: 'add-gpu', params: {} })}`));
   }
   const attacks = attackFirst(result, scenario);
   if (attacks.length > 0) {
     lines.push('');
-    lines.push('  attack first:');
+    lines.push(`  ${view(lang, { code: 'attack-first', params: {} })}`);
     attacks.forEach((a, i) => {
-      lines.push(
-        `   ${i + 1}. ${a.part} (${formatBytes(a.bytes)}, ${(a.share * 100).toFixed(0)} %): ${a.remedies.slice(0, 3).join('; ')}`,
-      );
+      lines.push(`   ${i + 1}. ${view(lang, { code: 'attack', params: a })}`);
     });
   }
-  for (const note of result.notes) lines.push(style.dim(`  note: ${say(ESTIMATE_NOTES, 'en', note)}`));
+  for (const note of result.notes)
+    lines.push(style.dim(`  ${view(lang, { code: 'note', params: { note } })}`));
   return lines.join('\n');
 }
 
@@ -122,60 +174,81 @@ export function renderEstimate(input: {
  * the peak against its memory less the margin. A run inside the card but not inside the margin does not
  * fit, and the line says which of the two it misses.
  */
-export function renderVerdict(fit: Fit, gpuName: string, style: Style): string[] {
-  const pct = Math.round(fit.marginFraction * 100);
-  const margin = `the ${pct} % margin`;
+export function renderVerdict(fit: Fit, gpuName: string, style: Style, lang: Lang = 'en'): string[] {
+  const marginFraction = fit.marginFraction;
   if (!fit.ok) {
     const over = fit.requiredBytes - fit.usableBytes;
     if (over > 0) {
-      return [
-        style.red(
-          `  ✗ does not fit on ${gpuName}: needs ${formatBytes(fit.requiredBytes)}, ${formatBytes(over)} over its ${formatBytes(fit.usableBytes)}`,
-        ),
-      ];
+      const words = view(lang, {
+        code: 'fit-over-card',
+        params: {
+          gpu: gpuName,
+          requiredBytes: fit.requiredBytes,
+          overBytes: over,
+          usableBytes: fit.usableBytes,
+        },
+      });
+      return [style.red(`  ✗ ${words}`)];
     }
+    const words = view(lang, {
+      code: 'fit-over-margin',
+      params: {
+        gpu: gpuName,
+        marginFraction,
+        requiredBytes: fit.requiredBytes,
+        usableBytes: fit.usableBytes,
+        overBytes: fit.requiredBytes - fit.budgetBytes,
+        budgetBytes: fit.budgetBytes,
+      },
+    });
     return [
-      style.red(
-        `  ✗ does not fit on ${gpuName} with ${margin}: needs ${formatBytes(fit.requiredBytes)} of its ${formatBytes(fit.usableBytes)}, ${formatBytes(fit.requiredBytes - fit.budgetBytes)} over the ${formatBytes(fit.budgetBytes)} budget`,
-      ),
-      style.dim(`    the budget keeps ${margin} free (--headroom): ${marginReason('en')}`),
+      style.red(`  ✗ ${words}`),
+      style.dim(`    ${view(lang, { code: 'margin-budget', params: { marginFraction } })}`),
     ];
   }
   if (fit.pagedToHostBytes > 0) {
-    return [
-      style.yellow(
-        `  ✓ fits on ${gpuName} with ${margin} only with ${formatBytes(fit.pagedToHostBytes)} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
-      ),
-    ];
+    const words = view(lang, {
+      code: 'fits-paged',
+      params: { gpu: gpuName, marginFraction, pagedToHostBytes: fit.pagedToHostBytes },
+    });
+    return [style.yellow(`  ✓ ${words}`)];
   }
-  const share = (fit.headroomBytes / fit.usableBytes) * 100;
-  return [
-    style.green(
-      `  ✓ fits on ${gpuName} with ${formatBytes(fit.headroomBytes)} to spare (${share.toFixed(0)} % free; the budget keeps ${margin})`,
-    ),
-  ];
+  const words = view(lang, {
+    code: 'fits',
+    params: { gpu: gpuName, headroomBytes: fit.headroomBytes, usableBytes: fit.usableBytes, marginFraction },
+  });
+  return [style.green(`  ✓ ${words}`)];
 }
 
 /**
  * How the peak adds up: the peak phase's terms (torch allocated), then what the allocator reserves
  * above them and what the process holds outside torch, up to the nvidia-smi figure.
  */
-export function renderPeakTerms(result: Estimate, style: Style): string {
+export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en'): string {
   const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
-  const terms = (result.peakTerms ?? []).map((t) => ({ label: PEAK_TERM_LABELS[t.term], bytes: t.bytes }));
-  const reserve = '+ allocator reserve and fragmentation';
-  const outside = '+ outside torch (CUDA context, NCCL, paged states)';
-  const labelWidth = Math.max(...terms.map((t) => t.label.length), outside.length);
+  const f = FORMATS[lang];
+  const terms = (result.peakTerms ?? []).map((t) => ({ label: peakTermLabel(lang, t.term), bytes: t.bytes }));
+  const reserve = view(lang, { code: 'terms-reserve', params: {} });
+  const outside = view(lang, { code: 'terms-outside', params: {} });
+  const labelWidth = Math.max(...terms.map((t) => displayWidth(t.label)), displayWidth(outside));
   // A term's row has a bar against the nvidia-smi peak; a total's row says what it adds up to.
   const row = (label: string, bytes: number, total?: string): string =>
-    `    ${label.padEnd(labelWidth)}  ${formatBytes(bytes).padStart(10)}  ${
+    `    ${padDisplay(label, labelWidth)}  ${f.bytes(bytes).padStart(10)}  ${
       total === undefined ? style.cyan(bar(bytes, deviceBytes, BAR_WIDTH / 2)) : style.dim(total)
     }`.trimEnd();
   return [
-    `  how the ${result.peakPhase} peak adds up (torch allocated, then above it):`,
+    `  ${view(lang, { code: 'terms-heading', params: { phase: result.peakPhase } })}`,
     ...terms.map((t) => row(t.label, t.bytes)),
-    style.bold(row('= allocated', allocatedBytes, '')),
-    row(reserve, reservedBytes - allocatedBytes, `= reserved ${formatBytes(reservedBytes)}`),
-    row(outside, deviceBytes - reservedBytes, `= nvidia-smi ${formatBytes(deviceBytes)}`),
+    style.bold(row(view(lang, { code: 'terms-allocated', params: {} }), allocatedBytes, '')),
+    row(
+      reserve,
+      reservedBytes - allocatedBytes,
+      view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } }),
+    ),
+    row(
+      outside,
+      deviceBytes - reservedBytes,
+      view(lang, { code: 'terms-device', params: { bytes: deviceBytes } }),
+    ),
   ].join('\n');
 }

@@ -1,5 +1,5 @@
 /** `headroom snapshot`: which tensors filled the card, from a PyTorch memory snapshot. */
-import { describeScenario } from '../core/describe.js';
+
 import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
 import { analyseSnapshot, DEFAULT_TOP } from '../core/snapshot/analyse.js';
@@ -7,6 +7,7 @@ import { compareWithEstimate, type SnapshotComparison } from '../core/snapshot/c
 import { diffSnapshots } from '../core/snapshot/diff.js';
 import { snapshotWords } from '../core/snapshot/words.js';
 import { readSnapshotFile } from '../io/read-snapshot.js';
+import { describeScenario } from '../words/scenario-line.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';

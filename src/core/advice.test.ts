@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { attackFirst } from './advice.js';
+import { ADVICE } from '../words/advice.js';
+import { say } from '../words/catalog.js';
+import { type Advice, type Attack, attackFirst } from './advice.js';
 import { shapeFromConfig } from './architecture.js';
 import { findModel } from './catalog/index.js';
 import { estimate } from './estimate.js';
@@ -8,8 +10,11 @@ import { parseScenario } from './scenario.js';
 const attacks = (fields: Record<string, unknown>) => {
   const scenario = parseScenario({ model: 'llama-3.1-8b', ...fields });
   const result = estimate({ scenario, shape: shapeFromConfig(findModel('llama-3.1-8b')!), gpu: null });
-  return attackFirst(result, scenario);
+  return attackFirst(result, scenario).map(inEnglish);
 };
+
+/** An attack with its remedies in the catalog's English, as the terminal shows them. */
+const inEnglish = (a: Attack) => ({ ...a, remedies: a.remedies.map((r: Advice) => say(ADVICE, 'en', r)) });
 
 describe('attackFirst', () => {
   const qlora = { method: 'qlora', quantization: 'nf4', precision: 'bf16-true', microBatchSize: 2 };
@@ -48,7 +53,9 @@ describe('attackFirst', () => {
     const scenario = parseScenario({ model: 'llama-3.1-8b', ...qlora });
     const result = estimate({ scenario, shape: shapeFromConfig(findModel('llama-3.1-8b')!), gpu: null });
     const runtime = (s: typeof scenario) =>
-      attackFirst(result, s, 5).find((a) => a.part === 'runtime')?.remedies ?? [];
+      attackFirst(result, s, 5)
+        .map(inEnglish)
+        .find((a) => a.part === 'runtime')?.remedies ?? [];
     expect(runtime(scenario)).toEqual([
       'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation',
     ]);

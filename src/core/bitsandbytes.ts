@@ -24,6 +24,8 @@ export function inputsKept(scenario: Scenario): QuantizedInputsKept {
 
 /** The first bitsandbytes release whose 4-bit layers keep no input. */
 const INPUTS_DROPPED_FROM = [0, 43, 2] as const;
+/** The same release as pip names it ("0.43.2"), for advice that says which version to install. */
+export const BITSANDBYTES_INPUTS_DROPPED_FROM = INPUTS_DROPPED_FROM.join('.');
 
 /** Whether this bitsandbytes version keeps every 4-bit layer's input; null when the version does not parse. */
 export function bitsandbytesKeepsInputs(version: string): boolean | null {

@@ -6,7 +6,10 @@ import {
   deepspeedZero2Estimate,
   deepspeedZero3Estimate,
   placeModelStates,
+  STRATEGY_TRAITS,
+  shardingStrategyFor,
   shardModelStates,
+  strategiesWhere,
 } from './sharding.js';
 
 interface Oracle {
@@ -148,5 +151,61 @@ describe('shardModelStates and placeModelStates', () => {
     expect(placed.gpu).toEqual({ weights: 0, gradients: 0, optimizer: 0 });
     expect(placed.host).toEqual({ weights: 0, gradients: 400, optimizer: 1600 });
     expect(placed.nvme).toEqual({ weights: 800, gradients: 0, optimizer: 0 });
+  });
+});
+
+describe('STRATEGY_TRAITS', () => {
+  it('names each family and what it shards (ZeRO paper §5; FSDP FULL_SHARD / SHARD_GRAD_OP)', () => {
+    expect(strategiesWhere((t) => t.family === 'deepspeed')).toEqual(['zero1', 'zero2', 'zero3']);
+    expect(strategiesWhere((t) => t.family === 'fsdp')).toEqual(['fsdp-grad-op', 'fsdp']);
+    expect(strategiesWhere((t) => t.shards.optimizer)).toEqual([
+      'zero1',
+      'zero2',
+      'zero3',
+      'fsdp-grad-op',
+      'fsdp',
+    ]);
+    expect(strategiesWhere((t) => t.shards.gradients)).toEqual(['zero2', 'zero3', 'fsdp-grad-op', 'fsdp']);
+    expect(strategiesWhere((t) => t.shards.weights)).toEqual(['zero3', 'fsdp']);
+    expect(strategiesWhere((t) => !t.multiGpu)).toEqual(['single']);
+  });
+
+  it('offloads parameters under ZeRO-3 and FSDP FULL_SHARD, optimizer states under every sharding strategy', () => {
+    expect(strategiesWhere((t) => t.offloads.params)).toEqual(['zero3', 'fsdp']);
+    expect(strategiesWhere((t) => t.offloads.optimizer)).toEqual([
+      'zero1',
+      'zero2',
+      'zero3',
+      'fsdp-grad-op',
+      'fsdp',
+    ]);
+  });
+
+  it('keeps the root unit gathered and holds two gradient units under FSDP FULL_SHARD only', () => {
+    expect(strategiesWhere((t) => t.rootUnitGathered)).toEqual(['fsdp']);
+    expect(STRATEGY_TRAITS.fsdp.gatheredGradientUnits).toBe(2);
+    expect(STRATEGY_TRAITS.zero3.gatheredGradientUnits).toBe(1);
+    expect(strategiesWhere((t) => t.gatheredGradientUnits > 0)).toEqual(
+      strategiesWhere((t) => t.shards.weights),
+    );
+  });
+
+  it('buckets: DDP copies gradients, ZeRO reduces through a bucket (doubled by overlap_comm in stages 1–2)', () => {
+    expect(strategiesWhere((t) => t.buckets === 'gradient-copies')).toEqual(['ddp']);
+    expect(strategiesWhere((t) => t.buckets === 'reduce-bucket')).toEqual(['zero1', 'zero2', 'zero3']);
+    expect(strategiesWhere((t) => t.overlapDoublesBucket)).toEqual(['zero1', 'zero2']);
+  });
+
+  it('accumulates unsharded gradients in no_sync() under FSDP; DeepSpeed keeps fp32 masters in the optimizer', () => {
+    expect(strategiesWhere((t) => t.accumulatesUnshardedInNoSync)).toEqual(['fsdp-grad-op', 'fsdp']);
+    expect(strategiesWhere((t) => t.fp32MasterInOptimizer)).toEqual(['zero1', 'zero2', 'zero3']);
+  });
+
+  it('moves a run to a sharding strategy of its own library', () => {
+    expect(shardingStrategyFor('fsdp-grad-op', 'weights')).toBe('fsdp');
+    expect(shardingStrategyFor('fsdp', 'gradients')).toBe('fsdp-grad-op');
+    expect(shardingStrategyFor('ddp', 'gradients')).toBe('zero2');
+    expect(shardingStrategyFor('single', 'weights')).toBe('zero3');
+    expect(shardingStrategyFor('zero1', 'weights')).toBe('zero3');
   });
 });

@@ -13,23 +13,183 @@ export interface ModelStateBytes {
   readonly optimizer: number;
 }
 
-/** Which parts each strategy partitions across the data-parallel group (ZeRO paper §5; FSDP docs). */
-export const SHARDED_PARTS: Readonly<Record<Strategy, ReadonlySet<keyof ModelStateBytes>>> = {
-  single: new Set(),
-  ddp: new Set(),
-  zero1: new Set(['optimizer']),
-  zero2: new Set(['optimizer', 'gradients']),
-  'fsdp-grad-op': new Set(['optimizer', 'gradients']),
-  zero3: new Set(['optimizer', 'gradients', 'weights']),
-  fsdp: new Set(['optimizer', 'gradients', 'weights']),
+/**
+ * What a data-parallel strategy does with the model states, one row per strategy: the one place the
+ * estimator, the scenario's rules and the planners read "does this strategy shard the weights, keep the
+ * root unit gathered, bucket its gradients" from. Sources: the ZeRO paper §5 (what each stage
+ * partitions), DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py and stage3.py (master weights, reduce
+ * buckets, overlap_comm), PyTorch FSDP's docs and torch/distributed/fsdp/_runtime_utils.py (no_sync,
+ * the root unit), DDP's docs (gradient buckets).
+ */
+export interface StrategyTraits {
+  /** Which library runs it: none (one GPU), DDP, DeepSpeed ZeRO, or PyTorch FSDP. */
+  readonly family: 'single' | 'ddp' | 'deepspeed' | 'fsdp';
+  /** The model states it partitions across the data-parallel group; the rest every GPU holds whole. */
+  readonly shards: { readonly [P in keyof ModelStateBytes]: boolean };
+  /**
+   * Unsharded gradient units a full fine-tune holds in backward before they are reduce-scattered, when
+   * the weights are sharded: ZeRO-3 the unit being reduced, FSDP that one and the prefetched unit's.
+   */
+  readonly gatheredGradientUnits: number;
+  /**
+   * FSDP FULL_SHARD keeps its root unit (what no wrapped block holds: the embeddings, the output head)
+   * gathered from the start of forward to the end of backward, and reduces its gradient once at the end
+   * (FSDP _runtime_utils: the root is not resharded after forward; FSDP2 fully_shard does the same).
+   */
+  readonly rootUnitGathered: boolean;
+  /**
+   * The buffers its gradient communication holds in torch's allocator: DDP's buckets copy every
+   * gradient (gradient_as_bucket_view=False); DeepSpeed reduces through a flat bucket of
+   * reduce_bucket_size elements; FSDP reduce-scatters from the gradients themselves.
+   */
+  readonly buckets: 'gradient-copies' | 'reduce-bucket' | 'none';
+  /** overlap_comm double-buffers the reduce bucket (ZeRO-1/2, stage_1_and_2.py "Use double buffers"); ZeRO-3 keeps one. */
+  readonly overlapDoublesBucket: boolean;
+  /**
+   * Under gradient accumulation FSDP accumulates whole, unsharded gradients inside no_sync() between
+   * syncs (FSDP docs), unless the run reduce-scatters every micro-batch (parallelism.syncEachMicroBatch).
+   */
+  readonly accumulatesUnshardedInNoSync: boolean;
+  /**
+   * Mixed precision keeps the model in 16 bits and the fp32 master weights plus an fp32 gradient
+   * partition inside the optimizer (DeepSpeed, stage_1_and_2.py: 2 + 2 + 16 B/param with Adam), where
+   * AMP and FSDP keep the parameters themselves in fp32.
+   */
+  readonly fp32MasterInOptimizer: boolean;
+  /** What it can move to the host: optimizer states (ZeRO-Offload, FSDP CPUOffload) and parameters (ZeRO-Infinity, FSDP offload_params). */
+  readonly offloads: { readonly optimizer: boolean; readonly params: boolean };
+  /** Whether it runs on more than one GPU (single does not). */
+  readonly multiGpu: boolean;
+}
+
+const NO_SHARDS = { weights: false, gradients: false, optimizer: false } as const;
+const OPTIMIZER_SHARDS = { weights: false, gradients: false, optimizer: true } as const;
+const GRADIENT_SHARDS = { weights: false, gradients: true, optimizer: true } as const;
+const FULL_SHARDS = { weights: true, gradients: true, optimizer: true } as const;
+const NO_OFFLOAD = { optimizer: false, params: false } as const;
+const OPTIMIZER_OFFLOAD = { optimizer: true, params: false } as const;
+const FULL_OFFLOAD = { optimizer: true, params: true } as const;
+
+/** The traits of each strategy (see StrategyTraits for what each means and where it comes from). */
+export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
+  single: {
+    family: 'single',
+    shards: NO_SHARDS,
+    gatheredGradientUnits: 0,
+    rootUnitGathered: false,
+    buckets: 'none',
+    overlapDoublesBucket: false,
+    accumulatesUnshardedInNoSync: false,
+    fp32MasterInOptimizer: false,
+    offloads: NO_OFFLOAD,
+    multiGpu: false,
+  },
+  ddp: {
+    family: 'ddp',
+    shards: NO_SHARDS,
+    gatheredGradientUnits: 0,
+    rootUnitGathered: false,
+    buckets: 'gradient-copies',
+    overlapDoublesBucket: false,
+    accumulatesUnshardedInNoSync: false,
+    fp32MasterInOptimizer: false,
+    offloads: NO_OFFLOAD,
+    multiGpu: true,
+  },
+  zero1: {
+    family: 'deepspeed',
+    shards: OPTIMIZER_SHARDS,
+    gatheredGradientUnits: 0,
+    rootUnitGathered: false,
+    buckets: 'reduce-bucket',
+    overlapDoublesBucket: true,
+    accumulatesUnshardedInNoSync: false,
+    fp32MasterInOptimizer: true,
+    offloads: OPTIMIZER_OFFLOAD,
+    multiGpu: true,
+  },
+  zero2: {
+    family: 'deepspeed',
+    shards: GRADIENT_SHARDS,
+    gatheredGradientUnits: 0,
+    rootUnitGathered: false,
+    buckets: 'reduce-bucket',
+    overlapDoublesBucket: true,
+    accumulatesUnshardedInNoSync: false,
+    fp32MasterInOptimizer: true,
+    offloads: OPTIMIZER_OFFLOAD,
+    multiGpu: true,
+  },
+  zero3: {
+    family: 'deepspeed',
+    shards: FULL_SHARDS,
+    gatheredGradientUnits: 1,
+    rootUnitGathered: false,
+    buckets: 'reduce-bucket',
+    overlapDoublesBucket: false,
+    accumulatesUnshardedInNoSync: false,
+    fp32MasterInOptimizer: true,
+    offloads: FULL_OFFLOAD,
+    multiGpu: true,
+  },
+  'fsdp-grad-op': {
+    family: 'fsdp',
+    shards: GRADIENT_SHARDS,
+    gatheredGradientUnits: 0,
+    rootUnitGathered: false,
+    buckets: 'none',
+    overlapDoublesBucket: false,
+    accumulatesUnshardedInNoSync: true,
+    fp32MasterInOptimizer: false,
+    offloads: OPTIMIZER_OFFLOAD,
+    multiGpu: true,
+  },
+  fsdp: {
+    family: 'fsdp',
+    shards: FULL_SHARDS,
+    gatheredGradientUnits: 2,
+    rootUnitGathered: true,
+    buckets: 'none',
+    overlapDoublesBucket: false,
+    accumulatesUnshardedInNoSync: true,
+    fp32MasterInOptimizer: false,
+    offloads: FULL_OFFLOAD,
+    multiGpu: true,
+  },
 };
+
+/** The traits of a strategy. */
+export function strategyTraits(strategy: Strategy): StrategyTraits {
+  return STRATEGY_TRAITS[strategy];
+}
+
+/**
+ * The strategies of a family, in STRATEGY_TRAITS's order (the scenario's rules name them in hints):
+ * `strategiesWhere((t) => t.family === 'deepspeed')` is zero1, zero2, zero3.
+ */
+export function strategiesWhere(test: (traits: StrategyTraits) => boolean): Strategy[] {
+  return (Object.keys(STRATEGY_TRAITS) as Strategy[]).filter((s) => test(STRATEGY_TRAITS[s]));
+}
+
+/**
+ * The strategy of the same library that shards up to `part`: FSDP stays FSDP (fsdp-grad-op shards the
+ * gradients, fsdp the weights too), anything else becomes DeepSpeed (zero2, zero3). The planners use
+ * it to move a run to a sharding strategy without changing its library.
+ */
+export function shardingStrategyFor(from: Strategy, part: 'gradients' | 'weights'): Strategy {
+  const fsdp = STRATEGY_TRAITS[from].family === 'fsdp';
+  if (part === 'weights') return fsdp ? 'fsdp' : 'zero3';
+  return fsdp ? 'fsdp-grad-op' : 'zero2';
+}
 
 /** Per-GPU model-state bytes: the parts the strategy shards are divided by the GPU count. */
 export function shardModelStates(total: ModelStateBytes, strategy: Strategy, gpus: number): ModelStateBytes {
-  const sharded = SHARDED_PARTS[strategy];
-  const share = (part: keyof ModelStateBytes): number =>
-    sharded.has(part) ? total[part] / gpus : total[part];
-  return { weights: share('weights'), gradients: share('gradients'), optimizer: share('optimizer') };
+  const shards = STRATEGY_TRAITS[strategy].shards;
+  return {
+    weights: shards.weights ? total.weights / gpus : total.weights,
+    gradients: shards.gradients ? total.gradients / gpus : total.gradients,
+    optimizer: shards.optimizer ? total.optimizer / gpus : total.optimizer,
+  };
 }
 
 export interface OffloadPlacement {

@@ -3,6 +3,7 @@
  * catalog.test.ts renders each of its codes in every language.
  */
 
+import { ADVICE } from './advice.js';
 import { CALIBRATION } from './calibration.js';
 import { CALIBRATION_HINTS } from './calibration-hints.js';
 import { CAPACITY } from './capacity.js';
@@ -13,6 +14,7 @@ import { ENV_MISSING, ENV_WORDS } from './env.js';
 import { ERROR_HINTS, ERROR_SOURCES, ERROR_WORDS } from './errors.js';
 import { ESTIMATE_ERROR } from './estimate-error.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { ESTIMATE_VIEW } from './estimate-view.js';
 import { EVIDENCE } from './evidence.js';
 import { FIELD_WORDS_DOMAIN } from './fields.js';
 import { FINDING_ACTIONS } from './finding-actions.js';
@@ -31,6 +33,7 @@ import {
 } from './migrate-checks.js';
 import { MIGRATE_NOT_CHECKED, MIGRATE_REPORT } from './migrate-report.js';
 import { MODEL_WORDS } from './models.js';
+import { PEAK_TERM_WORDS } from './peak-terms.js';
 import { PLAN_DROPPED } from './plan-dropped.js';
 import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
@@ -84,4 +87,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   ESTIMATE_ERROR,
   CALIBRATION,
   CALIBRATION_HINTS,
+  PEAK_TERM_WORDS,
+  ADVICE,
+  ESTIMATE_VIEW,
 ];

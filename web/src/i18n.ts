@@ -1,10 +1,10 @@
 /** The dashboard's words in English and Simplified Chinese; the browser's language picks the default. */
 import { createContext, useContext } from 'react';
-import { PEAK_TERM_LABELS } from '../../src/core/describe.js';
 import type { PeakTermName } from '../../src/core/estimate.js';
 import type { EstimateNote } from '../../src/core/estimate-notes.js';
 import { say } from '../../src/words/catalog.js';
 import { ESTIMATE_NOTES } from '../../src/words/estimate-notes.js';
+import { peakTermLabel } from '../../src/words/peak-terms.js';
 import { UI_ESTIMATE_LABELS } from '../../src/words/ui-estimate.js';
 
 export type Lang = 'en' | 'zh';
@@ -103,33 +103,10 @@ export function defaultLang(languages: readonly string[]): Lang {
 
 export const LangContext = createContext<Lang>('en');
 
-/** What each term of a peak is: the core's own words in English, these in Chinese. */
-const TERM_WORDS_ZH: Readonly<Record<PeakTermName, string>> = {
-  weights: '权重（本 GPU 的份额）',
-  'optimizer-states': '优化器状态',
-  'communication-buckets': 'DDP/ZeRO 通信桶',
-  'gathered-weights': '聚合的层（ZeRO-3/FSDP）',
-  'cublas-workspaces': 'cuBLAS 工作区（前向与反向线程各一）',
-  'fsdp-root-unit': 'FSDP 根单元（嵌入层、输出头）',
-  'accumulated-gradients': 'micro-batch 之间保留的梯度',
-  gradients: '梯度',
-  'saved-activations': '保存的激活',
-  'logits-and-loss': 'logits 与损失',
-  'autocast-copies': 'autocast 的 16 位权重副本',
-  'dequantized-weight': '一个反量化的 4/8 位权重',
-  'quantization-transient': '加载时正在量化的权重',
-  'previous-step-inputs': '上一步保留的 4 位层输入',
-  'backward-transient': '反向传播临时量（重算的层，或 logits 与输出头的梯度）',
-  'gathered-gradients': 'reduce-scatter 前未分片的梯度',
-  'fsdp-root-gradient': 'FSDP 根梯度',
-  'optimizer-step-temporary': '优化器更新的临时量',
-  calibration: '校准（实测运行的差值）',
-};
-
-/** The words for a term of the peak (estimate --explain's), in the current language. */
+/** The words for a term of the peak (estimate --explain's), in the current language (src/words/peak-terms.ts). */
 export function useTermLabel(): (term: PeakTermName) => string {
   const lang = useContext(LangContext);
-  return (term) => (lang === 'zh' ? TERM_WORDS_ZH[term] : PEAK_TERM_LABELS[term]);
+  return (term) => peakTermLabel(lang, term);
 }
 
 /** An estimate's note in the current language (src/words/estimate-notes.ts). */

@@ -1,0 +1,213 @@
+/**
+ * Activations of one decoder layer: the bytes it saves for backward per token, tensor by tensor (after
+ * Korthikanti et al. 2022 §4, adapted to SwiGLU, GQA, RMSNorm, SDPA/flash kernels, frozen weights and
+ * LoRA adapters; docs/memory-model.md).
+ */
+import type { LinearRole, ModelShape } from '../architecture.js';
+import type { Scenario } from '../scenario.js';
+import type { PrecisionPlan } from './precision.js';
+import type { TrainingPlan } from './training.js';
+
+export interface LayerContext {
+  readonly shape: ModelShape;
+  readonly e: number;
+  readonly scenario: Scenario;
+  /** Weights of this layer are trained (full / freeze). */
+  readonly layerTrained: boolean;
+  readonly adapted: TrainingPlan['adapted'];
+  /**
+   * The quantized linears keep their input although their weight is frozen: bitsandbytes' MatMul8bitLt,
+   * and MatMul4Bit before 0.43.2 (`ctx.tensors = (A, B)`; bitsandbytes PR #1270 made it `(None, B)`).
+   */
+  readonly quantizedSavesInputs: boolean;
+  /**
+   * Bytes per element of the residual stream. Under autocast with fp32 weights it stays fp32: the
+   * fp32 embedding output, and HF's RMSNorm returns `weight * x.to(input_dtype)` in the input's fp32,
+   * so a trained norm saves its normalized input in 4 bytes (measured: h200-005/006, 4 % under
+   * without it).
+   */
+  readonly residualBytes: number;
+  /**
+   * Bytes per element of the copy of its input each LoRA adapter keeps for lora_A's weight gradient,
+   * or null when the adapters read the layer's input tensor itself (see adapterInputCopyBytes).
+   */
+  readonly adapterInputCopy: number | null;
+}
+
+/**
+ * Whether each LoRA adapter keeps its own copy of its input, and in how many bytes per element.
+ * PEFT casts a layer's input to lora_A's dtype before the adapter (peft/tuners/lora/layer.py
+ * Linear.forward: `x = self._cast_input_dtype(x, lora_A.weight.dtype)`), and keeps adapters in fp32 on
+ * a 16-bit base (autocast_adapter_dtype=True): without autocast every adapted module saves its own
+ * fp32 copy. Under autocast every lora_A call casts its input to 16 bits again (autocast caches the
+ * casts of weights only, autocast_mode.cpp cached_cast), so each adapter saves its own 16-bit copy.
+ * Adapters in the compute dtype (lora.adapterDtype "model", or fp32 training) read the input itself,
+ * shared by every adapter on it. Measured on the H200 (bench/gpu, rows h200-015/028/043 against
+ * h200c-007/008): fp32 adapters on a bf16 base hold 4 bytes per adapted input element, not a shared 2.
+ */
+export function adapterInputCopyBytes(scenario: Scenario, plan: PrecisionPlan): number | null {
+  if (!scenario.lora) return null;
+  if (plan.autocastCopies) return plan.computeBytes;
+  if (plan.computeBytes === 4 || scenario.lora.adapterDtype === 'model') return null;
+  return 4;
+}
+
+function isAdapted(ctx: LayerContext, role: LinearRole): boolean {
+  for (const a of ctx.adapted.values()) if (a.roles.includes(role)) return true;
+  return false;
+}
+
+/**
+ * Bytes a LoRA adapter saves per token beyond a shared input: its own copy of the input (cast, or
+ * dropped out, with a 1-byte mask) and the rank-r A output, in the adapter's compute dtype.
+ */
+function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): number {
+  const lora = ctx.scenario.lora;
+  if (!lora) return 0;
+  const copy = ctx.adapterInputCopy;
+  let bytes = 0;
+  for (const a of ctx.adapted.values()) {
+    if (!a.roles.some((r) => roles.includes(r))) continue;
+    // PEFT applies nn.Dropout before lora_A, to the cast input: a dropped-out copy and a 1-byte mask.
+    if (lora.dropout > 0) bytes += ((copy ?? ctx.e) + 1) * a.inFeatures;
+    else if (copy !== null) bytes += copy * a.inFeatures;
+    bytes += (copy ?? ctx.e) * lora.rank;
+  }
+  return bytes;
+}
+
+/**
+ * Whether a linear's input tensor itself is kept for backward. Autograd saves a linear's input only to
+ * compute its weight's gradient, so a frozen 16-bit base does not keep it (derivatives.yaml: mm saves
+ * `self` only when mat2 needs a gradient). A LoRA adapter keeps it when it reads the input directly;
+ * with dropout > 0 it reads the dropped-out copy instead, and adapterSavedBytes counts that copy.
+ */
+function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
+  const adapterReadsInput =
+    (ctx.scenario.lora?.dropout ?? 0) === 0 &&
+    ctx.adapterInputCopy === null &&
+    roles.some((r) => isAdapted(ctx, r));
+  return ctx.layerTrained || ctx.quantizedSavesInputs || adapterReadsInput;
+}
+
+/**
+ * fp32 with grouped KV heads: Hugging Face hands SDPA the grouped K/V with enable_gqa=True
+ * (integrations/sdpa_attention.py use_gqa_in_sdpa), and PyTorch's fused kernels take neither fp32 and
+ * GQA together (flash and cuDNN need 16 bits; memory-efficient has no GQA), so SDPA runs its math path,
+ * which saves the fp32 softmax output: 4·a·s bytes per token and layer. Seen on the H200
+ * (bench/gpu/probe_attention.py: softmax_warp_forward and fp32 GEMMs instead of cuDNN's flash kernel;
+ * rows h200-011, h200c-013). Selective checkpointing recomputes it.
+ */
+export function sdpaMathPathBytesPerToken(
+  scenario: Scenario,
+  shape: ModelShape,
+  computeBytes: number,
+): number {
+  const mathPath =
+    scenario.attention === 'sdpa' &&
+    computeBytes === 4 &&
+    shape.numKvHeads < shape.numHeads &&
+    scenario.gradientCheckpointing !== 'selective';
+  return mathPath ? 4 * shape.numHeads * scenario.seqLen : 0;
+}
+
+/** Bytes a norm saves per token: RMSNorm upcasts to fp32 and keeps that input (HF LlamaRMSNorm). */
+function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
+  const h = ctx.shape.hiddenSize;
+  if (recomputed) return 0;
+  // RMSNorm written in Python (HF LlamaRMSNorm, litgpt RMSNorm) ends with `weight * normalized`: when
+  // the weight trains, that multiply also keeps the 16-bit normalized tensor for the weight's gradient.
+  // LayerNorm's fused kernel rebuilds it from the saved input, mean and rstd.
+  if (ctx.shape.norm === 'rms') return 4 * h + (ctx.layerTrained ? ctx.residualBytes * h : 0);
+  return ctx.e * h;
+}
+
+/**
+ * Saved bytes per token of one decoder layer. Tensor by tensor, after Korthikanti et al. 2022 §4,
+ * adapted to SwiGLU, GQA, RMSNorm, SDPA/flash kernels and frozen weights (docs/memory-model.md).
+ */
+export function layerActivationBytesPerToken(ctx: LayerContext): number {
+  const { shape, e, scenario } = ctx;
+  const h = shape.hiddenSize;
+  const s = scenario.seqLen;
+  const a = shape.numHeads;
+  const qDim = a * shape.headDim;
+  const selective = scenario.gradientCheckpointing === 'selective';
+  // HF's SDPA and eager paths repeat K/V to every query head before the kernel (repeat_kv); the
+  // flash-attention path keeps the grouped heads.
+  const kvHeads = scenario.attention === 'flash' ? shape.numKvHeads : a;
+  const kDim = kvHeads * shape.headDim;
+  const vDim = kvHeads * shape.valueHeadDim;
+  const oIn = a * shape.valueHeadDim;
+  let bytes = 0;
+
+  // Attention block: norm, q/k/v input, attention core, o_proj input.
+  const parallelBlock = shape.normsPerLayer === 1; // Falcon-7B, Phi: attention and MLP share one norm
+  bytes += normSavedBytes(ctx, selective);
+  const qkvRoles: LinearRole[] = ['q_proj', 'k_proj', 'v_proj'];
+  const mlpInRoles: LinearRole[] = shape.mlp === 'gated' ? ['gate_proj', 'up_proj'] : ['up_proj'];
+  if (needsInput(ctx, parallelBlock ? [...qkvRoles, ...mlpInRoles] : qkvRoles) || selective) bytes += e * h;
+  bytes += adapterSavedBytes(ctx, qkvRoles);
+  if (shape.qkNorm && !selective) bytes += 4 * (qDim + shape.numKvHeads * shape.headDim);
+  // SDPA / flash: q, k, v, output and an fp32 log-sum-exp per head (FlashAttention-2 backward inputs).
+  bytes += e * (qDim + kDim + vDim + oIn) + 4 * a;
+  // A fused q/k/v projection: v reaches SDPA as a slice of the qkv output (HF modeling_phi3.py splits
+  // qkv by slicing), so saving v keeps the whole output alive, its q and k parts beside the rotated
+  // copies. Eager attention over grouped heads copies v in repeat_kv, which lets the output go.
+  // Measured on the H200: Phi-3-mini LoRA on qkv_proj and o_proj was 6 % under without it (h200c-017).
+  if (shape.fusedQkv && !selective && !(scenario.attention === 'eager' && shape.numKvHeads < a)) {
+    bytes += e * (qDim + shape.numKvHeads * shape.headDim);
+  }
+  if (scenario.attention === 'eager' && !selective) {
+    // Eager softmax in fp32 keeps its output, and the 16-bit probabilities feed the PV matmul (HF
+    // eager_attention_forward: softmax(dtype=float32).to(query.dtype)).
+    bytes += (4 + e) * a * s;
+    // Soft-capped scores (Gemma-2's eager_attention_forward: tanh(scores / cap) · cap) keep the tanh
+    // output too. Measured on the H200: Gemma-2-2B eager was 7 % under without it (row h200-024).
+    if (shape.attnLogitSoftcap) bytes += e * a * s;
+  }
+  bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
+  bytes += adapterSavedBytes(ctx, ['o_proj']);
+
+  // MLP block.
+  const extraNorms = Math.max(0, shape.normsPerLayer - 2); // Gemma-2/3 post-norms
+  if (!parallelBlock) {
+    bytes += normSavedBytes(ctx, selective);
+    if (needsInput(ctx, mlpInRoles) || selective) bytes += e * h;
+  }
+  bytes += extraNorms * normSavedBytes(ctx, selective);
+  bytes += adapterSavedBytes(ctx, [...mlpInRoles, 'down_proj']);
+  const moe = shape.moe;
+  const routedWidth = moe
+    ? moe.expertIntermediateSize * moe.topK + moe.expertIntermediateSize * moe.sharedExperts
+    : shape.intermediateSize;
+  const downInput = needsInput(ctx, ['down_proj']);
+  if (shape.mlp === 'gated') {
+    // gate output (activation input), activation output and up output (the product's operands),
+    // and the product itself when down_proj needs its input. Selective recomputes the elementwise ops.
+    bytes += e * routedWidth * (selective ? 2 : 3) + (downInput && !selective ? e * routedWidth : 0);
+  } else {
+    // Activation input (fc1 output), and its output when down_proj needs its input.
+    bytes += e * routedWidth + (downInput && !selective ? e * routedWidth : 0);
+  }
+  if (moe) {
+    // Router logits in fp32, and each routed copy of the token's hidden state (dispatch and combine).
+    bytes += 4 * moe.numExperts + 2 * e * h * moe.topK;
+  }
+  return bytes;
+}
+
+/**
+ * Bytes per token of the distinct inputs of one decoder layer's quantized linears: the q/k/v input,
+ * o_proj's input, the MLP's input (shared with q/k/v in a parallel block with one norm) and down_proj's.
+ */
+export function quantizedInputBytesPerToken(shape: ModelShape, e: number): number {
+  const h = shape.hiddenSize;
+  const moe = shape.moe;
+  const mlpInputs =
+    shape.normsPerLayer === 1 ? 0 : moe ? h * (moe.topK + (moe.sharedExperts > 0 ? 1 : 0)) : h;
+  const downInputs = moe
+    ? moe.expertIntermediateSize * (moe.topK + moe.sharedExperts)
+    : shape.intermediateSize;
+  return e * (h + shape.numHeads * shape.valueHeadDim + mlpInputs + downInputs);
+}

@@ -1,0 +1,234 @@
+/**
+ * The phases: each phase's high point as a record of named terms (torch-allocated bytes), its figure
+ * the sum of its terms, and the peak the highest of them. Backward peaks at its start (what forward
+ * saved, plus its transient) or at its end (all the gradients); with the optimizer in backward no
+ * separate step holds the gradients.
+ */
+import type { ActivationPlan } from './activations.js';
+import type { ModelStates } from './model-states.js';
+import type { StrategyTerms } from './strategy-terms.js';
+import type { Transients } from './transients.js';
+import { type PeakTermName, PHASES, type Phase, type TermBytes } from './types.js';
+
+/** Any phase's record: some of the terms, by name, in the order they are held. */
+export type TermRecord = { readonly [T in PeakTermName]?: number };
+
+/** What every phase after loading holds: the states, the strategy's buffers, the cuBLAS workspaces. */
+export interface PersistentTerms {
+  readonly weights: number;
+  readonly 'optimizer-states': number;
+  readonly 'communication-buckets': number;
+  readonly 'gathered-weights': number;
+  /** The cuBLAS workspaces come with the first matmul and stay: not at load, in every phase after it. */
+  readonly 'cublas-workspaces': number;
+}
+
+/** Loading quantizes one 16-bit weight at a time: that weight and its cast. */
+export interface LoadTerms {
+  readonly weights: number;
+  readonly 'quantization-transient': number;
+}
+
+/** The end of forward holds what backward needs. */
+export interface ForwardEndTerms extends PersistentTerms {
+  readonly 'fsdp-root-unit': number;
+  readonly 'accumulated-gradients': number;
+  readonly 'saved-activations': number;
+  readonly 'logits-and-loss': number;
+  readonly 'autocast-copies': number;
+  readonly 'dequantized-weight': number;
+}
+
+/**
+ * Forward's high point: the end of forward, and the previous step's kept inputs on top until the loop
+ * replaces its outputs, which happens before this backward starts.
+ */
+export interface ForwardTerms extends ForwardEndTerms {
+  readonly 'previous-step-inputs': number;
+}
+
+/** Backward's start: what forward saved, its largest transient, the first gathered and root gradients. */
+export interface BackwardStartTerms extends ForwardEndTerms {
+  readonly 'backward-transient': number;
+  readonly 'gathered-gradients': number;
+  readonly 'fsdp-root-gradient': number;
+}
+
+/** Backward's end: every gradient, the root's joined twice for a moment, the step's temporary in backward. */
+export interface BackwardEndTerms extends PersistentTerms {
+  readonly 'fsdp-root-unit': number;
+  readonly gradients: number;
+  readonly 'gathered-gradients': number;
+  readonly 'fsdp-root-gradient': number;
+  readonly 'dequantized-weight': number;
+  readonly 'optimizer-step-temporary': number;
+}
+
+/** The optimizer step: the states, the gradients it reads and its temporary. */
+export interface OptimizerStepTerms {
+  readonly weights: number;
+  readonly gradients: number;
+  readonly 'optimizer-states': number;
+  readonly 'communication-buckets': number;
+  readonly 'cublas-workspaces': number;
+  readonly 'optimizer-step-temporary': number;
+}
+
+/** Each phase's high point as named terms, backward's both candidates. */
+export interface PhaseRecords {
+  readonly persistent: PersistentTerms;
+  readonly load: LoadTerms;
+  readonly forward: ForwardTerms;
+  readonly backwardStart: BackwardStartTerms;
+  readonly backwardEnd: BackwardEndTerms;
+  /** In backward, the step is already done: no separate optimizer phase holds the gradients. */
+  readonly optimizerStep: OptimizerStepTerms | PersistentTerms;
+}
+
+/** A record's figure: its terms added in the order they are held. */
+export function total(terms: TermRecord): number {
+  let sum = 0;
+  for (const term in terms) sum += terms[term as PeakTermName]!;
+  return sum;
+}
+
+/**
+ * The phase-records step: what each phase's high point holds, term by term. Each record is written out
+ * whole, in the order its interface lists the terms (a spread of the shared terms made V8 build
+ * dictionary objects, four times slower: bench:speed).
+ */
+export function phaseRecords(
+  states: ModelStates,
+  strategy: StrategyTerms,
+  act: ActivationPlan,
+  temp: Transients,
+  workspaceBytes: number,
+): PhaseRecords {
+  const W = states.weightsBytes;
+  const O = states.optimizerBytes;
+  const G = states.gradientsBytes;
+  const buckets = strategy.bucketBytes;
+  const gathered = strategy.gatheredBytes;
+  const persistent: PersistentTerms = {
+    weights: W,
+    'optimizer-states': O,
+    'communication-buckets': buckets,
+    'gathered-weights': gathered,
+    'cublas-workspaces': workspaceBytes,
+  };
+  return {
+    persistent,
+    load: { weights: W, 'quantization-transient': temp.quantizationTransientBytes },
+    forward: {
+      weights: W,
+      'optimizer-states': O,
+      'communication-buckets': buckets,
+      'gathered-weights': gathered,
+      'cublas-workspaces': workspaceBytes,
+      'fsdp-root-unit': strategy.rootBytes,
+      'accumulated-gradients': strategy.gradsDuringForward,
+      'saved-activations': act.savedBytes,
+      'logits-and-loss': act.lossResidentBytes,
+      'autocast-copies': temp.castBytes,
+      'dequantized-weight': temp.dequantBytes,
+      'previous-step-inputs': act.previousStepBytes,
+    },
+    backwardStart: {
+      weights: W,
+      'optimizer-states': O,
+      'communication-buckets': buckets,
+      'gathered-weights': gathered,
+      'cublas-workspaces': workspaceBytes,
+      'fsdp-root-unit': strategy.rootBytes,
+      'accumulated-gradients': strategy.gradsDuringForward,
+      'saved-activations': act.savedBytes,
+      'logits-and-loss': act.lossResidentBytes,
+      'autocast-copies': temp.castBytes,
+      'dequantized-weight': temp.dequantBytes,
+      'backward-transient': temp.backwardTransientBytes,
+      'gathered-gradients': strategy.gatheredGradBytes,
+      'fsdp-root-gradient': strategy.rootHeadGradBytes,
+    },
+    backwardEnd: {
+      weights: W,
+      'optimizer-states': O,
+      'communication-buckets': buckets,
+      'gathered-weights': gathered,
+      'cublas-workspaces': workspaceBytes,
+      'fsdp-root-unit': strategy.rootBytes,
+      gradients: Math.max(G, strategy.gradsDuringForward),
+      'gathered-gradients': strategy.gatheredGradBytes,
+      'fsdp-root-gradient': 2 * strategy.rootGradBytes,
+      'dequantized-weight': temp.dequantBytes,
+      'optimizer-step-temporary': states.optimizerInBackward ? states.stepTempBytes : 0,
+    },
+    optimizerStep: states.optimizerInBackward
+      ? persistent
+      : {
+          weights: W,
+          gradients: G,
+          'optimizer-states': O,
+          'communication-buckets': buckets,
+          'cublas-workspaces': workspaceBytes,
+          'optimizer-step-temporary': states.stepTempBytes,
+        },
+  };
+}
+
+/** Each phase's figure, which of backward's candidates is its high point, and the peak. */
+export interface PhasePeaks {
+  readonly persistentBytes: number;
+  readonly backwardStartBytes: number;
+  readonly backwardEndBytes: number;
+  /** torch allocated at each phase's high point. */
+  readonly phases: Readonly<Record<Phase, number>>;
+  /** Backward peaks at its end (all its gradients), not at its start. */
+  readonly backwardPeaksAtEnd: boolean;
+  readonly peakPhase: Phase;
+}
+
+/** The peaks step: each phase's figure and the highest. */
+export function phasePeaks(records: PhaseRecords): PhasePeaks {
+  const backwardStart = total(records.backwardStart);
+  const backwardEnd = total(records.backwardEnd);
+  const phases: Record<Phase, number> = {
+    load: total(records.load),
+    forward: total(records.forward),
+    backward: Math.max(backwardStart, backwardEnd),
+    'optimizer-step': total(records.optimizerStep),
+  };
+  let peakPhase: Phase = 'load';
+  for (const phase of PHASES) if (phases[phase] > phases[peakPhase]) peakPhase = phase;
+  return {
+    persistentBytes: total(records.persistent),
+    backwardStartBytes: backwardStart,
+    backwardEndBytes: backwardEnd,
+    phases,
+    backwardPeaksAtEnd: backwardEnd > backwardStart,
+    peakPhase,
+  };
+}
+
+/** A record's terms as the estimate lists them: whole bytes each, terms of 0 bytes left out. */
+function termList(terms: TermRecord): TermBytes[] {
+  const out: TermBytes[] = [];
+  for (const term in terms) {
+    const bytes = terms[term as PeakTermName]!;
+    if (bytes > 0) out.push({ term: term as PeakTermName, bytes: Math.round(bytes) });
+  }
+  return out;
+}
+
+/** Each phase's high point term by term (asked for by the CLI and the dashboard, not by searches). */
+export function phaseTermLists(
+  records: PhaseRecords,
+  peaks: PhasePeaks,
+): Readonly<Record<Phase, readonly TermBytes[]>> {
+  return {
+    load: termList(records.load),
+    forward: termList(records.forward),
+    // Backward at its start unless its end is higher (a tie reads as its start).
+    backward: termList(peaks.backwardPeaksAtEnd ? records.backwardEnd : records.backwardStart),
+    'optimizer-step': termList(records.optimizerStep),
+  };
+}

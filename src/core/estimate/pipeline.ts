@@ -1,0 +1,161 @@
+/**
+ * estimate(): the steps in order. Each step is a file beside this one and returns a record of named
+ * figures; this function only passes them on and assembles the result.
+ *
+ *   precision.ts, training.ts   what is stored in which dtype, and what trains
+ *   model-states.ts             weights, gradients, optimizer states on this GPU (sharding, offload)
+ *   strategy-terms.ts           gathered layers, FSDP's root unit, buckets, accumulated gradients
+ *   activations.ts              what forward saves, the logits and loss (layer-activations.ts: one layer)
+ *   transients.ts               autocast copies, dequantized weights, backward's transient
+ *   runtime.ts                  CUDA context, cuBLAS workspaces, NCCL
+ *   phases.ts                   each phase's high point as named terms; the peak
+ *   allocator.ts                torch reserved: the reserve over the churn
+ *   components.ts               the five parts at the peak
+ *   host.ts, fit.ts             host memory for offload; the verdict against the GPU
+ *   notes.ts                    the assumptions, as data
+ */
+import { paramBreakdown } from '../params.js';
+import { STRATEGY_TRAITS } from '../sharding.js';
+import { activationPlan } from './activations.js';
+import { allocatorReserve } from './allocator.js';
+import { componentsAtPeak } from './components.js';
+import { fitOnGpu } from './fit.js';
+import { hostMemory } from './host.js';
+import { modelStates } from './model-states.js';
+import { estimateNotes } from './notes.js';
+import { phasePeaks, phaseRecords, phaseTermLists } from './phases.js';
+import { precisionPlan } from './precision.js';
+import { runtimeBytes } from './runtime.js';
+import { strategyTerms } from './strategy-terms.js';
+import { trainingPlan } from './training.js';
+import { transients } from './transients.js';
+import type { Breakdown, Estimate, EstimateInput, Phase, TermBytes } from './types.js';
+
+/** The result as it is built: the optional fields are set once the steps that make them have run. */
+type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
+
+/**
+ * Estimates the per-GPU peak memory of one training step of `scenario` on a model of `shape`.
+ * @example estimate({ scenario: parseScenario({ model: 'llama-3.1-8b' }), shape, gpu })
+ */
+export function estimate(input: EstimateInput): Estimate {
+  const { scenario, shape } = input;
+  const gpus = scenario.parallelism.gpus;
+  const exact = input.exactParams ?? null;
+  const params = paramBreakdown(shape);
+  const plan = precisionPlan(scenario);
+  const training = trainingPlan(scenario, shape, params);
+  const traits = STRATEGY_TRAITS[scenario.parallelism.strategy];
+
+  const states = modelStates(scenario, params, exact, plan, training);
+  const strategy = strategyTerms(scenario, shape, params, plan, training, traits, states);
+  const act = activationPlan(scenario, shape, plan, training);
+  const temp = transients(scenario, shape, params, plan, training, states, strategy, act);
+  const runtime = runtimeBytes(input.gpu, gpus);
+
+  const records = phaseRecords(states, strategy, act, temp, runtime.workspaceBytes);
+  const peaks = phasePeaks(records);
+  const peakPhase = peaks.peakPhase;
+  const allocated = peaks.phases[peakPhase];
+  const reserve = allocatorReserve(
+    {
+      peakPhase,
+      allocatedBytes: allocated,
+      weightsBytes: states.weightsBytes,
+      persistentBytes: peaks.persistentBytes,
+      heldGradientBytes: peakPhase === 'optimizer-step' ? states.gradientsBytes : strategy.gradsDuringForward,
+    },
+    scenario,
+  );
+  const reserved = reserve.reservedBytes;
+  // Outside torch: the CUDA context, NCCL, and paged optimizer states in CUDA managed memory.
+  const device = reserved + (runtime.contextBytes + runtime.ncclBytes + states.pagedOptimizerBytes);
+  const components = componentsAtPeak(states, strategy, temp, peaks, runtime, reserved);
+
+  // Rounded field by field: a generic loop over the keys dominated the profile (bench:speed).
+  const breakdown: Breakdown = {
+    weightsBytes: Math.round(states.weightsBytes),
+    gradientsBytes: Math.round(states.gradientsBytes),
+    optimizerBytes: Math.round(states.optimizerBytes),
+    pagedOptimizerBytes: Math.round(states.pagedOptimizerBytes),
+    activationsSavedBytes: Math.round(act.savedBytes),
+    activationsOffloadedBytes: Math.round(act.offloadedBytes),
+    previousStepBytes: Math.round(act.previousStepBytes),
+    activationsPerLayerPerTokenBytes: Math.round(act.perLayerBytes),
+    lossResidentBytes: Math.round(act.lossResidentBytes),
+    backwardTransientBytes: Math.round(temp.backwardTransientBytes),
+    autocastCopyBytes: Math.round(temp.castBytes),
+    dequantTransientBytes: Math.round(temp.dequantBytes),
+    gatheredWeightsBytes: Math.round(strategy.gatheredBytes),
+    fsdpRootUnitBytes: Math.round(strategy.rootBytes),
+    fsdpRootGradientBytes: Math.round(strategy.rootGradBytes),
+    commBufferBytes: Math.round(strategy.bucketBytes),
+    optimizerTempBytes: Math.round(states.stepTempBytes),
+    cublasWorkspaceBytes: Math.round(runtime.workspaceBytes),
+    // The reserve model: the bytes that churn at the peak, and the share of them the allocator keeps.
+    churnBytes: Math.round(reserve.churnBytes),
+    allocatorFragmentationShare: reserve.share,
+    cudaContextBytes: Math.round(runtime.contextBytes),
+    ncclBytes: Math.round(runtime.ncclBytes),
+  };
+  const phases = peaks.phases;
+  const result: Building = {
+    perGpu: true,
+    peak: {
+      allocatedBytes: Math.round(allocated),
+      reservedBytes: Math.round(reserved),
+      deviceBytes: Math.round(device),
+    },
+    components: {
+      weights: Math.round(components.weights),
+      gradients: Math.round(components.gradients),
+      optimizer: Math.round(components.optimizer),
+      activations: Math.round(components.activations),
+      runtime: Math.round(components.runtime),
+    },
+    peakPhase,
+    phases: {
+      load: Math.round(phases.load),
+      forward: Math.round(phases.forward),
+      backward: Math.round(phases.backward),
+      'optimizer-step': Math.round(phases['optimizer-step']),
+    },
+    host: hostMemory(states.placed, strategy.gatheredBytes, act.offloadedBytes, gpus),
+    params: {
+      total: states.totalParams,
+      trainable: Math.round(states.trainableParams),
+      exactFromWeights: exact !== null,
+    },
+    breakdown,
+    notes: estimateNotes(
+      scenario,
+      shape,
+      plan,
+      training,
+      traits,
+      states,
+      strategy,
+      exact,
+      params.totalParams,
+    ),
+  };
+  if (input.gpu) {
+    const fit = fitOnGpu(
+      result.peak.deviceBytes,
+      breakdown.pagedOptimizerBytes,
+      result.host,
+      input.gpu,
+      input.marginFraction,
+      gpus,
+    );
+    result.host = fit.host;
+    result.fits = fit.fits;
+  }
+  // The terms only when asked (kept off the hot path of searches).
+  if (input.terms === true) {
+    const phaseTerms: Readonly<Record<Phase, readonly TermBytes[]>> = phaseTermLists(records, peaks);
+    result.peakTerms = phaseTerms[peakPhase];
+    result.phaseTerms = phaseTerms;
+  }
+  return result;
+}

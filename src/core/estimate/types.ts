@@ -1,0 +1,153 @@
+/**
+ * What an estimate is: the per-GPU peak at the three levels a user can observe, the five parts, each
+ * phase's high point term by term, and the pieces behind them (the breakdown). The steps beside this
+ * file compute it; src/core/estimate.ts is the entry other modules import.
+ */
+import type { ModelShape } from '../architecture.js';
+import type { GpuSpec } from '../catalog/gpu-spec.js';
+import type { EstimateNote } from '../estimate-notes.js';
+import type { Fit } from '../margin.js';
+import type { NoParams } from '../message.js';
+import type { Scenario } from '../scenario.js';
+
+export type Phase = 'load' | 'forward' | 'backward' | 'optimizer-step';
+export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step'];
+
+export interface Components {
+  readonly weights: number;
+  readonly gradients: number;
+  readonly optimizer: number;
+  readonly activations: number;
+  readonly runtime: number;
+}
+
+/** The terms a phase's high point adds up to (torch-allocated bytes), in the order they are held. */
+export const PEAK_TERMS = [
+  'weights',
+  'optimizer-states',
+  'communication-buckets',
+  'gathered-weights',
+  'cublas-workspaces',
+  'fsdp-root-unit',
+  'accumulated-gradients',
+  'gradients',
+  'saved-activations',
+  'logits-and-loss',
+  'autocast-copies',
+  'dequantized-weight',
+  'quantization-transient',
+  'previous-step-inputs',
+  'backward-transient',
+  'gathered-gradients',
+  'fsdp-root-gradient',
+  'optimizer-step-temporary',
+  // A calibrated estimate (calibrate.ts): the measured run's difference from the terms above.
+  'calibration',
+] as const;
+export type PeakTermName = (typeof PEAK_TERMS)[number];
+/** The params of each term as a code of the catalog (src/words/peak-terms.ts words them): none, a term is its name. */
+export type PeakTermParams = { readonly [T in PeakTermName]: NoParams };
+
+/** One term of a phase's high point: what it is and its torch-allocated bytes. */
+export interface TermBytes {
+  readonly term: PeakTermName;
+  readonly bytes: number;
+}
+
+/**
+ * The pieces behind the parts, whole bytes each (the fragmentation share is a ratio), for people who
+ * want to check the arithmetic. The JSON of `estimate --json` carries it under these names, in this
+ * order. A type alias, not an interface, so that it reads as a record of numbers where one is asked
+ * for (margin.ts's FitEvidence).
+ */
+export type Breakdown = {
+  /** Weights on this GPU: its shard, quantized bytes no strategy partitions, adapters. */
+  readonly weightsBytes: number;
+  /** Gradients on this GPU after sharding and offload (the largest tensor's under optimizer-in-backward). */
+  readonly gradientsBytes: number;
+  /** Optimizer states on this GPU, paged ones excluded. */
+  readonly optimizerBytes: number;
+  /** Paged optimizer states on this GPU's share: CUDA managed memory, outside torch allocated. */
+  readonly pagedOptimizerBytes: number;
+  /** What forward saves for backward, on the GPU (offloaded layers excluded). */
+  readonly activationsSavedBytes: number;
+  /** Saved activations waiting in pinned CPU memory (offload.activations "cpu"). */
+  readonly activationsOffloadedBytes: number;
+  /** The previous step's kept quantized-layer inputs during this step's forward. */
+  readonly previousStepBytes: number;
+  /** Saved bytes per token of one decoder layer. */
+  readonly activationsPerLayerPerTokenBytes: number;
+  /** Logits and loss held at the end of forward. */
+  readonly lossResidentBytes: number;
+  /** Backward's largest transient: a recomputed layer, or the logits' and head's gradients. */
+  readonly backwardTransientBytes: number;
+  /** Autocast's 16-bit copies of fp32 weights. */
+  readonly autocastCopyBytes: number;
+  /** One dequantized weight (and its cast) of a quantized base. */
+  readonly dequantTransientBytes: number;
+  /** The current and prefetched units gathered whole (ZeRO-3, FSDP). */
+  readonly gatheredWeightsBytes: number;
+  /** FSDP's root unit (embeddings, head), gathered through forward and backward. */
+  readonly fsdpRootUnitBytes: number;
+  /** The root unit's whole gradient. */
+  readonly fsdpRootGradientBytes: number;
+  /** DDP buckets or DeepSpeed's reduce bucket(s). */
+  readonly commBufferBytes: number;
+  /** The optimizer step's state-sized temporary (foreach kernels). */
+  readonly optimizerTempBytes: number;
+  /** The cuBLAS (hipBLAS) workspaces of the step's two handles. */
+  readonly cublasWorkspaceBytes: number;
+  /** The bytes that churn at the peak (the reserve model's input). */
+  readonly churnBytes: number;
+  /** The share of the churn the allocator keeps as reserve. */
+  readonly allocatorFragmentationShare: number;
+  /** The CUDA context outside torch. */
+  readonly cudaContextBytes: number;
+  /** NCCL's buffers when more than one GPU is used. */
+  readonly ncclBytes: number;
+};
+
+export interface Estimate {
+  readonly perGpu: true;
+  readonly peak: {
+    readonly allocatedBytes: number;
+    readonly reservedBytes: number;
+    readonly deviceBytes: number;
+  };
+  /** The five parts at the peak; they add up to peak.deviceBytes. */
+  readonly components: Components;
+  readonly peakPhase: Phase;
+  /**
+   * What the peak phase's high point holds, term by term (torch-allocated bytes; they add up to
+   * peak.allocatedBytes). Reserved adds the allocator's reserve, device the CUDA context and NCCL.
+   * Present when the estimate was asked for its terms (EstimateInput.terms).
+   */
+  readonly peakTerms?: readonly TermBytes[];
+  /** torch-allocated bytes at the high point of each phase. */
+  readonly phases: Readonly<Record<Phase, number>>;
+  /** Each phase's high point term by term; each list adds up to that phase's figure in `phases`. */
+  readonly phaseTerms?: Readonly<Record<Phase, readonly TermBytes[]>>;
+  /** Host memory (CPU RAM, pinned buffers included) and NVMe space per node when anything is offloaded. */
+  readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null;
+  readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };
+  /** The pieces behind the parts, for people who want to check the arithmetic. */
+  readonly breakdown: Breakdown;
+  readonly fits?: Fit;
+  /** Assumptions the estimate had to make, as data (src/words/estimate-notes.ts words them). */
+  readonly notes: readonly EstimateNote[];
+}
+
+export interface EstimateInput {
+  readonly scenario: Scenario;
+  readonly shape: ModelShape;
+  /** Exact parameter count read from the weight files, when known; the shape's count otherwise. */
+  readonly exactParams?: number | null;
+  readonly gpu?: GpuSpec | null;
+  /** The share of the GPU's memory kept free when judging the fit (margin.ts); default 10 %. */
+  readonly marginFraction?: number;
+  /**
+   * Also return what each phase's high point is made of (`peakTerms`, `phaseTerms`): the CLI's
+   * output and the dashboard ask for them; planners and searches, which only compare peaks, do not.
+   */
+  readonly terms?: boolean;
+}

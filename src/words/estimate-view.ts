@@ -1,0 +1,247 @@
+/**
+ * The words of `headroom estimate`'s terminal view (src/cli/render-estimate.ts), in English and
+ * Chinese: the parts and phases, the peak line, the fit verdict, the attacks and notes, and how the
+ * peak adds up (--explain). The params are the estimate's own figures, unformatted.
+ */
+import type { Advice, Part } from '../core/advice.js';
+import type { Phase } from '../core/estimate.js';
+import type { EstimateNote } from '../core/estimate-notes.js';
+import { marginReason } from './margin.js';
+import type { NoParams } from '../core/message.js';
+import { ADVICE } from './advice.js';
+import { type Domain, defineDomain, say } from './catalog.js';
+import { ESTIMATE_NOTES } from './estimate-notes.js';
+import type { Lang } from './lang.js';
+
+/** The params of each line (or label) of the view. */
+export interface EstimateViewParams {
+  /** One of the five parts, as its bar is labelled. */
+  readonly part: { readonly part: Part };
+  readonly phase: { readonly phase: Phase };
+  /** The model's parameters and how they are known. `source`: how the model was resolved ("catalog", "config.json", ...). */
+  readonly 'params-line': {
+    readonly total: number;
+    readonly trainable: number;
+    readonly exactFromWeights: boolean;
+    readonly source: string;
+  };
+  /** The stacked bar's label. */
+  readonly total: NoParams;
+  readonly 'usable-on': { readonly bytes: number; readonly gpu: string };
+  readonly 'peak-levels': {
+    readonly phase: Phase;
+    readonly allocatedBytes: number;
+    readonly reservedBytes: number;
+    readonly deviceBytes: number;
+  };
+  readonly 'peak-levels-hint': NoParams;
+  readonly 'host-memory': { readonly cpuBytes: number; readonly nvmeBytes: number };
+  readonly 'add-gpu': NoParams;
+  readonly 'attack-first': NoParams;
+  /** One attack: its part, bytes, share of the device peak and its first three remedies. */
+  readonly attack: {
+    readonly part: Part;
+    readonly bytes: number;
+    readonly share: number;
+    readonly remedies: readonly Advice[];
+  };
+  readonly note: { readonly note: EstimateNote };
+  readonly 'terms-heading': { readonly phase: Phase };
+  readonly 'terms-allocated': NoParams;
+  readonly 'terms-reserve': NoParams;
+  readonly 'terms-outside': NoParams;
+  readonly 'terms-reserved': { readonly bytes: number };
+  readonly 'terms-device': { readonly bytes: number };
+  /** Over the card itself. */
+  readonly 'fit-over-card': {
+    readonly gpu: string;
+    readonly requiredBytes: number;
+    readonly overBytes: number;
+    readonly usableBytes: number;
+  };
+  /** Inside the card, over the budget the margin leaves. */
+  readonly 'fit-over-margin': {
+    readonly gpu: string;
+    readonly marginFraction: number;
+    readonly requiredBytes: number;
+    readonly usableBytes: number;
+    readonly overBytes: number;
+    readonly budgetBytes: number;
+  };
+  readonly 'margin-budget': { readonly marginFraction: number };
+  readonly 'fits-paged': {
+    readonly gpu: string;
+    readonly marginFraction: number;
+    readonly pagedToHostBytes: number;
+  };
+  readonly fits: {
+    readonly gpu: string;
+    readonly headroomBytes: number;
+    readonly usableBytes: number;
+    readonly marginFraction: number;
+  };
+}
+
+const PARTS: Readonly<Record<Lang, Readonly<Record<Part, string>>>> = {
+  en: {
+    weights: 'weights',
+    gradients: 'gradients',
+    optimizer: 'optimizer',
+    activations: 'activations',
+    runtime: 'runtime',
+  },
+  zh: {
+    weights: '权重',
+    gradients: '梯度',
+    optimizer: '优化器状态',
+    activations: '激活值',
+    runtime: '运行时开销',
+  },
+};
+const PHASE_WORDS: Readonly<Record<Lang, Readonly<Record<Phase, string>>>> = {
+  en: { load: 'load', forward: 'forward', backward: 'backward', 'optimizer-step': 'optimizer-step' },
+  zh: { load: '加载', forward: '前向传播', backward: '反向传播', 'optimizer-step': '优化器更新' },
+};
+/** How a model was resolved, in Chinese where ResolvedModel.source is one of these. */
+const SOURCES_ZH: Readonly<Record<string, string>> = { catalog: '目录', 'inline config': '内联 config' };
+
+/** A share of the GPU kept free, as a whole percent ("10"). */
+const pct = (fraction: number): number => Math.round(fraction * 100);
+
+export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateViewParams>({
+  name: 'estimate-view',
+  words: {
+    en: {
+      part: (p) => PARTS.en[p.part],
+      phase: (p) => PHASE_WORDS.en[p.phase],
+      'params-line': (p, f) =>
+        `${f.params(p.total)} parameters (${p.exactFromWeights ? 'exact, from the weight files' : p.source}), ${f.params(p.trainable)} trained; every figure is per GPU`,
+      total: () => 'total',
+      'usable-on': (p, f) => `${f.bytes(p.bytes)} usable on ${p.gpu}`,
+      'peak-levels': (p, f) =>
+        `peak at ${PHASE_WORDS.en[p.phase]}:  allocated ${f.bytes(p.allocatedBytes)}  ·  reserved ${f.bytes(p.reservedBytes)}  ·  nvidia-smi ${f.bytes(p.deviceBytes)}`,
+      'peak-levels-hint': () =>
+        '(torch.cuda.max_memory_allocated · max_memory_reserved · what nvidia-smi shows for the process)',
+      'host-memory': (p, f) =>
+        `host memory for offload: ${f.bytes(p.cpuBytes)} CPU RAM${p.nvmeBytes > 0 ? `, ${f.bytes(p.nvmeBytes)} NVMe` : ''} per node`,
+      'add-gpu': () => 'add --gpu ID to check the fit (headroom gpus lists them)',
+      'attack-first': () => 'attack first:',
+      attack: (p, f) =>
+        `${PARTS.en[p.part]} (${f.bytes(p.bytes)}, ${f.percent(p.share)}): ${p.remedies
+          .slice(0, 3)
+          .map((r) => say(ADVICE, 'en', r))
+          .join('; ')}`,
+      note: (p) => `note: ${say(ESTIMATE_NOTES, 'en', p.note)}`,
+      'terms-heading': (p) =>
+        `how the ${PHASE_WORDS.en[p.phase]} peak adds up (torch allocated, then above it):`,
+      'terms-allocated': () => '= allocated',
+      'terms-reserve': () => '+ allocator reserve and fragmentation',
+      'terms-outside': () => '+ outside torch (CUDA context, NCCL, paged states)',
+      'terms-reserved': (p, f) => `= reserved ${f.bytes(p.bytes)}`,
+      'terms-device': (p, f) => `= nvidia-smi ${f.bytes(p.bytes)}`,
+      'fit-over-card': (p, f) =>
+        `does not fit on ${p.gpu}: needs ${f.bytes(p.requiredBytes)}, ${f.bytes(p.overBytes)} over its ${f.bytes(p.usableBytes)}`,
+      'fit-over-margin': (p, f) =>
+        `does not fit on ${p.gpu} with the ${pct(p.marginFraction)} % margin: needs ${f.bytes(p.requiredBytes)} of its ${f.bytes(p.usableBytes)}, ${f.bytes(p.overBytes)} over the ${f.bytes(p.budgetBytes)} budget`,
+      'margin-budget': (p) =>
+        `the budget keeps the ${pct(p.marginFraction)} % margin free (--headroom): ${marginReason('en')}`,
+      'fits-paged': (p, f) =>
+        `fits on ${p.gpu} with the ${pct(p.marginFraction)} % margin only with ${f.bytes(p.pagedToHostBytes)} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
+      fits: (p, f) =>
+        `fits on ${p.gpu} with ${f.bytes(p.headroomBytes)} to spare (${((p.headroomBytes / p.usableBytes) * 100).toFixed(0)} % free; the budget keeps the ${pct(p.marginFraction)} % margin)`,
+    },
+    zh: {
+      part: (p) => PARTS.zh[p.part],
+      phase: (p) => PHASE_WORDS.zh[p.phase],
+      'params-line': (p, f) =>
+        `${f.params(p.total)} 参数（${p.exactFromWeights ? '精确值，读自权重文件' : (SOURCES_ZH[p.source] ?? p.source)}），训练其中 ${f.params(p.trainable)}；所有数字均为每块 GPU`,
+      total: () => '合计',
+      'usable-on': (p, f) => `${p.gpu} 可用 ${f.bytes(p.bytes)}`,
+      'peak-levels': (p, f) =>
+        `峰值在${PHASE_WORDS.zh[p.phase]}：已分配 ${f.bytes(p.allocatedBytes)}  ·  已保留 ${f.bytes(p.reservedBytes)}  ·  nvidia-smi ${f.bytes(p.deviceBytes)}`,
+      'peak-levels-hint': () =>
+        '（torch.cuda.max_memory_allocated · max_memory_reserved · nvidia-smi 显示的进程占用）',
+      'host-memory': (p, f) =>
+        `卸载所需的主机内存：每个节点 ${f.bytes(p.cpuBytes)} CPU 内存${p.nvmeBytes > 0 ? `、${f.bytes(p.nvmeBytes)} NVMe` : ''}`,
+      'add-gpu': () => '加上 --gpu ID 即可检查是否放得下（headroom gpus 列出可选的 GPU）',
+      'attack-first': () => '优先削减：',
+      attack: (p, f) =>
+        `${PARTS.zh[p.part]}（${f.bytes(p.bytes)}，${f.percent(p.share)}）：${p.remedies
+          .slice(0, 3)
+          .map((r) => say(ADVICE, 'zh', r))
+          .join('；')}`,
+      note: (p) => `注：${say(ESTIMATE_NOTES, 'zh', p.note)}`,
+      'terms-heading': (p) => `${PHASE_WORDS.zh[p.phase]}峰值的构成（先是 torch 已分配的各项，再往上）：`,
+      'terms-allocated': () => '= 已分配（allocated）',
+      'terms-reserve': () => '+ 分配器预留与碎片',
+      'terms-outside': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
+      'terms-reserved': (p, f) => `= 已保留（reserved）${f.bytes(p.bytes)}`,
+      'terms-device': (p, f) => `= nvidia-smi 显示 ${f.bytes(p.bytes)}`,
+      'fit-over-card': (p, f) =>
+        `${p.gpu} 放不下：需要 ${f.bytes(p.requiredBytes)}，比它的 ${f.bytes(p.usableBytes)} 多 ${f.bytes(p.overBytes)}`,
+      'fit-over-margin': (p, f) =>
+        `保留 ${pct(p.marginFraction)} % 余量时 ${p.gpu} 放不下：需要 ${f.bytes(p.requiredBytes)}（显存共 ${f.bytes(p.usableBytes)}），比 ${f.bytes(p.budgetBytes)} 的预算多 ${f.bytes(p.overBytes)}`,
+      'margin-budget': (p) =>
+        `预算保留 ${pct(p.marginFraction)} % 的余量（--headroom）：${marginReason('zh')}`,
+      'fits-paged': (p, f) =>
+        `保留 ${pct(p.marginFraction)} % 余量时 ${p.gpu} 放得下，但要把 ${f.bytes(p.pagedToHostBytes)} 分页优化器状态留在 CPU 内存：每次优化器更新都要换入（更慢）`,
+      fits: (p, f) =>
+        `${p.gpu} 放得下，还剩 ${f.bytes(p.headroomBytes)}（${((p.headroomBytes / p.usableBytes) * 100).toFixed(0)} % 空闲；预算保留 ${pct(p.marginFraction)} % 的余量）`,
+    },
+  },
+  examples: {
+    part: { part: 'activations' },
+    phase: { phase: 'optimizer-step' },
+    'params-line': { total: 8_030_261_248, trainable: 6_815_744, exactFromWeights: false, source: 'catalog' },
+    total: {},
+    'usable-on': { bytes: 25_757_220_864, gpu: 'rtx-4090' },
+    'peak-levels': {
+      phase: 'backward',
+      allocatedBytes: 13_690_000_000,
+      reservedBytes: 14_670_000_000,
+      deviceBytes: 15_180_000_000,
+    },
+    'peak-levels-hint': {},
+    'host-memory': { cpuBytes: 2 ** 37, nvmeBytes: 2 ** 38 },
+    'add-gpu': {},
+    'attack-first': {},
+    attack: {
+      part: 'activations',
+      bytes: 7_440_000_000,
+      share: 0.49,
+      remedies: [
+        { code: 'smaller-micro-batch', params: { microBatchSize: 2 } },
+        { code: 'chunked-loss', params: {} },
+      ],
+    },
+    note: { note: { code: 'eager-attention', params: {} } },
+    'terms-heading': { phase: 'backward' },
+    'terms-allocated': {},
+    'terms-reserve': {},
+    'terms-outside': {},
+    'terms-reserved': { bytes: 14_670_000_000 },
+    'terms-device': { bytes: 15_180_000_000 },
+    'fit-over-card': {
+      gpu: 'NVIDIA GeForce RTX 4090',
+      requiredBytes: 2 ** 35,
+      overBytes: 2 ** 33,
+      usableBytes: 25_757_220_864,
+    },
+    'fit-over-margin': {
+      gpu: 'NVIDIA GeForce RTX 4090',
+      marginFraction: 0.1,
+      requiredBytes: 24_000_000_000,
+      usableBytes: 25_757_220_864,
+      overBytes: 818_501_222,
+      budgetBytes: 23_181_498_777,
+    },
+    'margin-budget': { marginFraction: 0.1 },
+    'fits-paged': { gpu: 'NVIDIA GeForce RTX 4090', marginFraction: 0.1, pagedToHostBytes: 2 ** 32 },
+    fits: {
+      gpu: 'NVIDIA GeForce RTX 4090',
+      headroomBytes: 10_570_000_000,
+      usableBytes: 25_757_220_864,
+      marginFraction: 0.1,
+    },
+  },
+});
