@@ -4,6 +4,7 @@ import { diffRuns } from '../core/run-diff.js';
 import type { RunRecord } from '../core/run-record.js';
 import { detectGrowth, layerGaps, perStepPeaks, runOutcome } from '../core/run-summary.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { EXPORT_TABLES, exportFields } from '../io/ledger-schema.js';
 import { alive } from '../io/recorder.js';
 import { requireRun } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
@@ -32,8 +33,8 @@ const OPTIONS = {
   force: { type: 'boolean' },
 } as const;
 
-const TABLES = ['steps', 'gpu-samples', 'process-samples', 'events'] as const;
-type Table = (typeof TABLES)[number];
+const TABLES = Object.keys(EXPORT_TABLES) as Table[];
+type Table = keyof typeof EXPORT_TABLES;
 
 function findRun(ledger: Ledger, ref: string | undefined, sub: string): RunRecord {
   if (ref === undefined) {
@@ -66,46 +67,6 @@ function tableRows(ledger: Ledger, runId: number, table: Table): readonly object
       return ledger.events(runId);
   }
 }
-
-// Column order of each table for CSV (fixed, so that an empty table still has its header).
-const COLUMNS: Readonly<Record<Table, readonly string[]>> = {
-  steps: [
-    'tMs',
-    'pid',
-    'rank',
-    'localRank',
-    'device',
-    'step',
-    'phase',
-    'loss',
-    'lossText',
-    'lr',
-    'batchSize',
-    'seqLen',
-    'durationS',
-    'allocatedBytes',
-    'reservedBytes',
-    'peakAllocatedBytes',
-    'peakReservedBytes',
-    'inactiveSplitBytes',
-    'numAllocRetries',
-    'numOoms',
-  ],
-  'gpu-samples': [
-    'tMs',
-    'gpu',
-    'uuid',
-    'name',
-    'totalBytes',
-    'reservedBytes',
-    'usedBytes',
-    'freeBytes',
-    'utilizationPercent',
-    'ownBytes',
-  ],
-  'process-samples': ['tMs', 'gpu', 'gpuUuid', 'pid', 'name', 'usedBytes', 'ours'],
-  events: ['id', 'tMs', 'kind', 'source', 'pid', 'rank', 'step', 'phase', 'message', 'data'],
-};
 
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
@@ -219,7 +180,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         for (const e of ledger.events(r.id)) lines.push(JSON.stringify({ type: 'event', ...e }));
         out(lines.join('\n'));
       } else {
-        const columns = COLUMNS[table];
+        // The table's fields in its declared order (an empty table still has its header).
+        const columns = exportFields(EXPORT_TABLES[table]);
         const rows = tableRows(ledger, r.id, table) as readonly Record<string, unknown>[];
         out(
           [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n'),
