@@ -8,8 +8,9 @@ import { EXPORT_TABLES, exportFields } from '../io/ledger-schema.js';
 import { alive } from '../io/recorder.js';
 import { requireRun } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
-import { renderDiff, renderRunShow, renderRunsTable, runJson } from './render-run.js';
+import { renderDiff, renderRunShow, renderRunsTable, runJson, ws } from './render-run.js';
 
 export const help = `headroom runs — the runs headroom recorded (headroom run, headroom watch)
 
@@ -23,9 +24,13 @@ Usage:
 
 ID is a run's number, its --name (the latest run of that name), or "last".
 Statuses: running, ok, oom (ended in a CUDA out-of-memory), failed, killed.
-The ledger is $HEADROOM_HOME/ledger.db (default ~/.headroom).`;
+The ledger is $HEADROOM_HOME/ledger.db (default ~/.headroom).
+
+Options:
+${LANG_HELP}`;
 
 const OPTIONS = {
+  ...LANG_OPTIONS,
   json: { type: 'boolean' },
   last: { type: 'string' },
   format: { type: 'string' },
@@ -73,6 +78,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values, positionals } = parseFlags(args, OPTIONS, 'runs', 3);
   const [sub, ...refs] = positionals;
   const style = styleFor(ctx.stdout, ctx.env);
+  const lang = langFromFlag(values.lang, ctx.env);
   const out = (text: string) => ctx.stdout.write(`${text}\n`);
   const ledger = Ledger.open(headroomHome(ctx.env));
   try {
@@ -99,18 +105,14 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           ),
         );
       } else if (runs.length === 0) {
-        out(`no runs recorded yet in ${ledger.path}\nTry: headroom run -- python train.py`);
+        out(ws(lang, { code: 'no-runs', params: { path: ledger.path } }));
       } else {
-        out(renderRunsTable(runs, style));
+        out(renderRunsTable(runs, style, Date.now(), lang));
         const orphaned = runs.filter(
           (r) => r.status === 'running' && (r.monitorPid === null || !alive(r.monitorPid)),
         );
         for (const r of orphaned) {
-          out(
-            style.yellow(
-              `run ${r.id} is "running" but nothing records it: headroom watch --log ${r.logPath} resumes it`,
-            ),
-          );
+          out(style.yellow(ws(lang, { code: 'orphaned', params: { id: r.id, log: r.logPath } })));
         }
       }
       return 0;
@@ -138,7 +140,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           ),
         );
       } else {
-        out(renderRunShow(r, steps, events, style, ctx.stdout.columns ?? 100));
+        out(renderRunShow(r, steps, events, style, ctx.stdout.columns ?? 100, lang));
       }
       return 0;
     }
@@ -146,8 +148,20 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       const a = findRun(ledger, refs[0], 'diff');
       const b = findRun(ledger, refs[1], 'diff');
       const diff = diffRuns(a, b);
-      if (values.json) out(JSON.stringify(diff, null, 2));
-      else out(renderDiff(diff, a, b, style));
+      // --json keeps the warning's English words where scripts read them, and its code and params beside.
+      if (values.json)
+        out(
+          JSON.stringify(
+            {
+              ...diff,
+              warning: diff.warning ? ws('en', diff.warning) : null,
+              warningMessage: diff.warning,
+            },
+            null,
+            2,
+          ),
+        );
+      else out(renderDiff(diff, a, b, style, lang));
       return 0;
     }
     if (sub === 'export') {
@@ -201,7 +215,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       }
       ledger.deleteRun(r.id);
       if (values.json) out(JSON.stringify({ removed: r.id }));
-      else out(`removed run ${r.id}${r.name ? ` "${r.name}"` : ''} and its files`);
+      else out(ws(lang, { code: 'removed', params: { id: r.id, name: r.name } }));
       return 0;
     }
     throw new HeadroomUserError({

@@ -21,6 +21,9 @@ import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, StepRecord } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
 import type { Ledger } from '../io/ledger.js';
+import { say } from '../words/catalog.js';
+import { langOf } from '../words/lang.js';
+import { RUNS } from '../words/runs.js';
 import { DEMO_RUN_ID, type DemoRun } from './demo-run.js';
 
 export interface RunsApiDeps {
@@ -173,6 +176,7 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
   api.get('/runs/diff', (c) => {
     const a = c.req.query('a') ?? '';
     const b = c.req.query('b') ?? '';
+    const lang = langOf(c.req.query('lang'));
     const diff: RunDiff = withLedger((ledger) => {
       const ra = runOrThrow(ledger, a);
       const rb = runOrThrow(ledger, b);
@@ -182,7 +186,7 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
         b: summaryOf(rb),
         changes: d.changes.map((ch) => ({ field: ch.name, a: ch.a, b: ch.b })),
         oneVariableWarning: d.warning !== null,
-        warning: d.warning,
+        warning: d.warning ? say(RUNS, lang, d.warning) : null,
         peaks: d.peaks,
       };
     });

@@ -4,5 +4,16 @@
  */
 import type { AnyDomain } from './catalog.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { RUN, RUN_END, RUN_EVENTS, RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS, RUN_STATUS } from './run.js';
+import { RUNS } from './runs.js';
 
-export const DOMAINS: readonly AnyDomain[] = [ESTIMATE_NOTES];
+export const DOMAINS: readonly AnyDomain[] = [
+  ESTIMATE_NOTES,
+  RUN,
+  RUN_PRELAUNCH,
+  RUN_PRELAUNCH_HINTS,
+  RUN_EVENTS,
+  RUN_END,
+  RUN_STATUS,
+  RUNS,
+];
