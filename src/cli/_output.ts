@@ -43,10 +43,20 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
   return COLOR;
 }
 
-/** Visible width of a string, ignoring ANSI colour codes. */
+/**
+ * East Asian wide and fullwidth characters, which a terminal draws two columns wide (Unicode UAX #11:
+ * Hangul Jamo, CJK radicals to Yi, Hangul syllables, CJK compatibility ideographs, vertical and
+ * compatibility forms, fullwidth forms). Ambiguous ones (—, █, ─) count as narrow, as terminals do
+ * outside CJK locales.
+ */
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
+
+/** Visible width of a string in terminal columns, ignoring ANSI colour codes (a Chinese character is two). */
 export function visibleWidth(s: string): number {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping ANSI escape codes
-  return s.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const text = s.replace(/\u001b\[[0-9;]*m/g, '');
+  return text.length + (text.match(WIDE)?.length ?? 0);
 }
 
 function pad(s: string, width: number, align: 'left' | 'right'): string {

@@ -19,7 +19,7 @@ import type { Lang } from '../words/lang.js';
 import { eventWords, RUN, RUN_END, RUN_EVENTS, RUN_STATUS, type RunLineParams } from '../words/run.js';
 import { RUNS, type RunsWordParams } from '../words/runs.js';
 import { renderStepChart, sparkline } from './_chart.js';
-import { renderTable, type Style } from './_output.js';
+import { renderTable, type Style, visibleWidth } from './_output.js';
 
 /** A line of run or watch in words. */
 export const w = (lang: Lang, line: MessageOf<RunLineParams>) => say(RUN, lang, line);
@@ -366,15 +366,12 @@ export function renderStatusLine(
   ].filter((p): p is string => p !== null);
   let line = `● ${parts.join(' · ')}`;
   // Keep it on one row: drop parts from the right until it fits.
-  while (visible(line) > width - 1 && parts.length > 1) {
+  while (visibleWidth(line) > width - 1 && parts.length > 1) {
     parts.splice(parts.length - 2, 1);
     line = `● ${parts.join(' · ')}`;
   }
   return line;
 }
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping ANSI codes to measure width
-const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length;
 
 /** A plain status line for logs (no terminal): one line every so often. */
 export function renderPlainStatus(live: LiveState, elapsedMs: number, lang: Lang = 'en'): string {

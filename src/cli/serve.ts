@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { HeadroomUserError } from '../core/errors.js';
 import { createDashboardApp } from '../server/dashboard.js';
+import { say } from '../words/catalog.js';
+import { REPORT } from '../words/report.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
 
 export const help = `headroom serve [--port 7777] [--host 127.0.0.1] [--token TOKEN] [--no-demo]
@@ -14,6 +17,7 @@ Serves the dashboard (estimate, runs, migrate) and its API, on 127.0.0.1 by defa
                  reach the port could otherwise read your runs (commands, paths, configs)
   --token T      every request must carry it: Authorization: Bearer T, or ?token=T in the URL
   --no-demo      leave the demo run out of the runs page
+  --lang en|zh   the language of these lines (the dashboard has its own switch)   [from LC_ALL / LANG]
 Runs come from the ledger (HEADROOM_HOME, default ~/.headroom).`;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -26,10 +30,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       host: { type: 'string' },
       token: { type: 'string' },
       'no-demo': { type: 'boolean' },
+      ...LANG_OPTIONS,
     },
     'serve',
     0,
   );
+  const lang = langFromFlag(values.lang, ctx.env);
   const host = values.host ?? '127.0.0.1';
   const port = Number(values.port ?? '7777');
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -59,9 +65,9 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   await new Promise<void>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}/${values.token ? `?token=${values.token}` : ''}`;
-      ctx.stdout.write(
-        `${style.bold('Headroom dashboard')} on ${style.cyan(url)}\n${style.dim('Ctrl-C to stop')}\n`,
-      );
+      const on = say(REPORT, lang, { code: 'serve-on', params: { url: style.cyan(url) } });
+      const stop = say(REPORT, lang, { code: 'serve-stop', params: {} });
+      ctx.stdout.write(`${style.bold(on)}\n${style.dim(stop)}\n`);
     });
     server.on('error', (error: NodeJS.ErrnoException) =>
       reject(

@@ -4,6 +4,8 @@
  */
 import type { AnyDomain } from './catalog.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
+import { HUB_PROGRESS } from './hub-progress.js';
+import { REPORT } from './report.js';
 import { RUN, RUN_END, RUN_EVENTS, RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS, RUN_STATUS } from './run.js';
 import { RUNS } from './runs.js';
 
@@ -16,4 +18,6 @@ export const DOMAINS: readonly AnyDomain[] = [
   RUN_END,
   RUN_STATUS,
   RUNS,
+  REPORT,
+  HUB_PROGRESS,
 ];

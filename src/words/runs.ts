@@ -117,7 +117,7 @@ export const RUNS = defineDomain<RunsWordParams>({
       'diff-status': () => '状态',
       'diff-steps': () => '步数',
       'diff-peak': (p) =>
-        `峰值 ${p.layer === 'device' ? 'nvidia-smi' : p.layer === 'allocated' ? '已分配' : '已保留'}`,
+        `${p.layer === 'device' ? 'nvidia-smi ' : p.layer === 'allocated' ? '已分配' : '已保留'}峰值`,
       'diff-changed': () => '已改变',
       'diff-change': () => '变化',
       'several-changed': (p) =>
