@@ -170,7 +170,8 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
 
   api.get('/runs', (c) => {
     const runs = withLedger((ledger) => ledger.listRuns().map(summaryOf));
-    return c.json({ runs: deps.demo ? [deps.demo.en.detail.run, ...runs] : runs });
+    const lang = langOf(c.req.query('lang'));
+    return c.json({ runs: deps.demo ? [deps.demo[lang].detail.run, ...runs] : runs });
   });
 
   api.get('/runs/diff', (c) => {

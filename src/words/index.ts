@@ -8,6 +8,7 @@ import { HUB_PROGRESS } from './hub-progress.js';
 import { REPORT } from './report.js';
 import { RUN, RUN_END, RUN_EVENTS, RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS, RUN_STATUS } from './run.js';
 import { RUNS } from './runs.js';
+import { UI_RUNS } from './ui-runs.js';
 
 export const DOMAINS: readonly AnyDomain[] = [
   ESTIMATE_NOTES,
@@ -20,4 +21,5 @@ export const DOMAINS: readonly AnyDomain[] = [
   RUNS,
   REPORT,
   HUB_PROGRESS,
+  UI_RUNS,
 ];
