@@ -116,6 +116,15 @@ describe('the run commands in Chinese', () => {
     for (const words of ENGLISH) expect([words, `${show}${diff}`.includes(words)]).toEqual([words, false]);
   });
 
+  it('runs show --json carries how the run ended as a code, in any language', () => {
+    const shown = JSON.parse(headroom(env, 'runs', 'show', '1', '--json', '--lang', 'zh').stdout);
+    expect([shown.status, shown.end]).toEqual(['ok', { code: 'finished', params: {} }]);
+    const warning = shown.events.find((e: { kind: string }) => e.kind === 'prelaunch');
+    expect(warning.message).toMatch(/^GPU 0 \(NVIDIA H200\) already has 3 processes that are not this run's/);
+    expect(warning.data).toMatchObject({ code: 'foreign-processes', check: 'foreign-processes' });
+    expect(warning.data.params.processes.map((p: { pid: number }) => p.pid)).toEqual([10291, 10293, 10309]);
+  });
+
   it('--lang en speaks English under a zh locale; the English is what it was', () => {
     const show = headroom({ ...env, LANG: 'zh_CN.UTF-8' }, 'runs', 'show', '1', '--lang', 'en').stdout;
     expect(show).toMatch(/^run 1 "zh" · ok · exit 0 · [\d.]+ s · 3 steps\n/);

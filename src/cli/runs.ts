@@ -1,5 +1,6 @@
 /** `headroom runs`: the ledger of recorded runs — list, show, diff, export, rm. */
 import { HeadroomUserError } from '../core/errors.js';
+import { summarizeRun } from '../core/run/summary.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { RunRecord } from '../core/run-record.js';
 import { detectGrowth, layerGaps, perStepPeaks, runOutcome } from '../core/run-summary.js';
@@ -130,6 +131,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
               gaps: layerGaps(r),
               growth: detectGrowth(peaks),
               outcome: runOutcome(r, events),
+              // How it ended as the summary says it, as a code and its figures (src/core/run/summary.ts).
+              end: summarizeRun(r, steps, events, Date.now()).end,
               perStep: peaks,
               events,
               gpuSamples: ledger.gpuSamples(r.id).length,
