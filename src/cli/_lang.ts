@@ -1,5 +1,6 @@
 /** `--lang en|zh` for the commands whose words come from the message catalog (diagnose). */
-import { catalogFor, type MessageCatalog } from '../core/diagnose/index.js';
+// The catalog module alone: the diagnoser behind diagnose/index.js costs every command ~40 ms to load.
+import { catalogFor, type MessageCatalog } from '../core/diagnose/messages.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { isLangValue, type Lang, langOf } from '../words/lang.js';
 

@@ -210,11 +210,6 @@ export function migrationSql(tables: readonly AnyTable[], from: number): string[
   return statements;
 }
 
-/** The column list of a table, or of some of its fields, for SELECT or INSERT. */
-export function columnList(table: AnyTable, fields: readonly string[] = Object.keys(table.columns)): string {
-  return fields.map(columnName).join(', ');
-}
-
 /** A row as read by better-sqlite3: column name → value. */
 export type SqlRow = Readonly<Record<string, unknown>>;
 
