@@ -227,6 +227,7 @@ export class Ledger {
   readonly home: string;
   readonly path: string;
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
 
   private constructor(home: string, path: string, db: Database.Database) {
     this.home = home;
@@ -289,6 +290,19 @@ export class Ledger {
     this.db.close();
   }
 
+  /**
+   * A statement prepared once per connection: the recorder writes a few rows every poll, and
+   * preparing its statements anew each time cost more than the rows (npm run bench:ingest).
+   */
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   /** Folder for a run's files (probe log, captured stderr). */
   runDir(runId: number): string {
     return join(this.home, 'runs', String(runId));
@@ -310,7 +324,7 @@ export class Ledger {
       'startedAtMs',
       'monitorPid',
     ]);
-    const info = this.db.prepare(insert.sql).run(insert.values({ ...init, status: 'running' }));
+    const info = this.prepare(insert.sql).run(insert.values({ ...init, status: 'running' }));
     return this.getRun(Number(info.lastInsertRowid))!;
   }
 
@@ -318,25 +332,23 @@ export class Ledger {
   updateRun(runId: number, patch: RunPatch): void {
     const set = runs.assignments(patch);
     if (set.values.length === 0) return;
-    this.db.prepare(`UPDATE runs SET ${set.sql} WHERE id = ?`).run(...set.values, runId);
+    this.prepare(`UPDATE runs SET ${set.sql} WHERE id = ?`).run(...set.values, runId);
   }
 
   /** Raises a layer's peak to `peak` when it is higher than the one stored. */
   private raisePeak(runId: number, field: PeakLayerField, peak: LayerPeak): void {
     const col = (part: string) => columnName(`${field}${part}`);
     const stepCol = hasStep(field) ? `, ${col('Step')} = @step` : '';
-    this.db
-      .prepare(
-        `UPDATE runs SET ${col('Bytes')} = @bytes, ${col('AtMs')} = @at, ${col('Gpu')} = @gpu${stepCol}
+    this.prepare(
+      `UPDATE runs SET ${col('Bytes')} = @bytes, ${col('AtMs')} = @at, ${col('Gpu')} = @gpu${stepCol}
          WHERE id = @id AND (${col('Bytes')} IS NULL OR ${col('Bytes')} < @bytes)`,
-      )
-      .run({
-        id: runId,
-        bytes: peak.bytes,
-        at: Math.round(peak.atMs),
-        gpu: peak.gpu,
-        ...(hasStep(field) ? { step: peak.step } : {}),
-      });
+    ).run({
+      id: runId,
+      bytes: peak.bytes,
+      at: Math.round(peak.atMs),
+      gpu: peak.gpu,
+      ...(hasStep(field) ? { step: peak.step } : {}),
+    });
   }
 
   /**
@@ -345,11 +357,11 @@ export class Ledger {
    */
   ingestProbe(runId: number, batches: readonly ProbeBatch[]): void {
     const stepInsert = steps.insert();
-    const insertStep = this.db.prepare(stepInsert.sql);
-    const setOffset = this.db.prepare(
+    const insertStep = stepInsert.bind(this.prepare(stepInsert.sql));
+    const setOffset = this.prepare(
       `${logFiles.insert().sql} ON CONFLICT (run_id, path) DO UPDATE SET offset = excluded.offset`,
     );
-    const setShape = this.db.prepare(
+    const setShape = this.prepare(
       `UPDATE runs SET batch_size = coalesce(batch_size, ?), seq_len = coalesce(seq_len, ?),
          last_step = max(coalesce(last_step, ?), ?) WHERE id = ?`,
     );
@@ -384,31 +396,29 @@ export class Ledger {
           if (e.event === 'step') {
             const rows = e.devices.length > 0 ? e.devices : [null];
             for (const d of rows) {
-              insertStep.run(
-                stepInsert.values({
-                  runId,
-                  tMs,
-                  pid: e.pid,
-                  rank: e.rank,
-                  localRank: e.localRank,
-                  device: d?.index ?? null,
-                  step: e.step,
-                  phase: e.phase,
-                  loss: e.loss,
-                  lossText: e.lossText,
-                  lr: e.lr,
-                  batchSize: e.batchSize,
-                  seqLen: e.seqLen,
-                  durationS: e.durationS,
-                  allocatedBytes: d?.allocatedBytes ?? null,
-                  reservedBytes: d?.reservedBytes ?? null,
-                  peakAllocatedBytes: d?.peakAllocatedBytes ?? null,
-                  peakReservedBytes: d?.peakReservedBytes ?? null,
-                  inactiveSplitBytes: d?.inactiveSplitBytes ?? null,
-                  numAllocRetries: d?.numAllocRetries ?? null,
-                  numOoms: d?.numOoms ?? null,
-                }),
-              );
+              insertStep({
+                runId,
+                tMs,
+                pid: e.pid,
+                rank: e.rank,
+                localRank: e.localRank,
+                device: d?.index ?? null,
+                step: e.step,
+                phase: e.phase,
+                loss: e.loss,
+                lossText: e.lossText,
+                lr: e.lr,
+                batchSize: e.batchSize,
+                seqLen: e.seqLen,
+                durationS: e.durationS,
+                allocatedBytes: d?.allocatedBytes ?? null,
+                reservedBytes: d?.reservedBytes ?? null,
+                peakAllocatedBytes: d?.peakAllocatedBytes ?? null,
+                peakReservedBytes: d?.peakReservedBytes ?? null,
+                inactiveSplitBytes: d?.inactiveSplitBytes ?? null,
+                numAllocRetries: d?.numAllocRetries ?? null,
+                numOoms: d?.numOoms ?? null,
+              });
             }
             consider(e.devices, tMs, e.step);
             batchSize ??= e.batchSize;
@@ -450,11 +460,11 @@ export class Ledger {
   /** Stores one nvidia-smi per-GPU sample. */
   addGpuSamples(runId: number, tMs: number, rows: readonly GpuSampleInput[]): void {
     const insert = gpuSamples.insert();
-    const statement = this.db.prepare(insert.sql);
+    const store = insert.bind(this.prepare(insert.sql));
     this.db.transaction(() => {
       let used: LayerPeak | null = null;
       for (const r of rows) {
-        statement.run(insert.values({ runId, tMs, ...r }));
+        store({ runId, tMs, ...r });
         if (r.usedBytes !== null && (!used || r.usedBytes > used.bytes))
           used = { bytes: r.usedBytes, atMs: tMs, step: null, gpu: r.gpu };
       }
@@ -465,11 +475,11 @@ export class Ledger {
   /** Stores one nvidia-smi per-process sample; the run's processes, summed per GPU, feed the device peak. */
   addProcessSamples(runId: number, tMs: number, rows: readonly ProcessSampleInput[]): void {
     const insert = processSamples.insert();
-    const statement = this.db.prepare(insert.sql);
+    const store = insert.bind(this.prepare(insert.sql));
     this.db.transaction(() => {
       const ours = new Map<string, { gpu: number | null; bytes: number }>();
       for (const r of rows) {
-        statement.run(insert.values({ runId, tMs, ...r }));
+        store({ runId, tMs, ...r });
         if (r.ours && r.usedBytes !== null) {
           const key = r.gpuUuid ?? String(r.gpu);
           const seen = ours.get(key) ?? { gpu: r.gpu, bytes: 0 };
@@ -485,7 +495,7 @@ export class Ledger {
 
   private insertEvent(runId: number, e: NewRunEvent): number {
     const insert = events.insert(EVENT_FIELDS);
-    const info = this.db.prepare(insert.sql).run(
+    const info = this.prepare(insert.sql).run(
       insert.values({
         runId,
         tMs: e.tMs,
@@ -509,15 +519,15 @@ export class Ledger {
 
   /** Byte offsets already consumed per probe file of a run. */
   logOffsets(runId: number): Map<string, number> {
-    const rows = this.db
-      .prepare(`SELECT ${logFiles.select} FROM log_files WHERE run_id = ?`)
-      .all(runId) as Row[];
+    const rows = this.prepare(`SELECT ${logFiles.select} FROM log_files WHERE run_id = ?`).all(
+      runId,
+    ) as Row[];
     return new Map(rows.map((r) => logFiles.read(r)).map((r) => [r.path, r.offset]));
   }
 
   /** Deletes a run, its rows and its folder of files. */
   deleteRun(runId: number): void {
-    this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId);
+    this.prepare('DELETE FROM runs WHERE id = ?').run(runId);
     rmSync(this.runDir(runId), { recursive: true, force: true });
   }
 
@@ -528,26 +538,25 @@ export class Ledger {
 
   /** Every run, oldest first. */
   listRuns(): RunRecord[] {
-    return (this.db.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map(toRun);
+    return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map(toRun);
   }
 
   /** A run by id, or by name (the latest run of that name); `last` is the latest run. */
   getRun(ref: string | number): RunRecord | undefined {
     const key = String(ref).trim();
     let row: Row | undefined;
-    if (key === 'last') row = this.db.prepare(`${Ledger.RUN_SELECT} ORDER BY id DESC LIMIT 1`).get() as Row;
+    if (key === 'last') row = this.prepare(`${Ledger.RUN_SELECT} ORDER BY id DESC LIMIT 1`).get() as Row;
     else if (/^\d+$/.test(key))
-      row = this.db.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
-    else
-      row = this.db.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
+      row = this.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
+    else row = this.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
     return row ? toRun(row) : undefined;
   }
 
   /** The latest run recorded from a probe log path. */
   findRunByLog(logPath: string): RunRecord | undefined {
-    const row = this.db
-      .prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`)
-      .get(logPath) as Row | undefined;
+    const row = this.prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`).get(
+      logPath,
+    ) as Row | undefined;
     return row ? toRun(row) : undefined;
   }
 
@@ -556,26 +565,26 @@ export class Ledger {
     const select = `SELECT ${stepRecord.select} FROM steps WHERE run_id = ?`;
     const rows =
       filter.rank === undefined
-        ? this.db.prepare(`${select} ORDER BY rowid`).all(runId)
-        : this.db.prepare(`${select} AND rank = ? ORDER BY rowid`).all(runId, filter.rank);
+        ? this.prepare(`${select} ORDER BY rowid`).all(runId)
+        : this.prepare(`${select} AND rank = ? ORDER BY rowid`).all(runId, filter.rank);
     return (rows as Row[]).map(stepRecord.read);
   }
 
   /** nvidia-smi per-GPU samples in time order. */
   gpuSamples(runId: number): GpuSampleRecord[] {
     return (
-      this.db
-        .prepare(`SELECT ${gpuSampleRecord.select} FROM gpu_samples WHERE run_id = ? ORDER BY rowid`)
-        .all(runId) as Row[]
+      this.prepare(`SELECT ${gpuSampleRecord.select} FROM gpu_samples WHERE run_id = ? ORDER BY rowid`).all(
+        runId,
+      ) as Row[]
     ).map(gpuSampleRecord.read);
   }
 
   /** nvidia-smi per-process samples in time order. */
   processSamples(runId: number): ProcessSampleRecord[] {
     return (
-      this.db
-        .prepare(`SELECT ${processSampleRecord.select} FROM process_samples WHERE run_id = ? ORDER BY rowid`)
-        .all(runId) as Row[]
+      this.prepare(
+        `SELECT ${processSampleRecord.select} FROM process_samples WHERE run_id = ? ORDER BY rowid`,
+      ).all(runId) as Row[]
     ).map(processSampleRecord.read);
   }
 
@@ -584,10 +593,11 @@ export class Ledger {
     const select = `SELECT ${eventRecord.select} FROM events WHERE run_id = ?`;
     const rows =
       kinds && kinds.length > 0
-        ? this.db
-            .prepare(`${select} AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`)
-            .all(runId, ...kinds)
-        : this.db.prepare(`${select} ORDER BY id`).all(runId);
+        ? this.prepare(`${select} AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`).all(
+            runId,
+            ...kinds,
+          )
+        : this.prepare(`${select} ORDER BY id`).all(runId);
     return (rows as Row[]).map(eventRecord.read);
   }
 
