@@ -27,6 +27,14 @@ describe('hubProgress', () => {
     ]);
   });
 
+  it('speaks the command’s language', () => {
+    const { out, written } = stream(true);
+    hubProgress(out, 'zh').onProgress?.({ ref: 'Qwen/Qwen2.5-7B', requests: 3, finished: false });
+    expect(written).toEqual([
+      '\r\u001b[2K正在从 Hugging Face Hub 读取 Qwen/Qwen2.5-7B：config.json 和 safetensors 文件头，已完成 3 个请求',
+    ]);
+  });
+
   it('writes nothing to a pipe or a file', () => {
     const { out } = stream(false);
     expect(hubProgress(out)).toEqual({});

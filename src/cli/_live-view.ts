@@ -7,10 +7,23 @@ import { HeadroomUserError } from '../core/errors.js';
 import type { Ledger } from '../io/ledger.js';
 import { RunRecorder } from '../io/recorder.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, type QueryResult } from '../io/sampler.js';
+import type { Lang } from '../words/lang.js';
 import type { CommandContext } from './_command.js';
 import type { Style } from './_output.js';
 import { StatusBar, type TerminalStream } from './_status-bar.js';
-import { renderPlainStatus, renderStatusLine } from './render-run.js';
+import { renderPlainStatus, renderStatusLine, w } from './render-run.js';
+
+/**
+ * A problem of the sampler on stderr: its words and hint are the sampler's (English, src/io/sampler.ts),
+ * framed in the command's language.
+ */
+export function samplerWarning(
+  problem: { readonly message: string; readonly hint: string },
+  err: Style,
+  lang: Lang,
+): string {
+  return `${err.yellow(w(lang, { code: 'warning', params: { text: problem.message } }))}\n${w(lang, { code: 'try', params: { hint: problem.hint } })}`;
+}
 
 function positiveNumber(raw: string | boolean | undefined, flag: string, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -57,6 +70,8 @@ export function startLiveView(options: {
   readonly ctx: CommandContext;
   readonly err: Style;
   readonly say: (text: string) => void;
+  /** The language of the status line and the sampler's warnings. */
+  readonly lang: Lang;
   readonly ledger: Ledger;
   readonly runId: number;
   readonly logPath: string;
@@ -81,7 +96,7 @@ export function startLiveView(options: {
     visibleGpus: options.visibleGpus,
     onProblem: (p) => {
       bar?.stop();
-      say(`${err.yellow(`headroom: ⚠ ${p.message}`)}\n  Try: ${p.hint}`);
+      say(samplerWarning(p, err, options.lang));
       bar?.start();
     },
   });
@@ -93,7 +108,7 @@ export function startLiveView(options: {
   const tick = (plainAllowed = true) => {
     const elapsed = Date.now() - options.startedAtMs;
     if (bar) {
-      bar.draw(renderStatusLine(recorder.live, elapsed, bar.columns, err));
+      bar.draw(renderStatusLine(recorder.live, elapsed, bar.columns, err, options.lang));
     } else if (
       plainAllowed &&
       Date.now() - lastPlainAt >= options.statusEveryMs &&
@@ -101,7 +116,7 @@ export function startLiveView(options: {
     ) {
       lastPlainAt = Date.now();
       lastPlainStep = recorder.live.step;
-      say(renderPlainStatus(recorder.live, elapsed));
+      say(renderPlainStatus(recorder.live, elapsed, options.lang));
     }
   };
   return { recorder, bar, tick, tickMs: bar ? 250 : 1000 };

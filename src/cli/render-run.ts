@@ -1,40 +1,60 @@
-/** The views of a recorded run: JSON, the summary, the live status line, the runs table and the diff. */
+/**
+ * The views of a recorded run: JSON, the summary, the live status line, the runs table and the diff,
+ * in the language asked for. What they say is decided in src/core (run/summary.ts, run-summary.ts,
+ * run-diff.ts); the words come from src/words/run.ts and src/words/runs.ts.
+ */
 
-import { estimateError, estimateErrorText } from '../core/estimate-error.js';
+import { catalogFor } from '../core/diagnose/messages.js';
+import { estimateErrorText } from '../core/estimate-error.js';
+import type { MessageOf } from '../core/message.js';
+import { eventData, eventKind, type HeadroomEvent } from '../core/run/events.js';
+import { type RunSummary, summarizeRun } from '../core/run/summary.js';
 import type { RunDiff } from '../core/run-diff.js';
 import type { LayerPeak, RunEvent, RunRecord, RunStatus, StepRecord } from '../core/run-record.js';
-import {
-  detectGrowth,
-  GROWTH_MIN_STEPS,
-  GROWTH_WARMUP_STEPS,
-  layerGaps,
-  perStepPeaks,
-  runOutcome,
-} from '../core/run-summary.js';
-import { formatBytes } from '../core/units.js';
+import { GROWTH_MIN_STEPS, GROWTH_WARMUP_STEPS, perStepPeaks } from '../core/run-summary.js';
 import type { LiveState } from '../io/recorder.js';
+import { say } from '../words/catalog.js';
+import { FORMATS } from '../words/format.js';
+import type { Lang } from '../words/lang.js';
+import { eventWords, RUN, RUN_END, RUN_EVENTS, RUN_STATUS, type RunLineParams } from '../words/run.js';
+import { RUNS, type RunsWordParams } from '../words/runs.js';
 import { renderStepChart, sparkline } from './_chart.js';
-import { renderTable, type Style } from './_output.js';
+import { renderTable, type Style, visibleWidth } from './_output.js';
 
-/** "4.2 s", "2m 13s", "1h 02m". */
-export function formatDuration(ms: number): string {
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(Math.floor(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+/** A line of run or watch in words. */
+export const w = (lang: Lang, line: MessageOf<RunLineParams>) => say(RUN, lang, line);
+/** A line of runs in words. */
+export const ws = (lang: Lang, line: MessageOf<RunsWordParams>) => say(RUNS, lang, line);
+
+/**
+ * An event headroom writes, as the ledger stores it: its kind, the English words (the message column
+ * keeps English for every reader) and its data (`extra`, fields older headroom stored, then its params).
+ */
+export function storedEvent(event: HeadroomEvent, extra: Readonly<Record<string, unknown>> = {}) {
+  return {
+    kind: eventKind(event),
+    source: 'headroom' as const,
+    message: say(RUN_EVENTS, 'en', event),
+    data: { ...extra, ...eventData(event) },
+  };
+}
+
+/** "4.2 s", "2m 13s", "1h 02m" (in Chinese "4.2 秒", "2 分 13 秒", "1 小时 02 分"). */
+export function formatDuration(ms: number, lang: Lang = 'en'): string {
+  return w(lang, { code: 'duration', params: { ms } });
 }
 
 /** Time since the run started, "m:ss". */
-function clock(run: RunRecord, atMs: number): string {
-  const s = Math.max(0, Math.round((atMs - run.startedAtMs) / 1000));
+function clock(sinceStartMs: number): string {
+  const s = Math.max(0, Math.round(sinceStartMs / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
 const field = (run: RunRecord, key: string): unknown => run.scenario?.[key];
 
-function modelOf(run: RunRecord): string | null {
+function modelOf(run: RunRecord, lang: Lang = 'en'): string | null {
   const m = field(run, 'model');
-  return typeof m === 'string' ? m : m ? 'inline config' : null;
+  return typeof m === 'string' ? m : m ? ws(lang, { code: 'inline-config', params: {} }) : null;
 }
 
 /** The run as JSON (`runs --json`, `runs show --json`, `run --json`). */
@@ -79,7 +99,7 @@ export function runJson(run: RunRecord, now: number = Date.now()): Record<string
   };
 }
 
-export function statusText(status: RunStatus, style: Style): string {
+export function statusText(status: RunStatus, style: Style, lang: Lang = 'en'): string {
   const colour: Record<RunStatus, (s: string) => string> = {
     running: style.cyan,
     ok: style.green,
@@ -87,47 +107,136 @@ export function statusText(status: RunStatus, style: Style): string {
     failed: style.red,
     killed: style.yellow,
   };
-  return colour[status](status);
+  return colour[status](say(RUN_STATUS, lang, { code: status, params: {} }));
 }
 
-const bytesOr = (b: number | null | undefined) => (b === null || b === undefined ? '—' : formatBytes(b));
+const bytesOr = (b: number | null | undefined, lang: Lang = 'en') =>
+  b === null || b === undefined ? '—' : FORMATS[lang].bytes(b);
 
 /** The `headroom runs` table. */
-export function renderRunsTable(runs: readonly RunRecord[], style: Style, now: number = Date.now()): string {
+export function renderRunsTable(
+  runs: readonly RunRecord[],
+  style: Style,
+  now: number = Date.now(),
+  lang: Lang = 'en',
+): string {
   const rows = runs.map((r) => [
     String(r.id),
     r.name ?? '',
-    statusText(r.status, style),
-    modelOf(r) ?? '—',
+    statusText(r.status, style, lang),
+    modelOf(r, lang) ?? '—',
     (field(r, 'method') as string | undefined) ?? '—',
     r.batchSize === null ? '—' : String(r.batchSize),
     r.seqLen === null ? '—' : String(r.seqLen),
-    bytesOr(r.peakAllocated?.bytes),
-    bytesOr(r.peakReserved?.bytes),
-    bytesOr(r.peakDevice?.bytes),
+    bytesOr(r.peakAllocated?.bytes, lang),
+    bytesOr(r.peakReserved?.bytes, lang),
+    bytesOr(r.peakDevice?.bytes, lang),
     String(r.steps),
-    formatDuration((r.endedAtMs ?? now) - r.startedAtMs),
+    formatDuration((r.endedAtMs ?? now) - r.startedAtMs, lang),
     new Date(r.startedAtMs).toISOString().slice(0, 16).replace('T', ' '),
   ]);
+  const columns = [
+    'col-id',
+    'col-name',
+    'col-status',
+    'col-model',
+    'col-method',
+    'col-batch',
+    'col-seq',
+    'col-allocated',
+    'col-reserved',
+    'col-device',
+    'col-steps',
+    'col-duration',
+    'col-started',
+  ] as const;
   return renderTable(
-    [
-      'id',
-      'name',
-      'status',
-      'model',
-      'method',
-      'batch',
-      'seq',
-      'allocated',
-      'reserved',
-      'nvidia-smi',
-      'steps',
-      'duration',
-      'started (UTC)',
-    ],
+    columns.map((code) => ws(lang, { code, params: {} })),
     rows,
     [0, 5, 6, 7, 8, 9, 10, 11],
   );
+}
+
+/** The summary's lines in words (what they say is summarizeRun's, src/core/run/summary.ts). */
+export function renderSummary(summary: RunSummary, style: Style, lang: Lang = 'en'): string {
+  const f = FORMATS[lang];
+  const lines: string[] = [];
+  const headline = [
+    w(lang, { code: 'run-ref', params: { id: summary.id, name: summary.name } }),
+    statusText(summary.status, style, lang),
+    ...(summary.exitCode === null
+      ? []
+      : [w(lang, { code: 'exit', params: { code: summary.exitCode, signal: summary.signal } })]),
+    formatDuration(summary.durationMs, lang),
+    w(lang, { code: 'step-count', params: { steps: summary.steps } }),
+  ];
+  lines.push(style.bold(headline.join(' · ')));
+  if (summary.command.length > 0) lines.push(style.dim(summary.command.join(' ')));
+  else if (summary.watchedLog)
+    lines.push(style.dim(w(lang, { code: 'watched', params: { log: summary.watchedLog } })));
+  lines.push('');
+  if (summary.peaks.length > 0) {
+    const table = summary.peaks.map((p) => [
+      w(lang, { code: 'layer', params: { layer: p.layer } }),
+      f.bytes(p.bytes),
+      [
+        ...(p.step !== null ? [w(lang, { code: 'at-step', params: { step: p.step } })] : []),
+        clock(p.sinceStartMs),
+        ...(p.gpu !== null ? [w(lang, { code: 'on-gpu', params: { gpu: p.gpu } })] : []),
+      ].join(' · '),
+      w(lang, { code: 'layer-what', params: { layer: p.layer } }),
+    ]);
+    const header = (['col-peak', 'col-bytes', 'col-when', 'col-what'] as const).map((code) =>
+      w(lang, { code, params: {} }),
+    );
+    for (const line of renderTable(header, table, [1]).split('\n')) lines.push(`  ${line}`);
+  } else {
+    lines.push(`  ${w(lang, { code: 'nothing-recorded', params: {} })}`);
+  }
+  if (summary.probeSilent) lines.push(style.dim(`  ${w(lang, { code: 'probe-silent', params: {} })}`));
+  if (summary.gaps.cacheBytes !== null || summary.gaps.nonTorchBytes !== null)
+    lines.push(`  ${w(lang, { code: 'gaps', params: summary.gaps })}`);
+  if (summary.estimate) {
+    // Each level's estimate against the run's peak, error = (estimate − measured) / measured.
+    const rows = summary.estimate.map((e) => [
+      w(lang, { code: 'layer', params: { layer: e.level } }),
+      f.bytes(e.estimatedBytes),
+      e.error === null
+        ? w(lang, { code: 'not-measured', params: {} })
+        : estimateErrorText(e.error, catalogFor(lang)),
+    ]);
+    lines.push(`  ${w(lang, { code: 'estimate-heading', params: {} })}`);
+    for (const line of renderTable(['', '', ''], rows, [1]).split('\n').slice(2)) lines.push(`    ${line}`);
+  }
+  const growth = summary.growth;
+  if (growth.kind === 'grew') {
+    lines.push(style.yellow(`  ${w(lang, { code: 'growth-grew', params: growth })}`));
+  } else if (growth.kind === 'flat') {
+    lines.push(`  ${w(lang, { code: 'growth-flat', params: growth })}`);
+  } else if (growth.steps > 0) {
+    const needs = GROWTH_WARMUP_STEPS + GROWTH_MIN_STEPS;
+    lines.push(
+      style.dim(`  ${w(lang, { code: 'growth-unjudged', params: { steps: growth.steps, needs } })}`),
+    );
+  }
+  const end = summary.end;
+  const endText = say(RUN_END, lang, end);
+  if (end.code === 'oom') {
+    lines.push(style.red(`  ✗ ${endText}`));
+    const m = end.params.message;
+    if (m) lines.push(`    ${m.length > 400 ? `${m.slice(0, 400)}…` : m}`);
+  } else if (end.code === 'not-started' || end.code === 'failed') lines.push(style.red(`  ✗ ${endText}`));
+  else if (end.code === 'killed') lines.push(style.yellow(`  ■ ${endText}`));
+  else if (end.code === 'finished') lines.push(style.green(`  ✓ ${endText}`));
+  else lines.push(style.cyan(`  … ${endText}`));
+  for (const e of summary.warnings) lines.push(style.yellow(`  ! ${eventWords(e, lang) ?? e.kind}`));
+  if (summary.badLines > 0)
+    lines.push(
+      style.yellow(
+        `  ${w(lang, { code: 'bad-lines', params: { count: summary.badLines, runId: summary.id } })}`,
+      ),
+    );
+  return lines.join('\n');
 }
 
 /** The summary of a run: peaks per layer and when, gaps, estimate, growth, outcome. */
@@ -137,155 +246,23 @@ export function renderRunSummary(
   events: readonly RunEvent[],
   style: Style,
   now: number = Date.now(),
+  lang: Lang = 'en',
 ): string {
-  const lines: string[] = [];
-  const duration = formatDuration((run.endedAtMs ?? now) - run.startedAtMs);
-  const exit = run.exitCode === null ? '' : ` · exit ${run.exitCode}${run.signal ? ` (${run.signal})` : ''}`;
-  lines.push(
-    style.bold(
-      `run ${run.id}${run.name ? ` "${run.name}"` : ''} · ${statusText(run.status, style)}${exit} · ${duration} · ${run.steps} step${run.steps === 1 ? '' : 's'}`,
-    ),
-  );
-  if (run.command.length > 0) lines.push(style.dim(run.command.join(' ')));
-  else if (run.logPath) lines.push(style.dim(`watched ${run.logPath}`));
-  lines.push('');
-  const when = (p: LayerPeak, withStep: boolean) =>
-    `${withStep && p.step !== null ? `step ${p.step} · ` : ''}${clock(run, p.atMs)}${p.gpu !== null ? ` · GPU ${p.gpu}` : ''}`;
-  const table: string[][] = [];
-  if (run.peakAllocated)
-    table.push([
-      'allocated',
-      formatBytes(run.peakAllocated.bytes),
-      when(run.peakAllocated, true),
-      'torch max_memory_allocated',
-    ]);
-  if (run.peakReserved)
-    table.push([
-      'reserved',
-      formatBytes(run.peakReserved.bytes),
-      when(run.peakReserved, true),
-      'torch max_memory_reserved',
-    ]);
-  if (run.peakDevice)
-    table.push([
-      'nvidia-smi',
-      formatBytes(run.peakDevice.bytes),
-      when(run.peakDevice, false),
-      "this run's processes",
-    ]);
-  if (run.peakGpuUsed)
-    table.push([
-      'whole GPU',
-      formatBytes(run.peakGpuUsed.bytes),
-      when(run.peakGpuUsed, false),
-      'memory.used, every process',
-    ]);
-  if (table.length > 0) {
-    for (const line of renderTable(['peak', 'bytes', 'when', 'what'], table, [1]).split('\n'))
-      lines.push(`  ${line}`);
-  } else {
-    lines.push('  no memory was recorded (no probe events and no nvidia-smi samples)');
-  }
-  if (!run.peakAllocated && run.steps === 0) {
-    lines.push(
-      style.dim(
-        '  the probe recorded nothing: add `import headroom_probe` and headroom_probe.step(...) to the script',
-      ),
-    );
-  }
-  const gaps = layerGaps(run);
-  const gapText = [
-    gaps.cacheBytes !== null
-      ? `${formatBytes(gaps.cacheBytes)} cached by the allocator (reserved − allocated)`
-      : null,
-    gaps.nonTorchBytes !== null
-      ? `${formatBytes(gaps.nonTorchBytes)} CUDA context and non-PyTorch memory (nvidia-smi − reserved)`
-      : null,
-  ].filter(Boolean);
-  if (gapText.length > 0) lines.push(`  between the layers: ${gapText.join(' · ')}`);
-  if (run.estimate) {
-    const e = run.estimate;
-    // Each level's estimate against the run's peak, error = (estimate − measured) / measured.
-    const rows = (
-      [
-        ['allocated', e.allocatedBytes, run.peakAllocated?.bytes ?? null],
-        ['reserved', e.reservedBytes, run.peakReserved?.bytes ?? null],
-        ['nvidia-smi', e.deviceBytes, run.peakDevice?.bytes ?? null],
-      ] as const
-    ).map(([level, estimated, measured]) => {
-      const error = estimateError(estimated, measured);
-      return [level, formatBytes(estimated), error === null ? 'not measured' : estimateErrorText(error)];
-    });
-    lines.push("  the scenario's estimate against the run's peaks:");
-    for (const line of renderTable(['', '', ''], rows, [1]).split('\n').slice(2)) lines.push(`    ${line}`);
-  }
-  const peaks = perStepPeaks(steps);
-  const growth = detectGrowth(peaks);
-  if (growth.kind === 'grew') {
-    const what =
-      growth.layer === 'allocated'
-        ? 'live tensors grew: a leak (a loss kept with its graph, outputs kept on the GPU) or longer inputs'
-        : 'the allocator cache grew while live tensors did not: fragmentation (try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)';
-    lines.push(
-      style.yellow(
-        `  ⚠ memory grew: per-step peak ${growth.layer} ${formatBytes(growth.fromBytes)} at step ${growth.fromStep} → ${formatBytes(growth.toBytes)} at step ${growth.toStep} (${formatBytes(growth.bytesPerStep)}/step); ${what}`,
-      ),
-    );
-  } else if (growth.kind === 'flat') {
-    lines.push(
-      `  memory: flat across ${growth.steps} steps (per-step peak about ${formatBytes(growth.levelBytes)})`,
-    );
-  } else if (growth.steps > 0) {
-    lines.push(
-      style.dim(
-        `  memory growth: not judged on ${growth.steps} step${growth.steps === 1 ? '' : 's'} (needs ${GROWTH_WARMUP_STEPS + GROWTH_MIN_STEPS})`,
-      ),
-    );
-  }
-  const outcome = runOutcome(run, events);
-  if (run.status === 'oom' || outcome.error?.kind === 'oom') {
-    const e = outcome.error;
-    const where = e
-      ? [
-          e.step !== null ? `after step ${e.step}` : '',
-          e.phase ? `phase ${e.phase}` : '',
-          e.rank !== null ? `rank ${e.rank}` : '',
-        ]
-          .filter(Boolean)
-          .join(', ')
-      : '';
-    lines.push(style.red(`  ✗ ended in a CUDA out-of-memory${where ? ` (${where})` : ''}`));
-    if (e?.message) lines.push(`    ${e.message.length > 400 ? `${e.message.slice(0, 400)}…` : e.message}`);
-  } else if (run.status === 'failed' && events.some((e) => e.kind === 'spawn-error')) {
-    lines.push(style.red(`  ✗ failed: ${events.find((e) => e.kind === 'spawn-error')!.message}`));
-  } else if (run.status === 'failed') {
-    lines.push(
-      style.red(
-        `  ✗ failed${outcome.error ? `: ${outcome.error.type ?? 'error'}: ${outcome.error.message.split('\n')[0]}` : ''}`,
-      ),
-    );
-  } else if (run.status === 'killed') {
-    lines.push(
-      style.yellow(
-        `  ■ stopped${run.signal ? ` by ${run.signal}` : ''}; everything recorded until then is kept`,
-      ),
-    );
-  } else if (run.status === 'ok') {
-    lines.push(style.green('  ✓ finished'));
-  } else {
-    lines.push(style.cyan('  … still running'));
-  }
-  const sampler = events.filter((e) => e.kind === 'sampler-problem' || e.kind === 'prelaunch');
-  for (const e of sampler.slice(0, 3)) lines.push(style.yellow(`  ! ${e.message ?? e.kind}`));
-  const bad = events.filter((e) => e.kind === 'probe-bad-line');
-  if (bad.length > 0)
-    lines.push(
-      style.yellow(
-        `  ! ${bad.length} probe line${bad.length === 1 ? '' : 's'} could not be read (headroom runs show ${run.id} lists them)`,
-      ),
-    );
-  return lines.join('\n');
+  return renderSummary(summarizeRun(run, steps, events, now), style, lang);
 }
+
+/** The kinds of event `runs show` lists. */
+const NOTABLE_EVENTS: ReadonlySet<string> = new Set([
+  'oom',
+  'exception',
+  'oom-text',
+  'probe-bad-line',
+  'spawn-error',
+  'interrupted',
+  'prelaunch',
+  'sampler-problem',
+  'note',
+]);
 
 /** `runs show`: the summary, the per-step chart, phases and the notable events. */
 export function renderRunShow(
@@ -294,12 +271,17 @@ export function renderRunShow(
   events: readonly RunEvent[],
   style: Style,
   width: number,
+  lang: Lang = 'en',
 ): string {
-  const parts = [renderRunSummary(run, steps, events, style)];
+  const parts = [renderRunSummary(run, steps, events, style, Date.now(), lang)];
   const peaks = perStepPeaks(steps);
   if (peaks.length > 0) {
+    const heading = ws(lang, {
+      code: 'chart-heading',
+      params: { allocatedMark: style.cyan('█'), reservedMark: style.dim('░') },
+    });
     parts.push(
-      `\n  per-step peak (${style.cyan('█')} allocated, ${style.dim('░')} reserved)\n${renderStepChart(
+      `\n  ${heading}\n${renderStepChart(
         peaks.map((p) => ({
           step: p.step,
           allocatedBytes: p.peakAllocatedBytes,
@@ -316,39 +298,30 @@ export function renderRunShow(
       const devices = (e.data.devices as { peakAllocatedBytes?: number }[] | undefined) ?? [];
       const peak = devices.length > 0 ? Math.max(...devices.map((d) => d.peakAllocatedBytes ?? 0)) : null;
       return [
-        clock(run, e.tMs),
+        clock(e.tMs - run.startedAtMs),
         e.step === null ? '—' : String(e.step),
         String(e.rank ?? 0),
         e.message ?? '',
-        bytesOr(peak),
+        bytesOr(peak, lang),
       ];
     });
+    const header = (
+      ['phase-when', 'phase-after-step', 'phase-rank', 'phase-change', 'phase-peak-before'] as const
+    ).map((code) => ws(lang, { code, params: {} }));
     parts.push(
-      `\n  phases\n${renderTable(['when', 'after step', 'rank', 'change', 'peak before'], rows, [1, 2, 4])
+      `\n  ${ws(lang, { code: 'phases', params: {} })}\n${renderTable(header, rows, [1, 2, 4])
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n')}`,
     );
   }
-  const notable = events.filter((e) =>
-    [
-      'oom',
-      'exception',
-      'oom-text',
-      'probe-bad-line',
-      'spawn-error',
-      'interrupted',
-      'prelaunch',
-      'sampler-problem',
-      'note',
-    ].includes(e.kind),
-  );
+  const notable = events.filter((e) => NOTABLE_EVENTS.has(e.kind));
   if (notable.length > 0) {
-    parts.push(`\n  events`);
+    parts.push(`\n  ${ws(lang, { code: 'events', params: {} })}`);
     for (const e of notable) {
-      const text = (e.message ?? '').split('\n')[0]!;
+      const text = (eventWords(e, lang) ?? '').split('\n')[0]!;
       parts.push(
-        `  ${clock(run, e.tMs)}  ${e.kind.padEnd(15)} ${text.length > 160 ? `${text.slice(0, 160)}…` : text}`,
+        `  ${clock(e.tMs - run.startedAtMs)}  ${e.kind.padEnd(15)} ${text.length > 160 ? `${text.slice(0, 160)}…` : text}`,
       );
     }
   }
@@ -356,70 +329,117 @@ export function renderRunShow(
 }
 
 /** The live status line (terminal): step, loss, the three layers, headroom, sparkline. */
-export function renderStatusLine(live: LiveState, elapsedMs: number, width: number, style: Style): string {
+export function renderStatusLine(
+  live: LiveState,
+  elapsedMs: number,
+  width: number,
+  style: Style,
+  lang: Lang = 'en',
+): string {
   const parts = [
-    style.bold(live.step === null ? 'waiting for the first step' : `step ${live.step}`),
-    live.loss === null ? null : `loss ${live.loss.toPrecision(4)}`,
-    live.allocatedBytes === null ? null : `alloc ${formatBytes(live.allocatedBytes)}`,
-    live.reservedBytes === null ? null : `rsvd ${formatBytes(live.reservedBytes)}`,
-    live.usedBytes === null ? null : `${live.usedIsOwn ? 'smi' : 'gpu used'} ${formatBytes(live.usedBytes)}`,
-    live.headroomBytes === null ? null : `free ${formatBytes(live.headroomBytes)}`,
-    live.recentPeaks.length > 1 ? `peak ${style.cyan(sparkline(live.recentPeaks.slice(-24)))}` : null,
+    style.bold(
+      live.step === null
+        ? w(lang, { code: 'live-waiting', params: {} })
+        : w(lang, { code: 'live-step', params: { step: live.step } }),
+    ),
+    live.loss === null ? null : w(lang, { code: 'live-loss', params: { loss: live.loss } }),
+    live.allocatedBytes === null
+      ? null
+      : w(lang, { code: 'live-allocated', params: { bytes: live.allocatedBytes } }),
+    live.reservedBytes === null
+      ? null
+      : w(lang, { code: 'live-reserved', params: { bytes: live.reservedBytes } }),
+    live.usedBytes === null
+      ? null
+      : w(lang, { code: 'live-used', params: { bytes: live.usedBytes, own: live.usedIsOwn } }),
+    live.headroomBytes === null
+      ? null
+      : w(lang, { code: 'live-free', params: { bytes: live.headroomBytes } }),
+    live.recentPeaks.length > 1
+      ? w(lang, {
+          code: 'live-peak',
+          params: { sparkline: style.cyan(sparkline(live.recentPeaks.slice(-24))) },
+        })
+      : null,
     live.oomSeen ? style.red('OOM') : null,
-    style.dim(formatDuration(elapsedMs)),
+    style.dim(formatDuration(elapsedMs, lang)),
   ].filter((p): p is string => p !== null);
   let line = `● ${parts.join(' · ')}`;
   // Keep it on one row: drop parts from the right until it fits.
-  while (visible(line) > width - 1 && parts.length > 1) {
+  while (visibleWidth(line) > width - 1 && parts.length > 1) {
     parts.splice(parts.length - 2, 1);
     line = `● ${parts.join(' · ')}`;
   }
   return line;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping ANSI codes to measure width
-const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length;
-
 /** A plain status line for logs (no terminal): one line every so often. */
-export function renderPlainStatus(live: LiveState, elapsedMs: number): string {
+export function renderPlainStatus(live: LiveState, elapsedMs: number, lang: Lang = 'en'): string {
   const parts = [
-    live.step === null ? 'no step yet' : `step ${live.step}`,
-    live.loss === null ? null : `loss ${live.loss.toPrecision(4)}`,
-    live.allocatedBytes === null ? null : `allocated ${formatBytes(live.allocatedBytes)}`,
-    live.reservedBytes === null ? null : `reserved ${formatBytes(live.reservedBytes)}`,
+    live.step === null
+      ? w(lang, { code: 'plain-no-step', params: {} })
+      : w(lang, { code: 'live-step', params: { step: live.step } }),
+    live.loss === null ? null : w(lang, { code: 'live-loss', params: { loss: live.loss } }),
+    live.allocatedBytes === null
+      ? null
+      : w(lang, { code: 'plain-allocated', params: { bytes: live.allocatedBytes } }),
+    live.reservedBytes === null
+      ? null
+      : w(lang, { code: 'plain-reserved', params: { bytes: live.reservedBytes } }),
     live.usedBytes === null
       ? null
-      : `nvidia-smi ${formatBytes(live.usedBytes)}${live.usedIsOwn ? '' : ' (whole GPU)'}`,
-    live.headroomBytes === null ? null : `free ${formatBytes(live.headroomBytes)}`,
-    formatDuration(elapsedMs),
+      : w(lang, { code: 'plain-used', params: { bytes: live.usedBytes, own: live.usedIsOwn } }),
+    live.headroomBytes === null
+      ? null
+      : w(lang, { code: 'live-free', params: { bytes: live.headroomBytes } }),
+    formatDuration(elapsedMs, lang),
   ].filter(Boolean);
   return `[headroom] ${parts.join(' · ')}`;
 }
 
 /** `runs diff A B`. */
-export function renderDiff(diff: RunDiff, a: RunRecord, b: RunRecord, style: Style): string {
-  const label = (r: RunRecord) => `run ${r.id}${r.name ? ` "${r.name}"` : ''}`;
+export function renderDiff(
+  diff: RunDiff,
+  a: RunRecord,
+  b: RunRecord,
+  style: Style,
+  lang: Lang = 'en',
+): string {
+  const label = (r: RunRecord) => w(lang, { code: 'run-ref', params: { id: r.id, name: r.name } });
   const lines: string[] = [];
   lines.push(style.bold(`${label(a)} → ${label(b)}`));
-  lines.push(style.dim(`compared by ${diff.comparedBy === 'scenario' ? 'scenario fields' : 'command line'}`));
+  lines.push(style.dim(ws(lang, { code: 'compared-by', params: { by: diff.comparedBy } })));
   lines.push('');
-  const rows: string[][] = [['status', statusText(a.status, style), statusText(b.status, style), '']];
-  for (const c of diff.changes) rows.push([c.name, c.a ?? '—', c.b ?? '—', style.yellow('changed')]);
+  const changed = style.yellow(ws(lang, { code: 'diff-changed', params: {} }));
+  const rows: string[][] = [
+    [
+      ws(lang, { code: 'diff-status', params: {} }),
+      statusText(a.status, style, lang),
+      statusText(b.status, style, lang),
+      '',
+    ],
+  ];
+  for (const c of diff.changes) rows.push([c.name, c.a ?? '—', c.b ?? '—', changed]);
+  const f = FORMATS[lang];
   for (const p of diff.peaks) {
-    const name = p.layer === 'device' ? 'peak nvidia-smi' : `peak ${p.layer}`;
     const delta =
       p.deltaBytes === null
         ? ''
-        : `${p.deltaBytes >= 0 ? '+' : '−'}${formatBytes(Math.abs(p.deltaBytes))}${p.deltaPercent === null ? '' : ` (${p.deltaPercent >= 0 ? '+' : ''}${p.deltaPercent.toFixed(1)} %)`}`;
-    rows.push([name, bytesOr(p.aBytes), bytesOr(p.bBytes), delta]);
+        : `${p.deltaBytes >= 0 ? '+' : '−'}${f.bytes(Math.abs(p.deltaBytes))}${p.deltaPercent === null ? '' : ` (${p.deltaPercent >= 0 ? '+' : ''}${p.deltaPercent.toFixed(1)} %)`}`;
+    rows.push([
+      ws(lang, { code: 'diff-peak', params: { layer: p.layer } }),
+      bytesOr(p.aBytes, lang),
+      bytesOr(p.bBytes, lang),
+      delta,
+    ]);
   }
-  rows.push(['steps', String(a.steps), String(b.steps), '']);
+  rows.push([ws(lang, { code: 'diff-steps', params: {} }), String(a.steps), String(b.steps), '']);
   lines.push(
-    renderTable(['', label(a), label(b), 'change'], rows)
+    renderTable(['', label(a), label(b), ws(lang, { code: 'diff-change', params: {} })], rows)
       .split('\n')
       .map((l) => `  ${l}`)
       .join('\n'),
   );
-  if (diff.warning) lines.push('', style.yellow(`  ⚠ ${diff.warning}`));
+  if (diff.warning) lines.push('', style.yellow(`  ⚠ ${ws(lang, diff.warning)}`));
   return lines.join('\n');
 }

@@ -7,7 +7,10 @@ import { runFindings } from '../server/dashboard.js';
 import { buildDemoRun, DEMO_RUN_ID } from '../server/demo-run.js';
 import { renderReportHtml } from '../server/report-html.js';
 import { runDetail } from '../server/runs-api.js';
+import { say } from '../words/catalog.js';
+import { REPORT } from '../words/report.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 
 export const help = `headroom report RUN -o FILE.html [--json]
 
@@ -16,15 +19,18 @@ estimate vs measured, the diagnosis and the scenario. RUN is an id, a name, or "
 "demo" is the dashboard's synthetic demo run.
   -o, --output FILE         the HTML file to write (required)
   --json                    print { file, bytes, run: { id, name } } instead of the "wrote" line
-  headroom report last -o run.html`;
+${LANG_HELP}
+  headroom report last -o run.html
+  headroom report last -o run.zh.html --lang zh`;
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(
     args,
-    { output: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
+    { ...LANG_OPTIONS, output: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
     'report',
     1,
   );
+  const lang = langFromFlag(values.lang, ctx.env);
   const ref = positionals[0];
   if (ref === undefined) {
     throw new HeadroomUserError({
@@ -44,7 +50,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     });
   }
   let detail: ReturnType<typeof runDetail>;
-  if (ref === 'demo' || ref === String(DEMO_RUN_ID)) detail = buildDemoRun().detail;
+  if (ref === 'demo' || ref === String(DEMO_RUN_ID)) detail = buildDemoRun(lang).detail;
   else {
     const ledger = Ledger.open(headroomHome(ctx.env));
     try {
@@ -56,12 +62,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           message: `no run ${ref} in the ledger`,
           hint: 'headroom runs lists them',
         });
-      detail = runDetail(ledger, found, { diagnoseRun: runFindings });
+      detail = runDetail(ledger, found, { diagnoseRun: runFindings }, lang);
     } finally {
       ledger.close();
     }
   }
-  const html = renderReportHtml(detail, new Date().toISOString());
+  const html = renderReportHtml(detail, new Date().toISOString(), lang);
   await writeUserFile(out, html, {
     what: 'HTML report',
     example: `run-${detail.run.id}.html`,
@@ -71,6 +77,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     ctx.stdout.write(
       `${JSON.stringify({ file: resolve(out), bytes: Buffer.byteLength(html), run: { id: detail.run.id, name: detail.run.name } })}\n`,
     );
-  } else ctx.stdout.write(`wrote ${out} (run #${detail.run.id} ${detail.run.name})\n`);
+  } else {
+    const wrote = say(REPORT, lang, {
+      code: 'wrote',
+      params: { file: out, id: detail.run.id, name: detail.run.name },
+    });
+    ctx.stdout.write(`${wrote}\n`);
+  }
   return 0;
 }

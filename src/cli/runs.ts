@@ -1,14 +1,17 @@
 /** `headroom runs`: the ledger of recorded runs — list, show, diff, export, rm. */
 import { HeadroomUserError } from '../core/errors.js';
+import { summarizeRun } from '../core/run/summary.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { RunRecord } from '../core/run-record.js';
 import { detectGrowth, layerGaps, perStepPeaks, runOutcome } from '../core/run-summary.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { EXPORT_TABLES, exportFields } from '../io/ledger-schema.js';
 import { alive } from '../io/recorder.js';
 import { requireRun } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
-import { renderDiff, renderRunShow, renderRunsTable, runJson } from './render-run.js';
+import { renderDiff, renderRunShow, renderRunsTable, runJson, ws } from './render-run.js';
 
 export const help = `headroom runs — the runs headroom recorded (headroom run, headroom watch)
 
@@ -22,9 +25,13 @@ Usage:
 
 ID is a run's number, its --name (the latest run of that name), or "last".
 Statuses: running, ok, oom (ended in a CUDA out-of-memory), failed, killed.
-The ledger is $HEADROOM_HOME/ledger.db (default ~/.headroom).`;
+The ledger is $HEADROOM_HOME/ledger.db (default ~/.headroom).
+
+Options:
+${LANG_HELP}`;
 
 const OPTIONS = {
+  ...LANG_OPTIONS,
   json: { type: 'boolean' },
   last: { type: 'string' },
   format: { type: 'string' },
@@ -32,8 +39,8 @@ const OPTIONS = {
   force: { type: 'boolean' },
 } as const;
 
-const TABLES = ['steps', 'gpu-samples', 'process-samples', 'events'] as const;
-type Table = (typeof TABLES)[number];
+const TABLES = Object.keys(EXPORT_TABLES) as Table[];
+type Table = keyof typeof EXPORT_TABLES;
 
 function findRun(ledger: Ledger, ref: string | undefined, sub: string): RunRecord {
   if (ref === undefined) {
@@ -67,51 +74,12 @@ function tableRows(ledger: Ledger, runId: number, table: Table): readonly object
   }
 }
 
-// Column order of each table for CSV (fixed, so that an empty table still has its header).
-const COLUMNS: Readonly<Record<Table, readonly string[]>> = {
-  steps: [
-    'tMs',
-    'pid',
-    'rank',
-    'localRank',
-    'device',
-    'step',
-    'phase',
-    'loss',
-    'lossText',
-    'lr',
-    'batchSize',
-    'seqLen',
-    'durationS',
-    'allocatedBytes',
-    'reservedBytes',
-    'peakAllocatedBytes',
-    'peakReservedBytes',
-    'inactiveSplitBytes',
-    'numAllocRetries',
-    'numOoms',
-  ],
-  'gpu-samples': [
-    'tMs',
-    'gpu',
-    'uuid',
-    'name',
-    'totalBytes',
-    'reservedBytes',
-    'usedBytes',
-    'freeBytes',
-    'utilizationPercent',
-    'ownBytes',
-  ],
-  'process-samples': ['tMs', 'gpu', 'gpuUuid', 'pid', 'name', 'usedBytes', 'ours'],
-  events: ['id', 'tMs', 'kind', 'source', 'pid', 'rank', 'step', 'phase', 'message', 'data'],
-};
-
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'runs', 3);
   const [sub, ...refs] = positionals;
   const style = styleFor(ctx.stdout, ctx.env);
+  const lang = langFromFlag(values.lang, ctx.env);
   const out = (text: string) => ctx.stdout.write(`${text}\n`);
   const ledger = Ledger.open(headroomHome(ctx.env));
   try {
@@ -138,18 +106,14 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           ),
         );
       } else if (runs.length === 0) {
-        out(`no runs recorded yet in ${ledger.path}\nTry: headroom run -- python train.py`);
+        out(ws(lang, { code: 'no-runs', params: { path: ledger.path } }));
       } else {
-        out(renderRunsTable(runs, style));
+        out(renderRunsTable(runs, style, Date.now(), lang));
         const orphaned = runs.filter(
           (r) => r.status === 'running' && (r.monitorPid === null || !alive(r.monitorPid)),
         );
         for (const r of orphaned) {
-          out(
-            style.yellow(
-              `run ${r.id} is "running" but nothing records it: headroom watch --log ${r.logPath} resumes it`,
-            ),
-          );
+          out(style.yellow(ws(lang, { code: 'orphaned', params: { id: r.id, log: r.logPath } })));
         }
       }
       return 0;
@@ -167,6 +131,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
               gaps: layerGaps(r),
               growth: detectGrowth(peaks),
               outcome: runOutcome(r, events),
+              // How it ended as the summary says it, as a code and its figures (src/core/run/summary.ts).
+              end: summarizeRun(r, steps, events, Date.now()).end,
               perStep: peaks,
               events,
               gpuSamples: ledger.gpuSamples(r.id).length,
@@ -177,7 +143,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           ),
         );
       } else {
-        out(renderRunShow(r, steps, events, style, ctx.stdout.columns ?? 100));
+        out(renderRunShow(r, steps, events, style, ctx.stdout.columns ?? 100, lang));
       }
       return 0;
     }
@@ -185,8 +151,20 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       const a = findRun(ledger, refs[0], 'diff');
       const b = findRun(ledger, refs[1], 'diff');
       const diff = diffRuns(a, b);
-      if (values.json) out(JSON.stringify(diff, null, 2));
-      else out(renderDiff(diff, a, b, style));
+      // --json keeps the warning's English words where scripts read them, and its code and params beside.
+      if (values.json)
+        out(
+          JSON.stringify(
+            {
+              ...diff,
+              warning: diff.warning ? ws('en', diff.warning) : null,
+              warningMessage: diff.warning,
+            },
+            null,
+            2,
+          ),
+        );
+      else out(renderDiff(diff, a, b, style, lang));
       return 0;
     }
     if (sub === 'export') {
@@ -219,7 +197,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         for (const e of ledger.events(r.id)) lines.push(JSON.stringify({ type: 'event', ...e }));
         out(lines.join('\n'));
       } else {
-        const columns = COLUMNS[table];
+        // The table's fields in its declared order (an empty table still has its header).
+        const columns = exportFields(EXPORT_TABLES[table]);
         const rows = tableRows(ledger, r.id, table) as readonly Record<string, unknown>[];
         out(
           [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n'),
@@ -239,7 +218,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       }
       ledger.deleteRun(r.id);
       if (values.json) out(JSON.stringify({ removed: r.id }));
-      else out(`removed run ${r.id}${r.name ? ` "${r.name}"` : ''} and its files`);
+      else out(ws(lang, { code: 'removed', params: { id: r.id, name: r.name } }));
       return 0;
     }
     throw new HeadroomUserError({

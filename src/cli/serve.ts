@@ -5,7 +5,10 @@ import { serve } from '@hono/node-server';
 import { HeadroomUserError } from '../core/errors.js';
 import { prometheusConfig } from '../io/prometheus.js';
 import { createDashboardApp } from '../server/dashboard.js';
+import { say } from '../words/catalog.js';
+import { REPORT } from '../words/report.js';
 import { type CommandContext, parseFlags } from './_command.js';
+import { LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
 
 export const help = `headroom serve [--port 7777] [--host 127.0.0.1] [--token TOKEN] [--no-demo] [--prometheus URL]
@@ -15,6 +18,7 @@ Serves the dashboard (estimate, runs, migrate) and its API, on 127.0.0.1 by defa
                  reach the port could otherwise read your runs (commands, paths, configs)
   --token T      every request must carry it: Authorization: Bearer T, or ?token=T in the URL
   --no-demo      leave the demo run out of the runs page
+  --lang en|zh   the language of these lines (the dashboard has its own switch)   [from LC_ALL / LANG]
   --prometheus URL   the Prometheus the fleet page asks (headroom fleet --help) [HEADROOM_PROMETHEUS]
 Runs come from the ledger (HEADROOM_HOME, default ~/.headroom). GET /metrics is their Prometheus
 exposition (docs/monitoring.md); with --token, a scraper sends it as a bearer token.`;
@@ -30,10 +34,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       token: { type: 'string' },
       'no-demo': { type: 'boolean' },
       prometheus: { type: 'string' },
+      ...LANG_OPTIONS,
     },
     'serve',
     0,
   );
+  const lang = langFromFlag(values.lang, ctx.env);
   const host = values.host ?? '127.0.0.1';
   const port = Number(values.port ?? '7777');
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -65,9 +71,9 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   await new Promise<void>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
       const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}/${values.token ? `?token=${values.token}` : ''}`;
-      ctx.stdout.write(
-        `${style.bold('Headroom dashboard')} on ${style.cyan(url)}\n${style.dim('Ctrl-C to stop')}\n`,
-      );
+      const on = say(REPORT, lang, { code: 'serve-on', params: { url: style.cyan(url) } });
+      const stop = say(REPORT, lang, { code: 'serve-stop', params: {} });
+      ctx.stdout.write(`${style.bold(on)}\n${style.dim(stop)}\n`);
     });
     server.on('error', (error: NodeJS.ErrnoException) =>
       reject(

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
-import type { RunStatus } from '../core/run-record.js';
+import { watchedStatus } from '../core/run/status.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { probeLogFiles, waitForProbeLog } from '../io/follow-log.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
@@ -12,9 +12,10 @@ import { DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { readFileTail } from '../io/stderr-capture.js';
 import { refuseFolder, type UserFileKind } from '../io/user-file.js';
 import { type CommandContext, parseFlags } from './_command.js';
-import { liveTimings, startLiveView } from './_live-view.js';
+import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
+import { liveTimings, samplerWarning, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
-import { renderRunSummary, runJson } from './render-run.js';
+import { renderRunSummary, runJson, storedEvent, w } from './render-run.js';
 import { visibleGpus } from './run.js';
 
 /** Seconds watch waits for a probe log that is not there yet: a training takes a while to import torch. */
@@ -39,6 +40,7 @@ Options:
   --wait S                  how long to wait for FILE to appear before giving up, in seconds
                             (nothing is recorded then)                      [${DEFAULT_WAIT_S}]
   --json                    print the run's record as JSON at the end
+${LANG_HELP}
 
 Start the training with the probe's log named, e.g.:
   HEADROOM_LOG=/tmp/probe.jsonl PYTHONPATH=$(headroom probe path) python train.py &
@@ -70,6 +72,7 @@ function waitSeconds(raw: string | undefined): number {
 }
 
 const OPTIONS = {
+  ...LANG_OPTIONS,
   wait: { type: 'string' },
   log: { type: 'string' },
   name: { type: 'string' },
@@ -82,6 +85,7 @@ const OPTIONS = {
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values } = parseFlags(args, OPTIONS, 'watch', 0);
+  const lang = langFromFlag(values.lang, ctx.env);
   if (typeof values.log !== 'string') {
     throw new HeadroomUserError({
       code: 'bad-flag',
@@ -126,7 +130,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     // Nothing goes into the ledger until the log is there: a path that never appears (a typo, a training
     // that failed before its first step) leaves no run "running" for ever.
     if (probeLogFiles(logPath).length === 0) {
-      say(err.dim(`headroom: waiting up to ${waitS} s for ${logPath} …`));
+      say(err.dim(w(lang, { code: 'waiting-for-log', params: { seconds: waitS, path: logPath } })));
       if (!(await waitForProbeLog(logPath, waitS * 1000))) {
         throw new HeadroomUserError({
           code: 'timeout',
@@ -142,12 +146,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ledger.updateRun(run.id, { monitorPid: process.pid });
       ledger.addEvent(run.id, {
         tMs: Date.now(),
-        kind: 'note',
-        source: 'headroom',
-        message: `resumed by headroom watch (pid ${process.pid}) from the stored probe-log offsets`,
-        data: { offsets: Object.fromEntries(ledger.logOffsets(run.id)) },
+        ...storedEvent(
+          { code: 'resumed', params: { pid: process.pid } },
+          { offsets: Object.fromEntries(ledger.logOffsets(run.id)) },
+        ),
       });
-      say(err.dim(`headroom: resuming run ${run.id} from where the ledger stopped`));
+      say(err.dim(w(lang, { code: 'resuming', params: { runId: run.id } })));
     } else {
       run = ledger.createRun({
         name: values.name ?? null,
@@ -170,7 +174,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
 
     const query = values['no-smi'] ? null : await queryNvidiaSmi({ env: ctx.env }, queryTimeoutMs);
     if (query && !query.ok) {
-      say(`${err.yellow(`headroom: ⚠ ${query.problem.message}`)}\n  Try: ${query.problem.hint}`);
+      say(samplerWarning(query.problem, err, lang));
       ledger.addEvent(runId, {
         tMs: Date.now(),
         kind: 'sampler-problem',
@@ -185,6 +189,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       ctx,
       err,
       say,
+      lang,
       ledger,
       runId,
       logPath,
@@ -221,11 +226,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
 
     if (!finished) {
       ledger.updateRun(runId, { monitorPid: null });
-      say(
-        err.yellow(
-          `headroom: stopped watching; run ${runId} stays "running" and headroom watch --log ${values.log} resumes it`,
-        ),
-      );
+      say(err.yellow(w(lang, { code: 'stopped-watching', params: { runId, log: values.log } })));
     } else {
       const events = ledger.events(runId);
       const ends = events.filter((e) => e.kind === 'end');
@@ -240,18 +241,19 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           data: { ...oomText },
         });
       }
-      const oom = recorder.live.oomSeen || oomText !== null || ends.some((e) => e.data.reason === 'oom');
-      const failed = ends.some((e) => e.data.reason === 'exception');
-      const allEnded = ends.length > 0 && [...recorder.writers.values()].every((w) => w.ended);
-      const status: RunStatus = oom ? 'oom' : failed ? 'failed' : allEnded ? 'ok' : 'killed';
+      const status = watchedStatus({
+        oomSeen: recorder.live.oomSeen || oomText !== null,
+        endReasons: ends.map((e) => e.data.reason),
+        allWritersEnded: [...recorder.writers.values()].every((writer) => writer.ended),
+      });
       ledger.updateRun(runId, { status, endedAtMs: Date.now(), monitorPid: null });
     }
     const final = ledger.getRun(runId)!;
     if (values.json) ctx.stdout.write(`${JSON.stringify(runJson(final))}\n`);
     else {
       say('');
-      say(renderRunSummary(final, ledger.steps(runId), ledger.events(runId), err));
-      say(err.dim(`  ${resumed ? 'resumed' : 'recorded'} as run ${runId}: headroom runs show ${runId}`));
+      say(renderRunSummary(final, ledger.steps(runId), ledger.events(runId), err, Date.now(), lang));
+      say(err.dim(w(lang, { code: resumed ? 'resumed-as' : 'recorded-as', params: { runId } })));
     }
     return 0;
   } finally {

@@ -128,6 +128,10 @@ export interface ProbeLineProblem {
   readonly message: string;
   /** The start of the line (at most 200 characters). */
   readonly excerpt: string;
+  /** The line's length in characters. */
+  readonly chars: number;
+  /** The parser's own words: JSON.parse's message (not-json), the field at fault (invalid); else null. */
+  readonly detail: string | null;
 }
 
 export type ProbeLine =
@@ -307,6 +311,8 @@ export function parseProbeLine(line: string): ProbeLine {
         code: 'too-long',
         message: `line of ${line.length} characters is longer than ${MAX_PROBE_LINE_BYTES}`,
         excerpt: excerpt(line),
+        chars: line.length,
+        detail: null,
       },
     };
   }
@@ -323,13 +329,21 @@ export function parseProbeLine(line: string): ProbeLine {
           ? 'truncated line (the writer stopped in the middle of it)'
           : `not JSON (${(error as Error).message})`,
         excerpt: excerpt(line),
+        chars: line.length,
+        detail: truncated ? null : (error as Error).message,
       },
     };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {
       ok: false,
-      problem: { code: 'invalid', message: 'not a JSON object', excerpt: excerpt(line) },
+      problem: {
+        code: 'invalid',
+        message: 'not a JSON object',
+        excerpt: excerpt(line),
+        chars: line.length,
+        detail: null,
+      },
     };
   }
   try {
@@ -338,7 +352,13 @@ export function parseProbeLine(line: string): ProbeLine {
     if (!(error instanceof Invalid)) throw error;
     return {
       ok: false,
-      problem: { code: 'invalid', message: `not a probe event: ${error.message}`, excerpt: excerpt(line) },
+      problem: {
+        code: 'invalid',
+        message: `not a probe event: ${error.message}`,
+        excerpt: excerpt(line),
+        chars: line.length,
+        detail: error.message,
+      },
     };
   }
 }

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { commandOptions, diffRuns } from './run-diff.js';
+import { say } from '../words/catalog.js';
+import { RUNS } from '../words/runs.js';
+import { commandOptions, diffRuns, type RunDiffWarning } from './run-diff.js';
 import { runRecord } from './test-helpers/run-record.js';
 import { GIB, MIB } from './units.js';
 
+/** The warning in English, as `runs diff` prints it. */
+const english = (warning: RunDiffWarning | null) => (warning === null ? null : say(RUNS, 'en', warning));
 const peak = (bytes: number) => ({ bytes, atMs: 0, step: null, gpu: 0 });
 
 describe('commandOptions', () => {
@@ -84,7 +88,7 @@ describe('diffRuns', () => {
       { name: 'microBatchSize', a: '4', b: '8' },
       { name: 'lora.rank', a: '16', b: '32' },
     ]);
-    expect(diff.warning).toBe(
+    expect(english(diff.warning)).toBe(
       '2 variables changed (microBatchSize, lora.rank): the change in peak memory cannot be put down to one of them; change one at a time',
     );
   });
@@ -109,7 +113,7 @@ describe('diffRuns', () => {
       { name: '--packing', a: 'false', b: 'true' },
       { name: 'gpu', a: 'NVIDIA A10G', b: 'NVIDIA L40S' },
     ]);
-    expect(diff.warning).toMatch(/^2 variables changed \(--packing, gpu\)/);
+    expect(english(diff.warning)).toMatch(/^2 variables changed \(--packing, gpu\)/);
   });
 
   it('nothing recorded differs: says so', () => {
@@ -124,7 +128,7 @@ describe('diffRuns', () => {
       deltaBytes: -10 * MIB,
       deltaPercent: -10,
     });
-    expect(diff.warning).toBe(
+    expect(english(diff.warning)).toBe(
       'nothing recorded differs between runs 5 and 6: a difference in memory comes from something not recorded (data, library versions) or is noise',
     );
   });

@@ -3,6 +3,7 @@
  * scenario, else the command line's options) and the peaks at each layer. More than one changed
  * variable gets a warning: the change in memory cannot then be put down to any one of them.
  */
+import type { MessageOf } from './message.js';
 import type { RunRecord } from './run-record.js';
 
 export interface VariableChange {
@@ -25,6 +26,15 @@ export interface PeakChange {
   readonly deltaPercent: number | null;
 }
 
+/** Why a difference in memory cannot be put down to one variable. */
+export interface RunDiffWarningParams {
+  /** More than one variable changed (their names, in order). */
+  readonly 'several-changed': { readonly names: readonly string[] };
+  /** Nothing recorded differs between the runs. */
+  readonly 'nothing-changed': { readonly a: number; readonly b: number };
+}
+export type RunDiffWarning = MessageOf<RunDiffWarningParams>;
+
 export interface RunDiff {
   readonly a: number;
   readonly b: number;
@@ -32,8 +42,8 @@ export interface RunDiff {
   readonly comparedBy: 'scenario' | 'command';
   readonly changes: readonly VariableChange[];
   readonly peaks: readonly PeakChange[];
-  /** Set when more than one variable changed, or none did. */
-  readonly warning: string | null;
+  /** Set when more than one variable changed, or none did (words: src/words/runs.ts). */
+  readonly warning: RunDiffWarning | null;
 }
 
 type Flat = Map<string, string>;
@@ -123,11 +133,11 @@ export function diffRuns(a: RunRecord, b: RunRecord): RunDiff {
   if (ga !== null && gb !== null && ga !== gb && !changes.some((c) => c.name === 'gpu')) {
     changes.push({ name: 'gpu', a: ga, b: gb });
   }
-  const warning =
+  const warning: RunDiffWarning | null =
     changes.length > 1
-      ? `${changes.length} variables changed (${changes.map((c) => c.name).join(', ')}): the change in peak memory cannot be put down to one of them; change one at a time`
+      ? { code: 'several-changed', params: { names: changes.map((c) => c.name) } }
       : changes.length === 0
-        ? `nothing recorded differs between runs ${a.id} and ${b.id}: a difference in memory comes from something not recorded (data, library versions) or is noise`
+        ? { code: 'nothing-changed', params: { a: a.id, b: b.id } }
         : null;
   return {
     a: a.id,

@@ -138,6 +138,8 @@ describe('Ledger', () => {
             code: 'truncated',
             message: 'truncated line (the writer stopped in the middle of it)',
             excerpt: '{"v":1,"ev',
+            chars: 10,
+            detail: null,
           },
         },
         {

@@ -21,19 +21,37 @@ import Database from 'better-sqlite3';
 import { HeadroomUserError } from '../core/errors.js';
 import type { ProbeDeviceStats, ProbeEvent, ProbeLineProblem } from '../core/probe-log.js';
 import type {
-  EstimatedPeak,
   GpuSampleRecord,
   LayerPeak,
   ProcessSampleRecord,
   RunEvent,
   RunEventSource,
   RunRecord,
-  RunStatus,
   StepRecord,
 } from '../core/run-record.js';
+import {
+  applySql,
+  codec,
+  columnName,
+  createSql,
+  EVENTS,
+  exportFields,
+  GPU_SAMPLES,
+  LEDGER_SCHEMA_VERSION,
+  LOG_FILES,
+  META,
+  migrationSql,
+  PEAK_LAYERS,
+  type PeakLayerField,
+  PROCESS_SAMPLES,
+  type RowOf,
+  RUNS,
+  type SqlRow,
+  STEPS,
+  TABLES,
+} from './ledger-schema.js';
 
-/** Schema version of the ledger file (SQLite `user_version`). */
-export const LEDGER_SCHEMA_VERSION = 1;
+export { LEDGER_SCHEMA_VERSION };
 export const LEDGER_FILE = 'ledger.db';
 /** How long a writer waits for another one holding the lock. */
 export const LEDGER_BUSY_TIMEOUT_MS = 5000;
@@ -45,84 +63,40 @@ export function headroomHome(env: NodeJS.ProcessEnv): string {
     : join(homedir(), '.headroom');
 }
 
-const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  name TEXT,
-  status TEXT NOT NULL CHECK (status IN ('running','ok','oom','failed','killed')),
-  exit_code INTEGER,
-  signal TEXT,
-  command TEXT NOT NULL,
-  cwd TEXT,
-  host TEXT,
-  scenario TEXT,
-  estimate TEXT,
-  env TEXT NOT NULL,
-  log_path TEXT,
-  stderr_path TEXT,
-  started_at_ms INTEGER NOT NULL,
-  ended_at_ms INTEGER,
-  monitor_pid INTEGER,
-  child_pid INTEGER,
-  batch_size INTEGER,
-  seq_len INTEGER,
-  last_step INTEGER,
-  peak_allocated_bytes INTEGER, peak_allocated_at_ms INTEGER, peak_allocated_step INTEGER, peak_allocated_gpu INTEGER,
-  peak_reserved_bytes INTEGER, peak_reserved_at_ms INTEGER, peak_reserved_step INTEGER, peak_reserved_gpu INTEGER,
-  peak_device_bytes INTEGER, peak_device_at_ms INTEGER, peak_device_gpu INTEGER,
-  peak_gpu_used_bytes INTEGER, peak_gpu_used_at_ms INTEGER, peak_gpu_used_gpu INTEGER
+// The mappings of each table, compiled once from its declaration (src/io/ledger-schema.ts).
+const runs = codec(RUNS);
+const steps = codec(STEPS);
+const gpuSamples = codec(GPU_SAMPLES);
+const processSamples = codec(PROCESS_SAMPLES);
+const events = codec(EVENTS);
+const logFiles = codec(LOG_FILES);
+const meta = codec(META);
+
+// A record is its table's row without the run it belongs to: the compiler holds each to the other.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const recordsMatchTables: [
+  Same<Omit<RowOf<typeof STEPS>, 'runId'>, StepRecord>,
+  Same<Omit<RowOf<typeof GPU_SAMPLES>, 'runId'>, GpuSampleRecord>,
+  Same<Omit<RowOf<typeof PROCESS_SAMPLES>, 'runId'>, ProcessSampleRecord>,
+  Same<Omit<RowOf<typeof EVENTS>, 'runId'>, RunEvent>,
+] = [true, true, true, true];
+void recordsMatchTables;
+
+const stepRecord = steps.reader(exportFields(STEPS) as (keyof StepRecord)[]);
+const gpuSampleRecord = gpuSamples.reader(exportFields(GPU_SAMPLES) as (keyof GpuSampleRecord)[]);
+const processSampleRecord = processSamples.reader(
+  exportFields(PROCESS_SAMPLES) as (keyof ProcessSampleRecord)[],
 );
-CREATE INDEX runs_log_path ON runs (log_path);
-CREATE TABLE steps (
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  t_ms INTEGER NOT NULL,
-  pid INTEGER NOT NULL,
-  rank INTEGER NOT NULL,
-  local_rank INTEGER NOT NULL,
-  device INTEGER,
-  step INTEGER NOT NULL,
-  phase TEXT NOT NULL,
-  loss REAL, loss_text TEXT, lr REAL, batch_size INTEGER, seq_len INTEGER, duration_s REAL,
-  allocated_bytes INTEGER, reserved_bytes INTEGER, peak_allocated_bytes INTEGER, peak_reserved_bytes INTEGER,
-  inactive_split_bytes INTEGER, num_alloc_retries INTEGER, num_ooms INTEGER
-);
-CREATE INDEX steps_run ON steps (run_id, step);
-CREATE TABLE gpu_samples (
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  t_ms INTEGER NOT NULL,
-  gpu INTEGER NOT NULL,
-  uuid TEXT, name TEXT,
-  total_bytes INTEGER, reserved_bytes INTEGER, used_bytes INTEGER, free_bytes INTEGER,
-  utilization_percent REAL,
-  own_bytes INTEGER
-);
-CREATE INDEX gpu_samples_run ON gpu_samples (run_id, t_ms);
-CREATE TABLE process_samples (
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  t_ms INTEGER NOT NULL,
-  gpu INTEGER, gpu_uuid TEXT, pid INTEGER, name TEXT, used_bytes INTEGER,
-  ours INTEGER NOT NULL
-);
-CREATE INDEX process_samples_run ON process_samples (run_id, t_ms);
-CREATE TABLE events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  t_ms INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  source TEXT NOT NULL,
-  pid INTEGER, rank INTEGER, step INTEGER, phase TEXT,
-  message TEXT,
-  data TEXT NOT NULL
-);
-CREATE INDEX events_run ON events (run_id, kind);
-CREATE TABLE log_files (
-  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  path TEXT NOT NULL,
-  offset INTEGER NOT NULL,
-  PRIMARY KEY (run_id, path)
-);
-`;
+const eventRecord = events.reader(exportFields(EVENTS) as (keyof RunEvent)[]);
+
+/** The fields an event is written with (its id is the database's). */
+const EVENT_FIELDS = ['runId', ...exportFields(EVENTS).filter((f) => f !== 'id')] as (
+  | Exclude<keyof RunEvent, 'id'>
+  | 'runId'
+)[];
+
+type RunRow = RowOf<typeof RUNS>;
+type Row = SqlRow;
 
 /** What a new run starts with: the fields of its record known before the command runs. */
 export type NewRun = Pick<
@@ -148,6 +122,22 @@ export type GpuSampleInput = Omit<GpuSampleRecord, 'tMs'>;
 
 export type ProcessSampleInput = Omit<ProcessSampleRecord, 'tMs'>;
 
+/** The fields of a run headroom changes as it records it (those left undefined keep their value). */
+export type RunPatch = Partial<
+  Pick<
+    RowOf<typeof RUNS>,
+    | 'status'
+    | 'exitCode'
+    | 'signal'
+    | 'endedAtMs'
+    | 'monitorPid'
+    | 'childPid'
+    | 'logPath'
+    | 'stderrPath'
+    | 'env'
+  >
+>;
+
 export interface NewRunEvent {
   readonly tMs: number;
   readonly kind: string;
@@ -160,86 +150,54 @@ export interface NewRunEvent {
   readonly phase?: string | null;
 }
 
-type Row = Record<string, unknown>;
+/** The layers whose peak belongs to a step (the probe's). */
+type StepPeakField = {
+  [K in PeakLayerField]: (typeof PEAK_LAYERS)[K]['step'] extends true ? K : never;
+}[PeakLayerField];
+const hasStep = (field: PeakLayerField): field is StepPeakField => PEAK_LAYERS[field].step;
 
-const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-function parseJson<T>(text: unknown, fallback: T): T {
-  if (typeof text !== 'string') return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-function layer(row: Row, prefix: string, hasStep: boolean): LayerPeak | null {
-  const bytes = n(row[`${prefix}_bytes`]);
+function layer(row: RunRow, field: PeakLayerField): LayerPeak | null {
+  const bytes = row[`${field}Bytes`];
   if (bytes === null) return null;
   return {
     bytes,
-    atMs: n(row[`${prefix}_at_ms`]) ?? 0,
-    step: hasStep ? n(row[`${prefix}_step`]) : null,
-    gpu: n(row[`${prefix}_gpu`]),
+    atMs: row[`${field}AtMs`] ?? 0,
+    step: hasStep(field) ? row[`${field}Step`] : null,
+    gpu: row[`${field}Gpu`],
   };
 }
 
-function toRun(row: Row): RunRecord {
-  const scenario = parseJson<Record<string, unknown> | null>(row.scenario, null);
+/** A stored run (its row, and the count of its distinct steps) as the record the rest of headroom reads. */
+function toRun(stored: Row): RunRecord {
+  const row = runs.read(stored);
   const fromScenario = (key: string) =>
-    typeof scenario?.[key] === 'number' ? (scenario[key] as number) : null;
+    typeof row.scenario?.[key] === 'number' ? (row.scenario[key] as number) : null;
   return {
-    id: Number(row.id),
-    name: s(row.name),
-    status: row.status as RunStatus,
-    exitCode: n(row.exit_code),
-    signal: s(row.signal),
-    command: parseJson<string[]>(row.command, []),
-    cwd: s(row.cwd),
-    host: s(row.host),
-    scenario,
-    estimate: parseJson<EstimatedPeak | null>(row.estimate, null),
-    env: parseJson<Record<string, unknown>>(row.env, {}),
-    logPath: s(row.log_path),
-    stderrPath: s(row.stderr_path),
-    startedAtMs: Number(row.started_at_ms),
-    endedAtMs: n(row.ended_at_ms),
-    monitorPid: n(row.monitor_pid),
-    childPid: n(row.child_pid),
-    steps: Number(row.step_count ?? 0),
-    lastStep: n(row.last_step),
-    batchSize: n(row.batch_size) ?? fromScenario('microBatchSize'),
-    seqLen: n(row.seq_len) ?? fromScenario('seqLen'),
-    peakAllocated: layer(row, 'peak_allocated', true),
-    peakReserved: layer(row, 'peak_reserved', true),
-    peakDevice: layer(row, 'peak_device', false),
-    peakGpuUsed: layer(row, 'peak_gpu_used', false),
-  };
-}
-
-function toStep(r: Row): StepRecord {
-  return {
-    tMs: Number(r.t_ms),
-    pid: Number(r.pid),
-    rank: Number(r.rank),
-    localRank: Number(r.local_rank),
-    device: n(r.device),
-    step: Number(r.step),
-    phase: String(r.phase),
-    loss: n(r.loss),
-    lossText: s(r.loss_text),
-    lr: n(r.lr),
-    batchSize: n(r.batch_size),
-    seqLen: n(r.seq_len),
-    durationS: n(r.duration_s),
-    allocatedBytes: n(r.allocated_bytes),
-    reservedBytes: n(r.reserved_bytes),
-    peakAllocatedBytes: n(r.peak_allocated_bytes),
-    peakReservedBytes: n(r.peak_reserved_bytes),
-    inactiveSplitBytes: n(r.inactive_split_bytes),
-    numAllocRetries: n(r.num_alloc_retries),
-    numOoms: n(r.num_ooms),
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    exitCode: row.exitCode,
+    signal: row.signal,
+    command: row.command,
+    cwd: row.cwd,
+    host: row.host,
+    scenario: row.scenario,
+    estimate: row.estimate,
+    env: row.env,
+    logPath: row.logPath,
+    stderrPath: row.stderrPath,
+    startedAtMs: row.startedAtMs,
+    endedAtMs: row.endedAtMs,
+    monitorPid: row.monitorPid,
+    childPid: row.childPid,
+    steps: Number(stored.step_count ?? 0),
+    lastStep: row.lastStep,
+    batchSize: row.batchSize ?? fromScenario('microBatchSize'),
+    seqLen: row.seqLen ?? fromScenario('seqLen'),
+    peakAllocated: layer(row, 'peakAllocated'),
+    peakReserved: layer(row, 'peakReserved'),
+    peakDevice: layer(row, 'peakDevice'),
+    peakGpuUsed: layer(row, 'peakGpuUsed'),
   };
 }
 
@@ -269,6 +227,7 @@ export class Ledger {
   readonly home: string;
   readonly path: string;
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
 
   private constructor(home: string, path: string, db: Database.Database) {
     this.home = home;
@@ -276,7 +235,10 @@ export class Ledger {
     this.db = db;
   }
 
-  /** Opens (creating if needed) the ledger in `home`. Throws HeadroomUserError for a file that is not a ledger. */
+  /**
+   * Opens (creating if needed) the ledger in `home`; a ledger of an older schema is brought up to this
+   * one (the tables and columns declared since). Throws HeadroomUserError for a file that is not a ledger.
+   */
   static open(home: string): Ledger {
     const path = join(home, LEDGER_FILE);
     let db: Database.Database | null = null;
@@ -302,10 +264,13 @@ export class Ledger {
           });
         }
         db.transaction(() => {
-          db!.exec(SCHEMA);
-          db!.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('app', 'headroom');
+          applySql(db!, TABLES.map(createSql));
+          const app = meta.insert();
+          db!.prepare(app.sql).run(app.values({ key: 'app', value: 'headroom' }));
           db!.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
         })();
+      } else if (version < LEDGER_SCHEMA_VERSION) {
+        migrateLedger(db, version);
       } else if (version > LEDGER_SCHEMA_VERSION) {
         throw new HeadroomUserError({
           code: 'bad-file',
@@ -325,6 +290,19 @@ export class Ledger {
     this.db.close();
   }
 
+  /**
+   * A statement prepared once per connection: the recorder writes a few rows every poll, and
+   * preparing its statements anew each time cost more than the rows (npm run bench:ingest).
+   */
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   /** Folder for a run's files (probe log, captured stderr). */
   runDir(runId: number): string {
     return join(this.home, 'runs', String(runId));
@@ -334,75 +312,43 @@ export class Ledger {
 
   /** Adds a run in status `running`; returns it. */
   createRun(init: NewRun): RunRecord {
-    const info = this.db
-      .prepare(
-        `INSERT INTO runs (name, status, command, cwd, host, scenario, estimate, env, started_at_ms, monitor_pid)
-         VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        init.name,
-        JSON.stringify(init.command),
-        init.cwd,
-        init.host,
-        init.scenario ? JSON.stringify(init.scenario) : null,
-        init.estimate ? JSON.stringify(init.estimate) : null,
-        JSON.stringify(init.env),
-        Math.round(init.startedAtMs),
-        init.monitorPid,
-      );
+    const insert = runs.insert([
+      'name',
+      'status',
+      'command',
+      'cwd',
+      'host',
+      'scenario',
+      'estimate',
+      'env',
+      'startedAtMs',
+      'monitorPid',
+    ]);
+    const info = this.prepare(insert.sql).run(insert.values({ ...init, status: 'running' }));
     return this.getRun(Number(info.lastInsertRowid))!;
   }
 
-  /** Updates a run's bookkeeping fields. */
-  updateRun(
-    runId: number,
-    patch: {
-      readonly status?: RunStatus;
-      readonly exitCode?: number | null;
-      readonly signal?: string | null;
-      readonly endedAtMs?: number | null;
-      readonly monitorPid?: number | null;
-      readonly childPid?: number | null;
-      readonly logPath?: string | null;
-      readonly stderrPath?: string | null;
-      readonly env?: Readonly<Record<string, unknown>>;
-    },
-  ): void {
-    const columns: Record<string, unknown> = {
-      status: patch.status,
-      exit_code: patch.exitCode,
-      signal: patch.signal,
-      ended_at_ms:
-        patch.endedAtMs === undefined || patch.endedAtMs === null
-          ? patch.endedAtMs
-          : Math.round(patch.endedAtMs),
-      monitor_pid: patch.monitorPid,
-      child_pid: patch.childPid,
-      log_path: patch.logPath,
-      stderr_path: patch.stderrPath,
-      env: patch.env === undefined ? undefined : JSON.stringify(patch.env),
-    };
-    const set = Object.entries(columns).filter(([, v]) => v !== undefined);
-    if (set.length === 0) return;
-    this.db
-      .prepare(`UPDATE runs SET ${set.map(([k]) => `${k} = ?`).join(', ')} WHERE id = ?`)
-      .run(...set.map(([, v]) => v), runId);
+  /** Updates a run's bookkeeping fields (those left undefined keep their value). */
+  updateRun(runId: number, patch: RunPatch): void {
+    const set = runs.assignments(patch);
+    if (set.values.length === 0) return;
+    this.prepare(`UPDATE runs SET ${set.sql} WHERE id = ?`).run(...set.values, runId);
   }
 
-  private raisePeak(runId: number, prefix: string, peak: LayerPeak, hasStep: boolean): void {
-    const stepCol = hasStep ? `, ${prefix}_step = @step` : '';
-    this.db
-      .prepare(
-        `UPDATE runs SET ${prefix}_bytes = @bytes, ${prefix}_at_ms = @at, ${prefix}_gpu = @gpu${stepCol}
-         WHERE id = @id AND (${prefix}_bytes IS NULL OR ${prefix}_bytes < @bytes)`,
-      )
-      .run({
-        id: runId,
-        bytes: peak.bytes,
-        at: Math.round(peak.atMs),
-        gpu: peak.gpu,
-        ...(hasStep ? { step: peak.step } : {}),
-      });
+  /** Raises a layer's peak to `peak` when it is higher than the one stored. */
+  private raisePeak(runId: number, field: PeakLayerField, peak: LayerPeak): void {
+    const col = (part: string) => columnName(`${field}${part}`);
+    const stepCol = hasStep(field) ? `, ${col('Step')} = @step` : '';
+    this.prepare(
+      `UPDATE runs SET ${col('Bytes')} = @bytes, ${col('AtMs')} = @at, ${col('Gpu')} = @gpu${stepCol}
+         WHERE id = @id AND (${col('Bytes')} IS NULL OR ${col('Bytes')} < @bytes)`,
+    ).run({
+      id: runId,
+      bytes: peak.bytes,
+      at: Math.round(peak.atMs),
+      gpu: peak.gpu,
+      ...(hasStep(field) ? { step: peak.step } : {}),
+    });
   }
 
   /**
@@ -410,17 +356,12 @@ export class Ledger {
    * and its offset are recorded, or none (so a resumed reader neither loses nor repeats a line).
    */
   ingestProbe(runId: number, batches: readonly ProbeBatch[]): void {
-    const insertStep = this.db.prepare(
-      `INSERT INTO steps (run_id, t_ms, pid, rank, local_rank, device, step, phase, loss, loss_text, lr, batch_size, seq_len,
-         duration_s, allocated_bytes, reserved_bytes, peak_allocated_bytes, peak_reserved_bytes, inactive_split_bytes,
-         num_alloc_retries, num_ooms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    const stepInsert = steps.insert();
+    const insertStep = stepInsert.bind(this.prepare(stepInsert.sql));
+    const setOffset = this.prepare(
+      `${logFiles.insert().sql} ON CONFLICT (run_id, path) DO UPDATE SET offset = excluded.offset`,
     );
-    const setOffset = this.db.prepare(
-      `INSERT INTO log_files (run_id, path, offset) VALUES (?, ?, ?)
-       ON CONFLICT (run_id, path) DO UPDATE SET offset = excluded.offset`,
-    );
-    const setShape = this.db.prepare(
+    const setShape = this.prepare(
       `UPDATE runs SET batch_size = coalesce(batch_size, ?), seq_len = coalesce(seq_len, ?),
          last_step = max(coalesce(last_step, ?), ?) WHERE id = ?`,
     );
@@ -455,29 +396,29 @@ export class Ledger {
           if (e.event === 'step') {
             const rows = e.devices.length > 0 ? e.devices : [null];
             for (const d of rows) {
-              insertStep.run(
+              insertStep({
                 runId,
                 tMs,
-                e.pid,
-                e.rank,
-                e.localRank,
-                d?.index ?? null,
-                e.step,
-                e.phase,
-                e.loss,
-                e.lossText,
-                e.lr,
-                e.batchSize,
-                e.seqLen,
-                e.durationS,
-                d?.allocatedBytes ?? null,
-                d?.reservedBytes ?? null,
-                d?.peakAllocatedBytes ?? null,
-                d?.peakReservedBytes ?? null,
-                d?.inactiveSplitBytes ?? null,
-                d?.numAllocRetries ?? null,
-                d?.numOoms ?? null,
-              );
+                pid: e.pid,
+                rank: e.rank,
+                localRank: e.localRank,
+                device: d?.index ?? null,
+                step: e.step,
+                phase: e.phase,
+                loss: e.loss,
+                lossText: e.lossText,
+                lr: e.lr,
+                batchSize: e.batchSize,
+                seqLen: e.seqLen,
+                durationS: e.durationS,
+                allocatedBytes: d?.allocatedBytes ?? null,
+                reservedBytes: d?.reservedBytes ?? null,
+                peakAllocatedBytes: d?.peakAllocatedBytes ?? null,
+                peakReservedBytes: d?.peakReservedBytes ?? null,
+                inactiveSplitBytes: d?.inactiveSplitBytes ?? null,
+                numAllocRetries: d?.numAllocRetries ?? null,
+                numOoms: d?.numOoms ?? null,
+              });
             }
             consider(e.devices, tMs, e.step);
             batchSize ??= e.batchSize;
@@ -511,49 +452,34 @@ export class Ledger {
         setOffset.run(runId, batch.path, batch.endOffset);
       }
       if (lastStep !== null) setShape.run(batchSize, seqLen, lastStep, lastStep, runId);
-      if (allocated) this.raisePeak(runId, 'peak_allocated', allocated, true);
-      if (reserved) this.raisePeak(runId, 'peak_reserved', reserved, true);
+      if (allocated) this.raisePeak(runId, 'peakAllocated', allocated);
+      if (reserved) this.raisePeak(runId, 'peakReserved', reserved);
     })();
   }
 
   /** Stores one nvidia-smi per-GPU sample. */
   addGpuSamples(runId: number, tMs: number, rows: readonly GpuSampleInput[]): void {
-    const insert = this.db.prepare(
-      `INSERT INTO gpu_samples (run_id, t_ms, gpu, uuid, name, total_bytes, reserved_bytes, used_bytes, free_bytes,
-         utilization_percent, own_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const insert = gpuSamples.insert();
+    const store = insert.bind(this.prepare(insert.sql));
     this.db.transaction(() => {
       let used: LayerPeak | null = null;
       for (const r of rows) {
-        insert.run(
-          runId,
-          Math.round(tMs),
-          r.gpu,
-          r.uuid,
-          r.name,
-          r.totalBytes,
-          r.reservedBytes,
-          r.usedBytes,
-          r.freeBytes,
-          r.utilizationPercent,
-          r.ownBytes,
-        );
+        store({ runId, tMs, ...r });
         if (r.usedBytes !== null && (!used || r.usedBytes > used.bytes))
           used = { bytes: r.usedBytes, atMs: tMs, step: null, gpu: r.gpu };
       }
-      if (used) this.raisePeak(runId, 'peak_gpu_used', used, false);
+      if (used) this.raisePeak(runId, 'peakGpuUsed', used);
     })();
   }
 
   /** Stores one nvidia-smi per-process sample; the run's processes, summed per GPU, feed the device peak. */
   addProcessSamples(runId: number, tMs: number, rows: readonly ProcessSampleInput[]): void {
-    const insert = this.db.prepare(
-      `INSERT INTO process_samples (run_id, t_ms, gpu, gpu_uuid, pid, name, used_bytes, ours) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const insert = processSamples.insert();
+    const store = insert.bind(this.prepare(insert.sql));
     this.db.transaction(() => {
       const ours = new Map<string, { gpu: number | null; bytes: number }>();
       for (const r of rows) {
-        insert.run(runId, Math.round(tMs), r.gpu, r.gpuUuid, r.pid, r.name, r.usedBytes, r.ours ? 1 : 0);
+        store({ runId, tMs, ...r });
         if (r.ours && r.usedBytes !== null) {
           const key = r.gpuUuid ?? String(r.gpu);
           const seen = ours.get(key) ?? { gpu: r.gpu, bytes: 0 };
@@ -563,28 +489,26 @@ export class Ledger {
       let best: LayerPeak | null = null;
       for (const { gpu, bytes } of ours.values())
         if (!best || bytes > best.bytes) best = { bytes, atMs: tMs, step: null, gpu };
-      if (best) this.raisePeak(runId, 'peak_device', best, false);
+      if (best) this.raisePeak(runId, 'peakDevice', best);
     })();
   }
 
   private insertEvent(runId: number, e: NewRunEvent): number {
-    const info = this.db
-      .prepare(
-        `INSERT INTO events (run_id, t_ms, kind, source, pid, rank, step, phase, message, data)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    const insert = events.insert(EVENT_FIELDS);
+    const info = this.prepare(insert.sql).run(
+      insert.values({
         runId,
-        Math.round(e.tMs),
-        e.kind,
-        e.source,
-        e.pid ?? null,
-        e.rank ?? null,
-        e.step ?? null,
-        e.phase ?? null,
-        e.message ?? null,
-        JSON.stringify(e.data ?? {}),
-      );
+        tMs: e.tMs,
+        kind: e.kind,
+        source: e.source,
+        pid: e.pid ?? null,
+        rank: e.rank ?? null,
+        step: e.step ?? null,
+        phase: e.phase ?? null,
+        message: e.message ?? null,
+        data: e.data ?? {},
+      }),
+    );
     return Number(info.lastInsertRowid);
   }
 
@@ -595,112 +519,86 @@ export class Ledger {
 
   /** Byte offsets already consumed per probe file of a run. */
   logOffsets(runId: number): Map<string, number> {
-    const rows = this.db.prepare('SELECT path, offset FROM log_files WHERE run_id = ?').all(runId) as Row[];
-    return new Map(rows.map((r) => [String(r.path), Number(r.offset)]));
+    const rows = this.prepare(`SELECT ${logFiles.select} FROM log_files WHERE run_id = ?`).all(
+      runId,
+    ) as Row[];
+    return new Map(rows.map((r) => logFiles.read(r)).map((r) => [r.path, r.offset]));
   }
 
   /** Deletes a run, its rows and its folder of files. */
   deleteRun(runId: number): void {
-    this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId);
+    this.prepare('DELETE FROM runs WHERE id = ?').run(runId);
     rmSync(this.runDir(runId), { recursive: true, force: true });
   }
 
   // ── reading ────────────────────────────────────────────────────────────────────────────────
 
   private static readonly RUN_SELECT =
-    `SELECT runs.*, (SELECT count(DISTINCT step) FROM steps WHERE steps.run_id = runs.id) AS step_count FROM runs`;
+    `SELECT ${runs.select}, (SELECT count(DISTINCT step) FROM steps WHERE steps.run_id = runs.id) AS step_count FROM runs`;
 
   /** Every run, oldest first. */
   listRuns(): RunRecord[] {
-    return (this.db.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map(toRun);
+    return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map(toRun);
   }
 
   /** A run by id, or by name (the latest run of that name); `last` is the latest run. */
   getRun(ref: string | number): RunRecord | undefined {
     const key = String(ref).trim();
     let row: Row | undefined;
-    if (key === 'last') row = this.db.prepare(`${Ledger.RUN_SELECT} ORDER BY id DESC LIMIT 1`).get() as Row;
+    if (key === 'last') row = this.prepare(`${Ledger.RUN_SELECT} ORDER BY id DESC LIMIT 1`).get() as Row;
     else if (/^\d+$/.test(key))
-      row = this.db.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
-    else
-      row = this.db.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
+      row = this.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
+    else row = this.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
     return row ? toRun(row) : undefined;
   }
 
   /** The latest run recorded from a probe log path. */
   findRunByLog(logPath: string): RunRecord | undefined {
-    const row = this.db
-      .prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`)
-      .get(logPath) as Row | undefined;
+    const row = this.prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`).get(
+      logPath,
+    ) as Row | undefined;
     return row ? toRun(row) : undefined;
   }
 
   /** Step records in the order written, optionally for one rank. */
   steps(runId: number, filter: { readonly rank?: number } = {}): StepRecord[] {
+    const select = `SELECT ${stepRecord.select} FROM steps WHERE run_id = ?`;
     const rows =
       filter.rank === undefined
-        ? this.db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY rowid').all(runId)
-        : this.db
-            .prepare('SELECT * FROM steps WHERE run_id = ? AND rank = ? ORDER BY rowid')
-            .all(runId, filter.rank);
-    return (rows as Row[]).map(toStep);
+        ? this.prepare(`${select} ORDER BY rowid`).all(runId)
+        : this.prepare(`${select} AND rank = ? ORDER BY rowid`).all(runId, filter.rank);
+    return (rows as Row[]).map(stepRecord.read);
   }
 
   /** nvidia-smi per-GPU samples in time order. */
   gpuSamples(runId: number): GpuSampleRecord[] {
     return (
-      this.db.prepare('SELECT * FROM gpu_samples WHERE run_id = ? ORDER BY rowid').all(runId) as Row[]
-    ).map((r) => ({
-      tMs: Number(r.t_ms),
-      gpu: Number(r.gpu),
-      uuid: s(r.uuid),
-      name: s(r.name),
-      totalBytes: n(r.total_bytes),
-      reservedBytes: n(r.reserved_bytes),
-      usedBytes: n(r.used_bytes),
-      freeBytes: n(r.free_bytes),
-      utilizationPercent: n(r.utilization_percent),
-      ownBytes: n(r.own_bytes),
-    }));
+      this.prepare(`SELECT ${gpuSampleRecord.select} FROM gpu_samples WHERE run_id = ? ORDER BY rowid`).all(
+        runId,
+      ) as Row[]
+    ).map(gpuSampleRecord.read);
   }
 
   /** nvidia-smi per-process samples in time order. */
   processSamples(runId: number): ProcessSampleRecord[] {
     return (
-      this.db.prepare('SELECT * FROM process_samples WHERE run_id = ? ORDER BY rowid').all(runId) as Row[]
-    ).map((r) => ({
-      tMs: Number(r.t_ms),
-      gpu: n(r.gpu),
-      gpuUuid: s(r.gpu_uuid),
-      pid: n(r.pid),
-      name: s(r.name),
-      usedBytes: n(r.used_bytes),
-      ours: Number(r.ours) === 1,
-    }));
+      this.prepare(
+        `SELECT ${processSampleRecord.select} FROM process_samples WHERE run_id = ? ORDER BY rowid`,
+      ).all(runId) as Row[]
+    ).map(processSampleRecord.read);
   }
 
   /** Events in the order recorded, optionally only some kinds. */
   events(runId: number, kinds?: readonly string[]): RunEvent[] {
+    const select = `SELECT ${eventRecord.select} FROM events WHERE run_id = ?`;
     const rows =
       kinds && kinds.length > 0
-        ? this.db
-            .prepare(
-              `SELECT * FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`,
-            )
-            .all(runId, ...kinds)
-        : this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY id').all(runId);
-    return (rows as Row[]).map((r) => ({
-      id: Number(r.id),
-      tMs: Number(r.t_ms),
-      kind: String(r.kind),
-      source: String(r.source) as RunEventSource,
-      pid: n(r.pid),
-      rank: n(r.rank),
-      step: n(r.step),
-      phase: s(r.phase),
-      message: s(r.message),
-      data: parseJson<Record<string, unknown>>(r.data, {}),
-    }));
+        ? this.prepare(`${select} AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`).all(
+            runId,
+            ...kinds,
+          )
+        : this.prepare(`${select} ORDER BY id`).all(runId);
+    return (rows as Row[]).map(eventRecord.read);
   }
 
   /**
@@ -713,4 +611,12 @@ export class Ledger {
     const stderr = this.events(runId, ['oom-text']).at(-1);
     return stderr ? String(stderr.data.text ?? stderr.message ?? '') : null;
   }
+}
+
+/** Brings a ledger of schema `from` up to LEDGER_SCHEMA_VERSION, in one transaction. */
+function migrateLedger(db: Database.Database, from: number): void {
+  db.transaction(() => {
+    applySql(db, migrationSql(TABLES, from));
+    db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
+  })();
 }

@@ -13,7 +13,9 @@ import { estimate } from '../core/estimate.js';
 import { usableBytes } from '../core/margin.js';
 import { parseScenario } from '../core/scenario.js';
 import { GIB, MIB } from '../core/units.js';
+import { say } from '../words/catalog.js';
 import type { Lang } from '../words/lang.js';
+import { REPORT } from '../words/report.js';
 import { findingViews } from './finding-views.js';
 
 export interface DemoRun {
@@ -195,7 +197,7 @@ export function buildDemoRun(lang: Lang = 'en'): DemoRun {
     detail: {
       run: {
         id: DEMO_RUN_ID,
-        name: 'demo: llama-3.2-3b LoRA, eval OOM (synthetic)',
+        name: say(REPORT, lang, { code: 'demo-name', params: {} }),
         status: 'oom',
         exitCode: 1,
         model: 'llama-3.2-3b',

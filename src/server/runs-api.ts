@@ -21,6 +21,9 @@ import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, StepRecord } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
 import type { Ledger } from '../io/ledger.js';
+import { say } from '../words/catalog.js';
+import { langOf } from '../words/lang.js';
+import { RUNS } from '../words/runs.js';
 import { DEMO_RUN_ID, type DemoRun } from './demo-run.js';
 
 export interface RunsApiDeps {
@@ -167,12 +170,14 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
 
   api.get('/runs', (c) => {
     const runs = withLedger((ledger) => ledger.listRuns().map(summaryOf));
-    return c.json({ runs: deps.demo ? [deps.demo.en.detail.run, ...runs] : runs });
+    const lang = langOf(c.req.query('lang'));
+    return c.json({ runs: deps.demo ? [deps.demo[lang].detail.run, ...runs] : runs });
   });
 
   api.get('/runs/diff', (c) => {
     const a = c.req.query('a') ?? '';
     const b = c.req.query('b') ?? '';
+    const lang = langOf(c.req.query('lang'));
     const diff: RunDiff = withLedger((ledger) => {
       const ra = runOrThrow(ledger, a);
       const rb = runOrThrow(ledger, b);
@@ -182,7 +187,7 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
         b: summaryOf(rb),
         changes: d.changes.map((ch) => ({ field: ch.name, a: ch.a, b: ch.b })),
         oneVariableWarning: d.warning !== null,
-        warning: d.warning,
+        warning: d.warning ? say(RUNS, lang, d.warning) : null,
         peaks: d.peaks,
       };
     });

@@ -6,12 +6,12 @@
 import type { Advice, Part } from '../core/advice.js';
 import type { Phase } from '../core/estimate.js';
 import type { EstimateNote } from '../core/estimate-notes.js';
-import { marginReason } from './margin.js';
 import type { NoParams } from '../core/message.js';
 import { ADVICE } from './advice.js';
 import { type Domain, defineDomain, say } from './catalog.js';
 import { ESTIMATE_NOTES } from './estimate-notes.js';
 import type { Lang } from './lang.js';
+import { marginReason } from './margin.js';
 
 /** The params of each line (or label) of the view. */
 export interface EstimateViewParams {

@@ -2,7 +2,6 @@
  * Every domain of the catalog, one line each. A domain added to the product is added here, and
  * catalog.test.ts renders each of its codes in every language.
  */
-
 import { ADVICE } from './advice.js';
 import { CALIBRATION } from './calibration.js';
 import { CALIBRATION_HINTS } from './calibration-hints.js';
@@ -21,6 +20,7 @@ import { FINDING_ACTIONS } from './finding-actions.js';
 import { FINDINGS } from './findings.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
 import { FLEET_FINDINGS } from './fleet.js';
+import { HUB_PROGRESS } from './hub-progress.js';
 import { IMPORT_REPORT } from './import.js';
 import { IMPORT_REASONS } from './import-reasons.js';
 import { MARGIN } from './margin.js';
@@ -39,11 +39,15 @@ import { PLAN_REPORT } from './plan-report.js';
 import { PLAN_RISKS } from './plan-risks.js';
 import { PLAN_RUNGS } from './plan-rungs.js';
 import { REMEDIES } from './remedies.js';
+import { REPORT } from './report.js';
+import { RUN, RUN_END, RUN_EVENTS, RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS, RUN_STATUS } from './run.js';
+import { RUNS } from './runs.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
 import { UI_ESTIMATE } from './ui-estimate.js';
 import { UI_FLEET } from './ui-fleet.js';
 import { UI_MIGRATE } from './ui-migrate.js';
 import { UI_PLAN } from './ui-plan.js';
+import { UI_RUNS } from './ui-runs.js';
 
 export const DOMAINS: readonly AnyDomain[] = [
   ESTIMATE_NOTES,
@@ -90,4 +94,14 @@ export const DOMAINS: readonly AnyDomain[] = [
   PEAK_TERM_WORDS,
   ADVICE,
   ESTIMATE_VIEW,
+  RUN,
+  RUN_PRELAUNCH,
+  RUN_PRELAUNCH_HINTS,
+  RUN_EVENTS,
+  RUN_END,
+  RUN_STATUS,
+  RUNS,
+  REPORT,
+  HUB_PROGRESS,
+  UI_RUNS,
 ];

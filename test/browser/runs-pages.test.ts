@@ -100,6 +100,74 @@ describe('Runs pages', () => {
     await page.getByTestId('lang-en').click();
   });
 
+  it('in Chinese, a run page has no English words of its own left in its main areas', async () => {
+    await page.goto(`${server.url}/#/runs/${ids.oom}`);
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('oom');
+    await page.getByTestId('lang-zh').click();
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('显存溢出');
+    const main = page.locator('.run-page');
+    expect(await main.locator('h3').allTextContents()).toEqual([
+      '显存随时间变化',
+      '每步峰值',
+      '估算与实测',
+      '诊断',
+    ]);
+    expect(await main.locator('dl.peaks dt').allTextContents()).toEqual([
+      '已分配峰值',
+      '已保留峰值',
+      'nvidia-smi 峰值',
+      '步数',
+    ]);
+    expect(await page.getByTestId('step-count').textContent()).toBe('12（最后一步 12）');
+    // The estimate against the run, in the one convention, in Chinese (the diagnose catalog's words).
+    const levels = page.getByTestId('estimate-vs-measured');
+    expect(await levels.locator('th').allTextContents()).toEqual(['已分配', '已保留', 'nvidia-smi 层面']);
+    expect(await levels.locator('tr').first().locator('td').last().textContent()).toMatch(
+      /^估算比实测峰值(低|高) [\d.]+ %$/,
+    );
+    // The findings are the diagnosis in Chinese.
+    await expect
+      .poll(() => page.getByTestId('findings').locator('li.finding b').first().textContent())
+      .toMatch(/[\u4e00-\u9fff]/);
+    // None of the page's own English words are left: the run's name and command and torch's OOM text
+    // (data, not words) are left out of what is read.
+    const text = await main.evaluate((el) => {
+      const copy = el.cloneNode(true) as HTMLElement;
+      for (const data of Array.from(copy.querySelectorAll('.command, pre.oom-text, h2'))) data.remove();
+      return copy.textContent ?? '';
+    });
+    for (const english of [
+      'Memory over time',
+      'Per-step peak',
+      'Estimate vs measured',
+      'Diagnosis',
+      'peak allocated',
+      'peak reserved',
+      'steps',
+      'last',
+      'estimate',
+      'measured peak',
+      'allocated',
+      'reserved',
+    ])
+      expect([english, text.includes(english)]).toEqual([english, false]);
+    await screenshot(page, 'run-page-oom-zh');
+
+    // The runs table and the comparison switch too.
+    await page.goto(`${server.url}/#/runs`);
+    const table = page.getByTestId('runs-table');
+    await expect.poll(() => table.locator('th').allTextContents()).toContain('名称');
+    expect(await table.textContent()).toContain('演示数据');
+    expect(await table.textContent()).toContain('演示：llama-3.2-3b LoRA，评估时显存溢出（合成数据）');
+    expect(await table.textContent()).not.toMatch(/demo data|peak allocated|duration/);
+    await page.goto(`${server.url}/#/runs/compare?a=${ids.ok}&b=${ids.oom}`);
+    await expect
+      .poll(() => page.getByTestId('one-variable-warning').textContent())
+      .toBe('改变了不止一个变量：无法把显存变化归因于其中某一个。');
+    expect(await page.locator('section.panel h3').textContent()).toBe('配置差异');
+    await page.getByTestId('lang-en').click();
+  });
+
   it('compares two runs with the one-variable warning', async () => {
     await page.goto(`${server.url}/#/runs/compare?a=${ids.ok}&b=${ids.oom}`);
     await expect.poll(() => page.getByTestId('diff-table').textContent()).toContain('microBatchSize');

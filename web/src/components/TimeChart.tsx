@@ -6,6 +6,8 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { GIB } from '../../../src/core/units.js';
+import { uiRunsWords } from '../../../src/words/ui-runs.js';
+import { useLang } from '../i18n.js';
 
 export interface TimeSeries {
   /** Seconds since the start, ascending. */
@@ -32,21 +34,30 @@ export function TimeChart({
   series,
   bands,
   oomAt,
-  labels,
   height = 320,
 }: {
   series: TimeSeries;
   bands: readonly Band[];
   oomAt: number | null;
-  labels: { used: string; reserved: string; allocated: string; loss: string; oom: string };
   height?: number;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const lang = useLang();
 
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const w = uiRunsWords(lang);
+    const labels = {
+      seconds: w({ code: 'axis-seconds', params: {} }),
+      time: w({ code: 'series-time', params: {} }),
+      used: w({ code: 'series-used', params: {} }),
+      reserved: w({ code: 'level', params: { level: 'reserved' } }),
+      allocated: w({ code: 'level', params: { level: 'allocated' } }),
+      loss: w({ code: 'series-loss', params: {} }),
+      oom: w({ code: 'oom', params: {} }),
+    };
     const gib = (v: number | null) => (v === null ? null : v / GIB);
     const data: uPlot.AlignedData = [
       series.t as number[],
@@ -60,12 +71,12 @@ export function TimeChart({
       height,
       scales: { x: { time: false }, loss: { auto: true } },
       axes: [
-        { label: 's', stroke: '#475569' },
+        { label: labels.seconds, stroke: '#475569' },
         { label: 'GiB', stroke: '#475569', values: (_u, v) => v.map((x) => x.toFixed(1)) },
         { scale: 'loss', side: 1, label: labels.loss, stroke: '#be185d', grid: { show: false } },
       ],
       series: [
-        {},
+        { label: labels.time },
         { label: labels.used, stroke: '#64748b', width: 1.5, spanGaps: true },
         { label: labels.reserved, stroke: '#d97706', width: 1.5, spanGaps: true },
         { label: labels.allocated, stroke: '#2563eb', width: 1.5, spanGaps: true },
@@ -115,7 +126,7 @@ export function TimeChart({
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [series, bands, oomAt, labels, height]);
+  }, [series, bands, oomAt, lang, height]);
 
   return <div ref={host} className="time-chart" data-testid="time-chart" />;
 }

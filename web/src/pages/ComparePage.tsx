@@ -2,11 +2,13 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import { GIB } from '../../../src/core/units.js';
+import { uiRunsWords } from '../../../src/words/ui-runs.js';
 import { api, type RunDetail, type RunDiff } from '../api.js';
-import { useT } from '../i18n.js';
+import { useLang } from '../i18n.js';
 
 export function ComparePage({ a, b }: { a: number; b: number }) {
-  const t = useT();
+  const lang = useLang();
+  const w = uiRunsWords(lang);
   const [runs, setRuns] = useState<[RunDetail, RunDetail] | null>(null);
   const [diff, setDiff] = useState<RunDiff | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -41,14 +43,15 @@ export function ComparePage({ a, b }: { a: number; b: number }) {
   useEffect(() => {
     const el = host.current;
     if (!el || !data || !runs) return;
+    const step = uiRunsWords(lang)({ code: 'axis-step', params: {} });
     const plot = new uPlot(
       {
         width: el.clientWidth || 800,
         height: 300,
         scales: { x: { time: false } },
-        axes: [{ label: 'step' }, { label: 'GiB' }],
+        axes: [{ label: step }, { label: 'GiB' }],
         series: [
-          {},
+          { label: step },
           { label: `#${runs[0].run.id} ${runs[0].run.name}`, stroke: '#2563eb', width: 2 },
           { label: `#${runs[1].run.id} ${runs[1].run.name}`, stroke: '#d97706', width: 2 },
         ],
@@ -57,20 +60,20 @@ export function ComparePage({ a, b }: { a: number; b: number }) {
       el,
     );
     return () => plot.destroy();
-  }, [data, runs]);
+  }, [data, runs, lang]);
 
   if (error) return <p className="error">{error}</p>;
-  if (!runs || !diff) return <p className="muted">{t('common.loading')}</p>;
+  if (!runs || !diff) return <p className="muted">{w({ code: 'loading', params: {} })}</p>;
   return (
     <section className="panel">
       <h2>
         #{a} ↔ #{b}
       </h2>
       <div ref={host} data-testid="compare-chart" />
-      <h3>{t('run.diff')}</h3>
+      <h3>{w({ code: 'diff', params: {} })}</h3>
       {diff.oneVariableWarning ? (
         <p className="warn" data-testid="one-variable-warning">
-          {t('run.oneVariable')}
+          {w({ code: 'one-variable', params: {} })}
         </p>
       ) : null}
       <table className="levels" data-testid="diff-table">

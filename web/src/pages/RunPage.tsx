@@ -1,11 +1,14 @@
 /** One run: memory over time, per-step peaks, loss, phases, the OOM, and the diagnosis beside the chart. */
-import { useContext, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { catalogFor } from '../../../src/core/diagnose/messages.js';
 import { estimateError, estimateErrorText } from '../../../src/core/estimate-error.js';
 import { formatBytes } from '../../../src/core/units.js';
+import { say } from '../../../src/words/catalog.js';
+import { RUN_STATUS } from '../../../src/words/run.js';
+import { uiRunsWords } from '../../../src/words/ui-runs.js';
 import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
 import { type Band, TimeChart, type TimeSeries } from '../components/TimeChart.js';
-import { LangContext, useT } from '../i18n.js';
+import { useLang } from '../i18n.js';
 
 /** Merges system samples and step records onto one ascending time axis. */
 export function toSeries(steps: readonly StepPoint[], samples: readonly SamplePoint[]): TimeSeries {
@@ -32,6 +35,7 @@ export function toSeries(steps: readonly StepPoint[], samples: readonly SamplePo
 const MAX_BARS = 600;
 
 function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity: number | null }) {
+  const words = uiRunsWords(useLang());
   const perBin = Math.max(1, Math.ceil(steps.length / MAX_BARS));
   const bins: { peak: number; first: number; last: number; eval: boolean }[] = [];
   for (let i = 0; i < steps.length; i += perBin) {
@@ -47,7 +51,7 @@ function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity:
   const w = 1000 / Math.max(bins.length, 1);
   return (
     <svg viewBox="0 0 1000 120" className="step-peaks" data-testid="step-peaks" preserveAspectRatio="none">
-      <title>per-step peak allocated</title>
+      <title>{words({ code: 'per-step-title', params: {} })}</title>
       {bins.map((b, i) => (
         <rect
           key={b.first}
@@ -57,7 +61,9 @@ function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity:
           height={(b.peak / max) * 120}
           fill={b.eval ? '#ca8a04' : '#2563eb'}
         >
-          <title>{`step ${b.first === b.last ? b.first : `${b.first}–${b.last}`}: ${formatBytes(b.peak)}`}</title>
+          <title>
+            {words({ code: 'step-bar', params: { first: b.first, last: b.last, bytes: b.peak } })}
+          </title>
         </rect>
       ))}
       {capacity ? (
@@ -75,8 +81,8 @@ function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity:
 }
 
 export function RunPage({ id }: { id: number }) {
-  const t = useT();
-  const lang = useContext(LangContext);
+  const lang = useLang();
+  const w = uiRunsWords(lang);
   const [detail, setDetail] = useState<RunDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   // An estimate against the run's peak, (estimate − measured) / measured, in the page's language.
@@ -120,19 +126,9 @@ export function RunPage({ id }: { id: number }) {
 
   const series = useMemo(() => (detail ? toSeries(detail.steps, detail.samples) : null), [detail]);
   const bands: Band[] = useMemo(() => (detail ? [...detail.phases] : []), [detail]);
-  const labels = useMemo(
-    () => ({
-      used: t('run.system'),
-      reserved: t('level.reserved'),
-      allocated: t('level.allocated'),
-      loss: t('run.loss'),
-      oom: t('run.oom'),
-    }),
-    [t],
-  );
 
   if (error) return <p className="error">{error}</p>;
-  if (!detail || !series) return <p className="muted">{t('common.loading')}</p>;
+  if (!detail || !series) return <p className="muted">{w({ code: 'loading', params: {} })}</p>;
   const { run } = detail;
   const lastStep = detail.steps.at(-1);
   return (
@@ -141,52 +137,53 @@ export function RunPage({ id }: { id: number }) {
         <h2>
           #{run.id} {run.name}{' '}
           <span className={`badge ${run.status}`} data-testid="run-status">
-            {run.status}
+            {say(RUN_STATUS, lang, { code: run.status, params: {} })}
           </span>
-          {run.status === 'running' ? <span className="badge live">{t('run.live')}</span> : null}
-          {run.demo ? <span className="badge demo">{t('nav.demo')}</span> : null}
+          {run.status === 'running' ? (
+            <span className="badge live">{w({ code: 'live', params: {} })}</span>
+          ) : null}
+          {run.demo ? <span className="badge demo">{w({ code: 'demo', params: {} })}</span> : null}
         </h2>
         <p className="muted command">{run.command}</p>
         <dl className="peaks">
-          <dt>{t('runs.peakAllocated')}</dt>
+          <dt>{w({ code: 'peak-allocated', params: {} })}</dt>
           <dd data-testid="peak-allocated">
             {run.peakAllocatedBytes === null ? '—' : formatBytes(run.peakAllocatedBytes)}
           </dd>
-          <dt>{t('runs.peakReserved')}</dt>
+          <dt>{w({ code: 'peak-reserved', params: {} })}</dt>
           <dd data-testid="peak-reserved">
             {run.peakReservedBytes === null ? '—' : formatBytes(run.peakReservedBytes)}
           </dd>
-          <dt>{t('runs.peakDevice')}</dt>
+          <dt>{w({ code: 'peak-device', params: {} })}</dt>
           <dd data-testid="peak-device">
             {run.peakDeviceBytes === null ? '—' : formatBytes(run.peakDeviceBytes)}
           </dd>
-          <dt>{t('run.stepCount')}</dt>
+          <dt>{w({ code: 'step-count-label', params: {} })}</dt>
           <dd data-testid="step-count">
-            {run.steps}
-            {lastStep ? ` (last ${lastStep.step})` : ''}
+            {w({ code: 'step-count', params: { steps: run.steps, last: lastStep ? lastStep.step : null } })}
           </dd>
         </dl>
       </section>
       <div className="run-grid">
         <section className="panel">
-          <h3>{t('run.memory')}</h3>
-          <TimeChart series={series} bands={bands} oomAt={detail.oom?.t ?? null} labels={labels} />
-          <h3>{t('run.steps')}</h3>
+          <h3>{w({ code: 'memory', params: {} })}</h3>
+          <TimeChart series={series} bands={bands} oomAt={detail.oom?.t ?? null} />
+          <h3>{w({ code: 'per-step', params: {} })}</h3>
           <StepPeaks steps={detail.steps} capacity={detail.samples[0]?.totalBytes ?? null} />
           {detail.estimate ? (
             <>
-              <h3>{t('run.estimateVsMeasured')}</h3>
+              <h3>{w({ code: 'estimate-vs-measured', params: {} })}</h3>
               <table className="levels" data-testid="estimate-vs-measured">
                 <tbody>
                   {(
                     [
-                      ['level.allocated', detail.estimate.peak.allocatedBytes, run.peakAllocatedBytes],
-                      ['level.reserved', detail.estimate.peak.reservedBytes, run.peakReservedBytes],
-                      ['level.device', detail.estimate.peak.deviceBytes, run.peakDeviceBytes],
+                      ['allocated', detail.estimate.peak.allocatedBytes, run.peakAllocatedBytes],
+                      ['reserved', detail.estimate.peak.reservedBytes, run.peakReservedBytes],
+                      ['device', detail.estimate.peak.deviceBytes, run.peakDeviceBytes],
                     ] as const
-                  ).map(([key, est, meas]) => (
-                    <tr key={key}>
-                      <th>{t(key)}</th>
+                  ).map(([level, est, meas]) => (
+                    <tr key={level}>
+                      <th>{w({ code: 'level', params: { level } })}</th>
                       <td>{formatBytes(est)}</td>
                       <td>{meas === null ? '—' : formatBytes(meas)}</td>
                       <td>{errorWords(est, meas)}</td>
@@ -198,8 +195,10 @@ export function RunPage({ id }: { id: number }) {
           ) : null}
         </section>
         <aside className="panel findings" data-testid="findings">
-          <h3>{t('run.findings')}</h3>
-          {detail.findings.length === 0 ? <p className="muted">{t('run.noFindings')}</p> : null}
+          <h3>{w({ code: 'findings', params: {} })}</h3>
+          {detail.findings.length === 0 ? (
+            <p className="muted">{w({ code: 'no-findings', params: {} })}</p>
+          ) : null}
           <ol>
             {detail.findings.map((f) => (
               <li key={f.code} className={`finding ${f.severity}`} data-code={f.code}>

@@ -1,8 +1,12 @@
 /** The ledger as a sortable table; tick two runs to compare them. */
 import { useEffect, useMemo, useState } from 'react';
 import { formatBytes } from '../../../src/core/units.js';
+import { say } from '../../../src/words/catalog.js';
+import type { Lang } from '../../../src/words/lang.js';
+import { RUN_STATUS } from '../../../src/words/run.js';
+import { type RunsColumn, uiRunsWords } from '../../../src/words/ui-runs.js';
 import { api, type RunSummary } from '../api.js';
-import { type MessageKey, useT } from '../i18n.js';
+import { useLang } from '../i18n.js';
 
 type SortKey = keyof Pick<
   RunSummary,
@@ -19,25 +23,27 @@ type SortKey = keyof Pick<
   | 'durationMs'
 >;
 
-const COLUMNS: readonly [SortKey, MessageKey | null][] = [
-  ['id', null],
-  ['name', 'runs.name'],
-  ['status', 'runs.status'],
-  ['model', 'runs.model'],
-  ['method', 'runs.method'],
-  ['microBatchSize', 'runs.batch'],
-  ['seqLen', 'runs.seq'],
-  ['peakAllocatedBytes', 'runs.peakAllocated'],
-  ['peakReservedBytes', 'runs.peakReserved'],
-  ['peakDeviceBytes', 'runs.peakDevice'],
-  ['durationMs', 'runs.duration'],
+/** The table's columns: the id, then those with a header of their own (src/words/ui-runs.ts). */
+const COLUMNS: readonly (SortKey & ('id' | RunsColumn))[] = [
+  'id',
+  'name',
+  'status',
+  'model',
+  'method',
+  'microBatchSize',
+  'seqLen',
+  'peakAllocatedBytes',
+  'peakReservedBytes',
+  'peakDeviceBytes',
+  'durationMs',
 ];
 
-function cell(run: RunSummary, key: SortKey): string {
+function cell(run: RunSummary, key: SortKey, lang: Lang): string {
   const v = run[key];
   if (v === null || v === undefined) return '—';
   if (key.endsWith('Bytes')) return formatBytes(v as number);
-  if (key === 'durationMs') return `${Math.round((v as number) / 1000)} s`;
+  if (key === 'durationMs')
+    return uiRunsWords(lang)({ code: 'seconds', params: { seconds: Math.round((v as number) / 1000) } });
   return String(v);
 }
 
@@ -48,18 +54,20 @@ export function RunsPage({
   onOpen: (id: number) => void;
   onCompare: (a: number, b: number) => void;
 }) {
-  const t = useT();
+  const lang = useLang();
+  const w = uiRunsWords(lang);
   const [runs, setRuns] = useState<readonly RunSummary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [sort, setSort] = useState<{ key: SortKey; asc: boolean }>({ key: 'id', asc: false });
   const [picked, setPicked] = useState<number[]>([]);
 
   useEffect(() => {
-    api<{ runs: RunSummary[] }>('/api/runs').then(
+    // The demo run's name is in the page's language.
+    api<{ runs: RunSummary[] }>(`/api/runs?lang=${lang}`).then(
       (r) => setRuns(r.runs),
       (e: Error) => setError(e.message),
     );
-  }, []);
+  }, [lang]);
 
   const sorted = useMemo(() => {
     if (!runs) return [];
@@ -72,30 +80,30 @@ export function RunsPage({
   }, [runs, sort]);
 
   if (error) return <p className="error">{error}</p>;
-  if (!runs) return <p className="muted">{t('common.loading')}</p>;
-  if (runs.length === 0) return <p className="muted">{t('runs.empty')}</p>;
+  if (!runs) return <p className="muted">{w({ code: 'loading', params: {} })}</p>;
+  if (runs.length === 0) return <p className="muted">{w({ code: 'empty', params: {} })}</p>;
   return (
     <section className="panel">
-      <h2>{t('runs.title')}</h2>
+      <h2>{w({ code: 'title', params: {} })}</h2>
       <button
         type="button"
         disabled={picked.length !== 2}
         onClick={() => onCompare(picked[0]!, picked[1]!)}
         data-testid="compare"
       >
-        {t('runs.compare')}
+        {w({ code: 'compare', params: {} })}
       </button>
       <table className="runs" data-testid="runs-table">
         <thead>
           <tr>
             <th />
-            {COLUMNS.map(([key, label]) => (
+            {COLUMNS.map((key) => (
               <th
                 key={key}
                 onClick={() => setSort({ key, asc: sort.key === key ? !sort.asc : true })}
                 className="sortable"
               >
-                {label ? t(label) : '#'}
+                {key === 'id' ? '#' : w({ code: 'column', params: { column: key } })}
                 {sort.key === key ? (sort.asc ? ' ▲' : ' ▼') : ''}
               </th>
             ))}
@@ -115,7 +123,7 @@ export function RunsPage({
                   }
                 />
               </td>
-              {COLUMNS.map(([key]) => (
+              {COLUMNS.map((key) => (
                 <td key={key} className={key.endsWith('Bytes') || key === 'id' ? 'num' : ''}>
                   {key === 'name' ? (
                     <a
@@ -128,11 +136,15 @@ export function RunsPage({
                       {run.name}
                     </a>
                   ) : key === 'status' ? (
-                    <span className={`badge ${run.status}`}>{run.status}</span>
+                    <span className={`badge ${run.status}`}>
+                      {say(RUN_STATUS, lang, { code: run.status, params: {} })}
+                    </span>
                   ) : (
-                    cell(run, key)
+                    cell(run, key, lang)
                   )}
-                  {key === 'name' && run.demo ? <span className="badge demo">{t('nav.demo')}</span> : null}
+                  {key === 'name' && run.demo ? (
+                    <span className="badge demo">{w({ code: 'demo', params: {} })}</span>
+                  ) : null}
                 </td>
               ))}
             </tr>
