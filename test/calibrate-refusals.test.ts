@@ -131,8 +131,8 @@ describe('a one-step full fine-tune recorded before its first optimizer step', (
     const r = headroom(env, 'calibrate', 'short', '--lang', 'zh');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error: 运行 1 只记录了 1 个训练步；校准至少需要 2 个：第一步会创建优化器状态并让分配器预热，只有之后的步才显示运行的峰值\n' +
-        'Try: 记录至少 2 步的运行（4 步或更多可以得到更稳定的峰值）：headroom run --name short … -- python train.py --max-steps 8\n',
+      '错误：运行 1 只记录了 1 个训练步；校准至少需要 2 个：第一步会创建优化器状态并让分配器预热，只有之后的步才显示运行的峰值\n' +
+        '建议：记录至少 2 步的运行（4 步或更多可以得到更稳定的峰值）：headroom run --name short … -- python train.py --max-steps 8\n',
     );
   });
 

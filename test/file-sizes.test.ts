@@ -20,7 +20,6 @@ const EXTENSIONS = ['.ts', '.tsx', '.py'] as const;
  * go stale.
  */
 const TOO_LONG_FOR_NOW: Readonly<Record<string, string>> = {
-  'src/core/estimate.ts': 'issue #18: estimate becomes a folder of steps (the estimate helper)',
   'src/core/estimate.test.ts': 'issue #18: split with src/core/estimate.ts (the estimate helper)',
   'test/run.test.ts': 'issue #18: split with run’s orchestration and decisions (the runs helper)',
 };

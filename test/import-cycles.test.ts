@@ -20,10 +20,6 @@ const KNOWN_CYCLES: readonly { readonly files: readonly string[]; readonly why: 
     files: ['src/core/plan-prune.ts', 'src/core/plan.ts'],
     why: 'issue #18: plan-prune.ts takes Rung types from plan.ts, which calls pruneLadder (the plan helper owns both)',
   },
-  {
-    files: ['src/core/estimate-error.ts', 'src/words/estimate-error.ts'],
-    why: 'issue #18: the deprecated estimateErrorText kept in core for render-run.ts, report-html.ts and RunPage.tsx; removed with it',
-  },
 ];
 
 const key = (files: readonly string[]) => [...files].sort().join(' ↔ ');

@@ -4,7 +4,7 @@ import { isLangValue, type Lang, langOf } from '../words/lang.js';
 
 export const LANG_OPTIONS = { lang: { type: 'string' } } as const;
 
-export const LANG_HELP = `  --lang en|zh              the language of the output (English, 简体中文)   [from LC_ALL / LANG]`;
+export const LANG_HELP = `  --lang en|zh              the language of the output: en English, zh Simplified Chinese  [from LC_ALL / LANG]`;
 
 /** The POSIX locale that names the language of messages: LC_ALL, then LC_MESSAGES, then LANG. */
 export function localeOf(env: NodeJS.ProcessEnv): string {

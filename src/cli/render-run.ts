@@ -4,8 +4,7 @@
  * run-diff.ts); the words come from src/words/run.ts and src/words/runs.ts.
  */
 
-import { catalogFor } from '../core/diagnose/messages.js';
-import { estimateErrorText } from '../core/estimate-error.js';
+import { readEstimateError } from '../core/estimate-error.js';
 import type { MessageOf } from '../core/message.js';
 import { eventData, eventKind, type HeadroomEvent } from '../core/run/events.js';
 import { type RunSummary, summarizeRun } from '../core/run/summary.js';
@@ -14,6 +13,7 @@ import type { LayerPeak, RunEvent, RunRecord, RunStatus, StepRecord } from '../c
 import { GROWTH_MIN_STEPS, GROWTH_WARMUP_STEPS, perStepPeaks } from '../core/run-summary.js';
 import type { LiveState } from '../io/recorder.js';
 import { say } from '../words/catalog.js';
+import { estimateErrorWords } from '../words/estimate-error.js';
 import { FORMATS } from '../words/format.js';
 import type { Lang } from '../words/lang.js';
 import { eventWords, RUN, RUN_END, RUN_EVENTS, RUN_STATUS, type RunLineParams } from '../words/run.js';
@@ -203,7 +203,7 @@ export function renderSummary(summary: RunSummary, style: Style, lang: Lang = 'e
       f.bytes(e.estimatedBytes),
       e.error === null
         ? w(lang, { code: 'not-measured', params: {} })
-        : estimateErrorText(e.error, catalogFor(lang)),
+        : estimateErrorWords(readEstimateError(e.error), lang),
     ]);
     lines.push(`  ${w(lang, { code: 'estimate-heading', params: {} })}`);
     for (const line of renderTable(['', '', ''], rows, [1]).split('\n').slice(2)) lines.push(`    ${line}`);

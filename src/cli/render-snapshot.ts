@@ -5,8 +5,8 @@ import { SNAPSHOT_PARTS, type SnapshotPart } from '../core/snapshot/attribute.js
 import type { SnapshotComparison } from '../core/snapshot/compare.js';
 import type { DiffFact, SnapshotDiff } from '../core/snapshot/diff.js';
 import type { SnapshotFrame } from '../core/snapshot/snapshot.js';
-import { findingText, formatError, type SnapshotWords } from '../core/snapshot/words.js';
 import { formatBytes } from '../core/units.js';
+import { findingText, formatError, type SnapshotWords } from '../words/snapshot.js';
 import { meterBar } from './_bar.js';
 import { renderTable, type Style } from './_output.js';
 

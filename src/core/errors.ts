@@ -65,6 +65,42 @@ export interface UserErrorInit {
   readonly source?: FieldSource;
 }
 
+/** A field error's English words: its message and, where there is one, its hint. */
+export type FieldErrorText = { readonly message: string; readonly hint?: string };
+
+/**
+ * How a field error is worded in English for its `message` (logs, the server, stack traces). The core
+ * holds no words: src/words/errors.ts registers its catalog here when it loads, and every edge that
+ * shows an error loads it. Without it a message names the field and the reason's code.
+ */
+type FieldErrorSpeaker = (
+  reason: string,
+  path: readonly string[],
+  params: Readonly<Record<string, ErrorParam>>,
+  context?: Readonly<Record<string, string>>,
+) => FieldErrorText;
+
+let fieldErrorSpeaker: FieldErrorSpeaker | null = null;
+
+/** Registers the words of field errors (src/words/errors.ts calls this once, when it is loaded). */
+export function speakFieldErrorsWith(speaker: FieldErrorSpeaker): void {
+  fieldErrorSpeaker = speaker;
+}
+
+/** A field error's English words, from the registered catalog; its path and reason code without one. */
+export function fieldErrorText(
+  reason: string,
+  path: readonly string[],
+  params: Readonly<Record<string, ErrorParam>>,
+  context?: Readonly<Record<string, string>>,
+): FieldErrorText {
+  return (
+    fieldErrorSpeaker?.(reason, path, params, context) ?? {
+      message: `${path.length === 0 ? 'scenario' : path.join('.')}: ${reason}`,
+    }
+  );
+}
+
 /** A mistake in the user's input: shown as a message and a hint, never as a stack trace. */
 export class HeadroomUserError extends Error {
   readonly code: UserErrorCode;

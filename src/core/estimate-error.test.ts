@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateErrorWords } from '../words/estimate-error.js';
-import { EN, ZH } from './diagnose/messages.js';
-import { estimateError, estimateErrorText, readEstimateError } from './estimate-error.js';
+import { estimateError, readEstimateError } from './estimate-error.js';
 import { GIB } from './units.js';
 
 describe('estimateError: (estimate − measured) / measured', () => {
@@ -21,19 +20,16 @@ describe('estimateError: (estimate − measured) / measured', () => {
   });
 
   it('says it in one phrasing, in English and Chinese', () => {
-    expect(estimateErrorText(-0.12)).toBe('estimate 12.0 % under the measured peak');
-    expect(estimateErrorText(0.08, EN)).toBe('estimate 8.0 % over the measured peak');
-    expect(estimateErrorText(0)).toBe('estimate matches the measured peak');
-    expect(estimateErrorText(-0.12, ZH)).toBe('估算比实测峰值低 12.0 %');
-    expect(estimateErrorText(0.08, ZH)).toBe('估算比实测峰值高 8.0 %');
+    const text = (error: number, lang: 'en' | 'zh' = 'en') =>
+      estimateErrorWords(readEstimateError(error), lang);
+    expect(text(-0.12)).toBe('estimate 12.0 % under the measured peak');
+    expect(text(0.08)).toBe('estimate 8.0 % over the measured peak');
+    expect(text(0)).toBe('estimate matches the measured peak');
+    expect(text(-0.12, 'zh')).toBe('估算比实测峰值低 12.0 %');
+    expect(text(0.08, 'zh')).toBe('估算比实测峰值高 8.0 %');
   });
 
-  it('is the words domain’s phrase, which the deprecated estimateErrorText only forwards to', () => {
-    for (const error of [-0.12, 0.08, 0])
-      for (const lang of ['en', 'zh'] as const)
-        expect(estimateErrorWords(readEstimateError(error), lang)).toBe(
-          estimateErrorText(error, lang === 'zh' ? ZH : EN),
-        );
+  it('rounds to one decimal of a percent in the words', () => {
     expect(estimateErrorWords({ side: 'under', percent: 12.3 }, 'en')).toBe(
       'estimate 12.3 % under the measured peak',
     );

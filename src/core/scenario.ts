@@ -5,7 +5,6 @@
  * This file is the entry other modules import.
  */
 
-import { FIELD_WORDS } from '../words/fields.js';
 import { LIMITS, SCENARIO_FIELDS, SCENARIO_GROUPS, SCENARIO_TABLE } from './scenario/fields.js';
 import { parserOf } from './scenario/parse.js';
 import { loose } from './scenario/table.js';
@@ -107,24 +106,17 @@ export const SCENARIO_DEFAULTS = {
   trainableLayers: SCENARIO_FIELDS.trainableLayers.default,
 } as const;
 
-/** The most a count field takes, in what unit, and why no run needs more. */
+/** The most a count field takes; its unit and why no run needs more are words (src/words/fields.ts). */
 export interface CountLimit {
   readonly max: number;
-  /** What the count counts, for the message ("tokens", "GPUs"; empty for a plain number). */
-  readonly unit: string;
-  /** Why no training run goes past it: the figure the limit was chosen from. */
-  readonly why: string;
 }
 
 /**
  * The largest value each count field accepts (by its docs/scenario.md path), without knowing the
- * model: the table's limits (scenario/fields.ts, with their sources), in English words.
+ * model: the table's limits (scenario/fields.ts, with their sources).
  */
 export const SCENARIO_LIMITS = Object.fromEntries(
-  Object.entries(LIMITS).map(([path, max]) => {
-    const words = FIELD_WORDS.en[path as keyof typeof LIMITS].limit!;
-    return [path, { max, unit: words.unit, why: words.why }];
-  }),
+  Object.entries(LIMITS).map(([path, max]) => [path, { max }]),
 ) as { readonly [P in keyof typeof LIMITS]: CountLimit };
 
 /**

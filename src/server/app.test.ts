@@ -45,6 +45,7 @@ describe('the API', () => {
         message: 'microBatchSize: -1 must be a whole number from 1 to 65536',
         hint: null,
         params: { value: -1, min: 1, max: 65536 },
+        path: ['microBatchSize'],
       },
     });
   });
@@ -62,6 +63,7 @@ describe('the API', () => {
         message: 'trainableLayers: 40 is more than the 32 layers llama-3.1-8b has',
         hint: 'from 1 to 32; method full trains every layer and the embeddings too',
         params: { value: 40, max: 32 },
+        path: ['trainableLayers'],
       },
     });
   });

@@ -2,6 +2,7 @@
  * The dashboard's HTTP app, built by a function so tests drive it with `app.request()` and no socket.
  * It serves the JSON API and the built React dashboard. Errors become responses in one place.
  */
+
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { Hono } from 'hono';
@@ -14,6 +15,7 @@ import { estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
 import { parseScenario } from '../core/scenario.js';
 import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
+import { userErrorWords } from '../words/errors.js';
 import { mountSnapshotUpload, SNAPSHOT_BODY_LIMIT_BYTES, SNAPSHOT_PATH } from './snapshot-api.js';
 
 /** The optional parts of the app: each route group answers 503 with a reason when its part is absent. */
@@ -82,13 +84,16 @@ export function createApp(deps: AppDeps): Hono {
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     if (isUserError(error)) {
+      // A field error's words are the catalog's (src/words/errors.ts); the server speaks English.
+      const words = userErrorWords(error, 'en');
       return c.json(
         {
           error: {
             code: error.code,
             where: error.where ?? null,
-            message: error.message,
-            hint: error.hint ?? null,
+            message: words.message,
+            hint: words.hint ?? error.hint ?? null,
+            ...(error.path === undefined ? {} : { path: error.path }),
             ...(error.params === undefined ? {} : { params: error.params }),
           },
         },

@@ -4,11 +4,11 @@
  * Every user string (run names, commands, OOM text) is escaped.
  */
 import type { RunDetail } from '../core/dashboard-types.js';
-import { catalogFor } from '../core/diagnose/messages.js';
-import { estimateError, estimateErrorText } from '../core/estimate-error.js';
+import { estimateError, readEstimateError } from '../core/estimate-error.js';
 import type { MessageOf } from '../core/message.js';
 import { GIB } from '../core/units.js';
 import { say } from '../words/catalog.js';
+import { estimateErrorWords } from '../words/estimate-error.js';
 import { FORMATS } from '../words/format.js';
 import type { Lang } from '../words/lang.js';
 import { REPORT, type ReportWordParams } from '../words/report.js';
@@ -102,7 +102,7 @@ ${oom}
 /** One level's error in the one convention (estimate − measured) / measured, in words. */
 function errorCell(estimated: number | null, measured: number | null, lang: Lang): string {
   const error = estimated === null ? null : estimateError(estimated, measured);
-  return error === null ? '' : escapeHtml(estimateErrorText(error, catalogFor(lang)));
+  return error === null ? '' : escapeHtml(estimateErrorWords(readEstimateError(error), lang));
 }
 
 function row(cells: readonly string[]): string {

@@ -13,7 +13,6 @@ import type {
   SamplePoint,
   StepPoint,
 } from '../core/dashboard-types.js';
-import type { Lang } from '../core/diagnose/messages.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
@@ -22,6 +21,7 @@ import type { GpuSampleRecord, RunEvent, RunRecord, StepRecord } from '../core/r
 import { parseScenario } from '../core/scenario.js';
 import type { Ledger } from '../io/ledger.js';
 import { say } from '../words/catalog.js';
+import type { Lang } from '../words/lang.js';
 import { langOf } from '../words/lang.js';
 import { RUNS } from '../words/runs.js';
 import { DEMO_RUN_ID, type DemoRun } from './demo-run.js';

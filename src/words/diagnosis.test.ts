@@ -1,17 +1,6 @@
-/**
- * The diagnosis's words: every finding's title and action in Chinese and in English, the word tables
- * (labels, groups, phases, families) Chinese or a name kept as written, and the figures a phrase carries
- * formatted from the raw params. catalog.test.ts renders every example of every domain besides.
- */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { dataFile } from '../../test/data.js';
-import { diagnose } from '../core/diagnose/diagnose.js';
 import { EVIDENCE_LABELS } from '../core/diagnose/evidence.js';
 import { FINDING_ORDER, type Finding } from '../core/diagnose/finding.js';
-import { CATALOGS, catalogFor, EN, ZH } from '../core/diagnose/messages.js';
-import { resolveModelRef } from '../core/model-ref.js';
-import { parseScenario } from '../core/scenario.js';
 import { say } from './catalog.js';
 import { DIAGNOSIS, findingWords, GROUP_WORDS, remedyFigure, SEVERITY_WORDS } from './diagnosis.js';
 import { EVIDENCE, EVIDENCE_LABEL_WORDS, PART_WORDS } from './evidence.js';
@@ -133,56 +122,5 @@ describe('word tables', () => {
       for (const value of Object.values(table)) if (!kept.has(value)) expect(value).toMatch(HAN);
     for (const table of [EVIDENCE_LABEL_WORDS.en, GROUP_WORDS.en, OOM_TERMS.en.reasons, OOM_TERMS.en.phases])
       for (const value of Object.values(table)) expect(value).not.toMatch(HAN);
-  });
-});
-
-describe('the old catalogs’ language handle (deprecated)', () => {
-  it('picks the language from a language or locale code', () => {
-    expect(catalogFor('zh')).toBe(ZH);
-    expect(catalogFor('zh_CN.UTF-8')).toBe(ZH);
-    expect(catalogFor('zh-TW')).toBe(ZH);
-    expect(catalogFor('en_US.UTF-8')).toBe(EN);
-    expect(catalogFor('C.UTF-8')).toBe(EN);
-    expect(catalogFor('')).toBe(EN);
-    expect(catalogFor(undefined)).toBe(EN);
-    expect(CATALOGS).toEqual({ en: EN, zh: ZH });
-  });
-});
-
-describe('a whole diagnosis in Chinese', () => {
-  const corpus: readonly { id: string; text: string }[] = readFileSync(
-    dataFile('validation', 'oom_corpus.jsonl'),
-    'utf8',
-  )
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
-  /** A text without Chinese must be figures and names kept as written (GiB, pid, NCCL, TensorFlow …). */
-  const english = (text: string) =>
-    HAN.test(text)
-      ? []
-      : (text.replace(/\b(?:GiB|MiB|KiB|NCCL|JAX\/XLA|TensorFlow|pid)\b/g, '').match(/[A-Za-z]{2,}/g) ?? []);
-  const scenario = {
-    scenario: parseScenario({ model: 'llama-3.1-8b', method: 'lora', microBatchSize: 4 }),
-    shape: resolveModelRef('llama-3.1-8b')!.shape,
-  };
-
-  it('has no English sentence in any title, action, evidence line or change, with or without a scenario', () => {
-    let lines = 0;
-    for (const c of corpus)
-      for (const s of [null, scenario])
-        for (const f of diagnose({ text: c.text, scenario: s }).findings) {
-          const w = findingWords(f, 'zh');
-          const texts = [
-            w.title,
-            w.action,
-            ...w.evidence.flatMap((e) => [e.label, e.value]),
-            ...(w.remedies ?? []).map((r) => r.change),
-          ];
-          lines += texts.length;
-          for (const t of texts)
-            expect({ id: c.id, code: f.code, t, english: english(t) }).toMatchObject({ english: [] });
-        }
-    expect(lines).toBeGreaterThan(1000);
   });
 });

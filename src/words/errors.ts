@@ -6,7 +6,12 @@
  * Each reason's words are what follows that subject; `FORMS` says whether the value is part of it.
  */
 
-import { type FieldSource, HeadroomUserError, type UserErrorInit } from '../core/errors.js';
+import {
+  type FieldSource,
+  HeadroomUserError,
+  speakFieldErrorsWith,
+  type UserErrorInit,
+} from '../core/errors.js';
 import type { FieldErrorParams, FieldErrorReason } from '../core/scenario/field-errors.js';
 import { defineDomain, say } from './catalog.js';
 import { FIELD_WORDS } from './fields.js';
@@ -542,6 +547,13 @@ export function englishFieldError<R extends FieldErrorReason>(
 ): { message: string; hint?: string } {
   return fieldErrorWords('en', { reason, path, params, context });
 }
+
+// The core words a field error's `message` in English through this catalog (core/errors.ts).
+speakFieldErrorsWith((reason, path, params, context) =>
+  isReason(reason)
+    ? englishFieldError(reason, path, params as FieldErrorParams[typeof reason], context)
+    : { message: `${path.join('.')}: ${reason}` },
+);
 
 function isReason(reason: string | undefined): reason is FieldErrorReason {
   return reason !== undefined && reason in FORMS;

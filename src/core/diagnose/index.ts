@@ -20,7 +20,6 @@ export {
   type Severity,
 } from './finding.js';
 /** @deprecated issue #18: a language handle without words; render with src/words (diagnosis.ts findingWords). */
-export { CATALOGS, catalogFor, EN, type Lang, type MessageCatalog, ZH } from './messages.js';
 export { priceRemedies, type RemediedPart, type ScenarioContext } from './remedies.js';
 export type { RemedyChange, RemedyCode, RemedyParams } from './remedy-codes.js';
 export type { RunSamples } from './rule-kit.js';

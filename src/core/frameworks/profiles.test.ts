@@ -3,14 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FRAMEWORKS, type Framework, parseScenario, type Versions } from '../scenario.js';
-import {
-  allFacts,
-  BEHAVIOUR_FIELDS,
-  behaviourDefaults,
-  FRAMEWORK_PROFILES,
-  MECHANISMS,
-  withFrameworkDefaults,
-} from './profiles.js';
+import { allFacts, behaviourDefaults, FRAMEWORK_PROFILES, withFrameworkDefaults } from './profiles.js';
+import { BEHAVIOUR_FIELDS, MECHANISMS } from './types.js';
 import { parseVersion } from './version.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

@@ -45,8 +45,6 @@ import {
 } from './types.js';
 import { inRange, parseVersion } from './version.js';
 
-export * from './types.js';
-
 const HF_PACKAGES: readonly VersionKey[] = ['transformers', 'torch', 'peft', 'bitsandbytes', 'accelerate'];
 
 /** Every framework's profile. Facts are in priority order: the framework's own before the stack it runs on. */

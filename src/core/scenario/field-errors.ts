@@ -4,8 +4,7 @@
  * error's `message` for logs, the server and stack traces, and the CLI and the dashboard render them
  * in their own language, naming the field the way the user set it.
  */
-import { englishFieldError } from '../../words/errors.js';
-import { type ErrorParam, HeadroomUserError, type UserErrorCode } from '../errors.js';
+import { type ErrorParam, fieldErrorText, HeadroomUserError, type UserErrorCode } from '../errors.js';
 
 /** Params of a reason that has no figures. */
 type NoParams = Readonly<Record<never, never>>;
@@ -112,7 +111,12 @@ export function fieldError<R extends FieldErrorReason>(
   params: FieldErrorParams[R],
   context?: Readonly<Record<string, string>>,
 ): HeadroomUserError {
-  const { message, hint } = englishFieldError(reason, path, params, context);
+  const { message, hint } = fieldErrorText(
+    reason,
+    path,
+    params as Readonly<Record<string, ErrorParam>>,
+    context,
+  );
   return new HeadroomUserError({
     code: codeOf(reason),
     where: path.length === 0 ? 'scenario' : path.join('.'),

@@ -12,6 +12,8 @@ import { droppedNote, makePlan, type Plan } from '../../../src/core/plan.js';
 import type { Scenario } from '../../../src/core/scenario.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
+import { userErrorWords } from '../../../src/words/errors.js';
+import type { Lang } from '../../../src/words/lang.js';
 import { PLAN_DROPPED } from '../../../src/words/plan-dropped.js';
 import { PLAN_RISKS } from '../../../src/words/plan-risks.js';
 import { PLAN_RUNGS } from '../../../src/words/plan-rungs.js';
@@ -22,6 +24,7 @@ function planFor(
   scenario: Scenario,
   config: Record<string, unknown> | null,
   marginFraction: number,
+  lang: Lang,
 ): Plan | string | null {
   const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
   if (!gpu) return null;
@@ -30,7 +33,7 @@ function planFor(
   try {
     return makePlan({ scenario, shape, gpu, marginFraction });
   } catch (error) {
-    return isUserError(error) ? error.message : String(error);
+    return isUserError(error) ? userErrorWords(error, lang).message : String(error);
   }
 }
 
@@ -47,8 +50,8 @@ export function Ladder({
 }) {
   const lang = useLang();
   const plan = useMemo(
-    () => planFor(scenario, shapeSource, marginFraction),
-    [scenario, shapeSource, marginFraction],
+    () => planFor(scenario, shapeSource, marginFraction, lang),
+    [scenario, shapeSource, marginFraction, lang],
   );
   if (plan === null) return null;
   if (typeof plan === 'string') return <p className="error">{plan}</p>;

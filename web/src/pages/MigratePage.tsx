@@ -9,6 +9,7 @@ import { resolveModelRef } from '../../../src/core/model-ref.js';
 import { parseScenario } from '../../../src/core/scenario.js';
 import { checkScenarioAgainstModel } from '../../../src/core/scenario-limits.js';
 import { say } from '../../../src/words/catalog.js';
+import { userErrorWords } from '../../../src/words/errors.js';
 import { checkWords } from '../../../src/words/migrate-checks.js';
 import { MIGRATE_NOT_CHECKED } from '../../../src/words/migrate-report.js';
 import { UI_MIGRATE, type UiMigrateParams } from '../../../src/words/ui-migrate.js';
@@ -34,6 +35,7 @@ function SidePicker({
   testId: string;
 }) {
   const t = useUiWords();
+  const lang = useLang();
   return (
     <fieldset className="panel" data-testid={testId}>
       <legend>{title}</legend>
@@ -67,7 +69,7 @@ function SidePicker({
                 ...side,
                 env: null,
                 fileName: null,
-                error: isUserError(error) ? error.message : String(error),
+                error: isUserError(error) ? userErrorWords(error, lang).message : String(error),
               });
             }
           }}
@@ -127,10 +129,10 @@ export function MigratePage() {
       return checkMigration({ scenario, shape: model.shape, from: toSide(from), to: toSide(to) });
     } catch (error) {
       return isUserError(error)
-        ? error.message
+        ? userErrorWords(error, lang).message
         : { code: 'scenario-error', params: { message: (error as Error).message } };
     }
-  }, [scenarioText, from, to]);
+  }, [scenarioText, from, to, lang]);
 
   return (
     <div className="migrate-page">

@@ -1,9 +1,9 @@
 /** One run: memory over time, per-step peaks, loss, phases, the OOM, and the diagnosis beside the chart. */
 import { useEffect, useMemo, useState } from 'react';
-import { catalogFor } from '../../../src/core/diagnose/messages.js';
-import { estimateError, estimateErrorText } from '../../../src/core/estimate-error.js';
+import { estimateError, readEstimateError } from '../../../src/core/estimate-error.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
+import { estimateErrorWords } from '../../../src/words/estimate-error.js';
 import { RUN_STATUS } from '../../../src/words/run.js';
 import { uiRunsWords } from '../../../src/words/ui-runs.js';
 import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
@@ -88,7 +88,7 @@ export function RunPage({ id }: { id: number }) {
   // An estimate against the run's peak, (estimate − measured) / measured, in the page's language.
   const errorWords = (estimated: number, measured: number | null): string => {
     const e = estimateError(estimated, measured);
-    return e === null ? '' : estimateErrorText(e, catalogFor(lang));
+    return e === null ? '' : estimateErrorWords(readEstimateError(e), lang);
   };
 
   useEffect(() => {

@@ -9,8 +9,8 @@ import type { LiveView, SnapshotAnswer } from '../../../src/core/snapshot/analys
 import { mainPeak } from '../../../src/core/snapshot/analyse.js';
 import { SNAPSHOT_PARTS } from '../../../src/core/snapshot/attribute.js';
 import type { SnapshotFrame } from '../../../src/core/snapshot/snapshot.js';
-import { findingText, SNAPSHOT_WORDS, type SnapshotWords } from '../../../src/core/snapshot/words.js';
 import { formatBytes } from '../../../src/core/units.js';
+import { findingText, SNAPSHOT_WORDS, type SnapshotWords } from '../../../src/words/snapshot.js';
 import { apiUrl } from '../api.js';
 import { SnapshotTimeline } from '../components/SnapshotTimeline.js';
 import { PART_COLORS, PartsBar } from '../components/StackedBar.js';

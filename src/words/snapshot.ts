@@ -3,10 +3,11 @@
  * Chinese (ZH): two objects of one `SnapshotWords` type, which TypeScript checks for completeness. The
  * results are data (snapshot/analyse.ts); figures are formatted here, at the edge.
  */
-import type { Lang } from '../diagnose/messages.js';
-import { formatBytes } from '../units.js';
-import type { SnapshotFindingCode, SnapshotFindingParams } from './analyse.js';
-import type { AttributionRule, SiteKind, SnapshotPart } from './attribute.js';
+
+import type { SnapshotFindingCode, SnapshotFindingParams } from '../core/snapshot/analyse.js';
+import type { AttributionRule, SiteKind, SnapshotPart } from '../core/snapshot/attribute.js';
+import { formatBytes } from '../core/units.js';
+import type { Lang } from './lang.js';
 
 export type FindingText<P> = (p: P) => { readonly title: string; readonly hint: string };
 

@@ -1,8 +1,8 @@
 /** The words: every finding in both languages, with its figures. */
 import { describe, expect, it } from 'vitest';
-import { formatBytes } from '../units.js';
-import type { SnapshotFinding } from './analyse.js';
-import { EN, findingText, formatError, snapshotWords, ZH } from './words.js';
+import type { SnapshotFinding } from '../core/snapshot/analyse.js';
+import { formatBytes } from '../core/units.js';
+import { EN, findingText, formatError, snapshotWords, ZH } from './snapshot.js';
 
 const GIB = 2 ** 30;
 const SAMPLES: SnapshotFinding[] = [
