@@ -6,27 +6,8 @@
  * that only apply on top of it) no longer fits, or fits only slower or with shorter sequences.
  */
 import type { MessageOf } from './message.js';
-import type { Plan, Rung, RungChange, RungId } from './plan.js';
+import type { DroppedRung, Plan, Rung, RungChange, RungId } from './plan-types.js';
 import type { Scenario } from './scenario.js';
-
-/** A climbed rung the ladder shown does without. */
-export interface DroppedRung {
-  /** The rung as the climb applied it: its savedBytes is what it saved then, on the rungs climbed before it. */
-  readonly rung: Rung;
-  /** The scenario the climb applied it to (rung.change has the figures as climbed: "micro-batch 4 → 1"). */
-  readonly from: Scenario;
-  /**
-   * Device bytes it would still save applied on top of the ladder shown (0 where it saves nothing
-   * there or no longer applies: selective checkpointing on top of full).
-   */
-  readonly savingBytes: number;
-  /**
-   * The rung of the ladder shown, climbed after this one, that took more than half of its saving (LoRA,
-   * for an 8-bit optimizer); null when none did (it still saves about what it did, and the ladder fits
-   * without it anyway).
-   */
-  readonly after: RungId | null;
-}
 
 export interface PruneInput {
   readonly base: Scenario;
