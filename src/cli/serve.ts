@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { HeadroomUserError } from '../core/errors.js';
 import { prometheusConfig } from '../io/prometheus.js';
+import { LOOPBACK_HOSTS } from '../server/app.js';
 import { createDashboardApp } from '../server/dashboard.js';
 import { say } from '../words/catalog.js';
 import { REPORT } from '../words/report.js';
@@ -23,7 +24,19 @@ Serves the dashboard (estimate, runs, migrate) and its API, on 127.0.0.1 by defa
 Runs come from the ledger (HEADROOM_HOME, default ~/.headroom). GET /metrics is their Prometheus
 exposition (docs/monitoring.md); with --token, a scraper sends it as a bearer token.`;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const LOOPBACK = new Set(LOOPBACK_HOSTS);
+
+/**
+ * The Host names the server answers to: loopback names on loopback (a page elsewhere that rebinds its
+ * name to 127.0.0.1 is refused), the address given plus loopback elsewhere, any on every interface
+ * (0.0.0.0, ::), where the token is what keeps others out.
+ */
+export function servedHosts(host: string): readonly string[] | 'any' {
+  if (host === '0.0.0.0' || host === '::') return 'any';
+  return LOOPBACK.has(host)
+    ? LOOPBACK_HOSTS
+    : [host.replace(/^\[|\]$/g, '').toLowerCase(), ...LOOPBACK_HOSTS];
+}
 
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values } = parseFlags(
@@ -65,6 +78,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     env: ctx.env,
     demo: !values['no-demo'],
     prometheus,
+    hosts: servedHosts(host),
     ...(values.token ? { token: values.token } : {}),
   });
   const style = styleFor(ctx.stdout);

@@ -32,6 +32,39 @@ export interface AppDeps {
   readonly extend?: (api: Hono) => void;
   /** GET /metrics: the Prometheus exposition of the runs (src/io/metrics-registry.ts), when given. */
   readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /**
+   * The host names this server answers to (the `Host` header, port aside), against DNS rebinding: a page
+   * of another site whose name resolves to 127.0.0.1 sends its own name. 'any' when it listens on every
+   * interface, where the token is required instead. Default: the loopback names.
+   */
+  readonly hosts?: readonly string[] | 'any';
+}
+
+/** The names a loopback server answers to. */
+export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', 'localhost', '::1'];
+
+/**
+ * Headers every response carries: no framing by another site (clickjacking), no content sniffing, no
+ * referrer leaving with a ?token= link, scripts and styles only from this server.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+/** The host name of a Host header or an Origin URL, lower-cased, without port or IPv6 brackets; null when unreadable. */
+export function hostnameOf(value: string, isOrigin = false): string | null {
+  let url: URL;
+  try {
+    url = new URL(isOrigin ? value : `http://${value}`);
+  } catch {
+    return null;
+  }
+  if (isOrigin && url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
 /** The cookie a browser keeps the token in after opening the ?token= link. */
@@ -80,6 +113,40 @@ export function resolveStaticPath(root: string, urlPath: string): string | null 
  */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  const hosts = deps.hosts ?? LOOPBACK_HOSTS;
+  const allowed = (name: string | null) =>
+    hosts === 'any' || (name !== null && hosts.some((h) => h.toLowerCase() === name));
+
+  // First of all: who is asking. A foreign Host is DNS rebinding; a foreign Origin is another site's page.
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host');
+    if (host !== undefined && !allowed(hostnameOf(host))) {
+      return c.json(
+        {
+          error: {
+            code: 'foreign-host',
+            message: `this server answers to ${hosts === 'any' ? 'any host' : hosts.join(', ')}, not ${JSON.stringify(host.slice(0, 200))}`,
+          },
+        },
+        421,
+      );
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origin !== 'null' && !allowed(hostnameOf(origin, true))) {
+      return c.json(
+        { error: { code: 'foreign-origin', message: 'requests from another site’s pages are refused' } },
+        403,
+      );
+    }
+    if (origin === 'null' && c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      return c.json(
+        { error: { code: 'foreign-origin', message: 'requests from another site’s pages are refused' } },
+        403,
+      );
+    }
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  });
 
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
@@ -193,17 +260,14 @@ export function createApp(deps: AppDeps): Hono {
     if (webRoot === null) return c.text('the dashboard is not built: npm run build', 404);
     const path = resolveStaticPath(webRoot, c.req.path === '/' ? '/index.html' : c.req.path);
     if (path === null) return c.text('not found', 404);
-    const file = (await stat(path).catch(() => null))?.isFile() ? path : join(webRoot, 'index.html');
+    const isFile = (await stat(path).catch(() => null))?.isFile() === true;
+    // A client route (no extension) is the app's; a missing asset is a 404, not the app's HTML.
+    if (!isFile && extname(c.req.path) !== '') return c.text('not found', 404);
+    const file = isFile ? path : join(webRoot, 'index.html');
     const body = await readFile(file).catch(() => null);
     if (body === null) return c.text('the dashboard is not built: npm run build', 404);
     return new Response(body, {
-      headers: {
-        'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-        'x-content-type-options': 'nosniff',
-        'content-security-policy':
-          "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
-        'referrer-policy': 'no-referrer',
-      },
+      headers: { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' },
     });
   });
   return app;

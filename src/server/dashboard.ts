@@ -29,6 +29,8 @@ export interface DashboardOptions {
   readonly pollMs?: number;
   /** The Prometheus the fleet page asks (serve --prometheus, HEADROOM_PROMETHEUS); none when absent. */
   readonly prometheus?: PrometheusConfig | null;
+  /** The host names served (app.ts AppDeps.hosts); default: loopback. */
+  readonly hosts?: readonly string[] | 'any';
 }
 
 /** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */
@@ -56,6 +58,7 @@ export async function createDashboardApp(options: DashboardOptions): Promise<Hon
     webRoot: options.webRoot,
     metrics: () => exposition(metricsSource),
     ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.hosts === undefined ? {} : { hosts: options.hosts }),
     extend: (api) => {
       mountRunSnapshot(api, (id) => runSnapshotFile(home, id));
       mountFleet(api, options.prometheus ?? null);

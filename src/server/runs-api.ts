@@ -35,7 +35,15 @@ export interface RunsApiDeps {
   readonly demo: Readonly<Record<Lang, DemoRun>> | null;
   /** How often the stream looks for new rows, ms. */
   readonly pollMs?: number;
+  /** Live streams open at once (MAX_STREAMS by default); one more is answered 503. */
+  readonly maxStreams?: number;
 }
+
+/**
+ * Live views open at once. Each polls the ledger four times a second; a few tabs and a wall screen are
+ * far below this, and fifty idle clients no longer slow every other request.
+ */
+export const MAX_STREAMS = 16;
 
 /** Time between two looks at the ledger for a live run: "within a second of a new step". */
 export const STREAM_POLL_MS = 250;
@@ -159,6 +167,7 @@ function runOrThrow(ledger: Ledger, ref: string): RunRecord {
 
 /** Mounts /runs routes on the API. */
 export function mountRuns(api: Hono, deps: RunsApiDeps): void {
+  let openStreams = 0;
   const withLedger = <T>(use: (ledger: Ledger) => T): T => {
     const ledger = deps.openLedger();
     try {
@@ -204,42 +213,56 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
   api.get('/runs/:id/stream', (c) => {
     const id = c.req.param('id');
     const first = withLedger((ledger) => runOrThrow(ledger, id));
+    const cap = deps.maxStreams ?? MAX_STREAMS;
+    if (openStreams >= cap) {
+      return c.json(
+        {
+          error: {
+            code: 'too-many-streams',
+            message: `${cap} live views are open already; close one (or reload the page later)`,
+          },
+        },
+        503,
+      );
+    }
+    openStreams += 1;
     return streamSSE(c, async (stream) => {
-      let lastMs = -1;
-      let lastSampleMs = -1;
+      let after = { steps: 0, samples: 0 };
       let firstUpdate = true;
       let open = true;
       stream.onAbort(() => {
         open = false;
       });
-      while (open) {
-        const { run, steps, samples } = withLedger((ledger) => ({
-          run: ledger.getRun(first.id),
-          steps: ledger.steps(first.id).filter((s) => s.tMs > lastMs),
-          samples: ledger.gpuSamples(first.id).filter((s) => s.tMs > lastSampleMs),
-        }));
-        if (!run) break;
-        if (steps.length > 0 || samples.length > 0) {
-          lastMs = Math.max(lastMs, ...steps.map((s) => s.tMs));
-          lastSampleMs = Math.max(lastSampleMs, ...samples.map((s) => s.tMs));
-          // The first update carries everything so far (the page may have loaded a moment earlier);
-          // later ones only what is new.
-          await stream.writeSSE({
-            event: 'update',
-            data: JSON.stringify({
-              replace: firstUpdate,
-              run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
-              steps: stepPoints(steps, run.startedAtMs),
-              samples: samplePoints(samples, run.startedAtMs),
-            }),
-          });
-          firstUpdate = false;
+      try {
+        while (open) {
+          const { run, fresh } = withLedger((ledger) => ({
+            run: ledger.getRun(first.id),
+            fresh: ledger.rowsAfter(first.id, after),
+          }));
+          if (!run) break;
+          after = fresh.last;
+          if (fresh.steps.length > 0 || fresh.samples.length > 0) {
+            // The first update carries everything so far (the page may have loaded a moment earlier);
+            // later ones only what is new.
+            await stream.writeSSE({
+              event: 'update',
+              data: JSON.stringify({
+                replace: firstUpdate,
+                run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
+                steps: stepPoints(fresh.steps, run.startedAtMs),
+                samples: samplePoints(fresh.samples, run.startedAtMs),
+              }),
+            });
+            firstUpdate = false;
+          }
+          if (run.status !== 'running') {
+            await stream.writeSSE({ event: 'end', data: JSON.stringify({ status: run.status }) });
+            break;
+          }
+          await stream.sleep(deps.pollMs ?? STREAM_POLL_MS);
         }
-        if (run.status !== 'running') {
-          await stream.writeSSE({ event: 'end', data: JSON.stringify({ status: run.status }) });
-          break;
-        }
-        await stream.sleep(deps.pollMs ?? STREAM_POLL_MS);
+      } finally {
+        openStreams -= 1;
       }
     });
   });
