@@ -1,4 +1,6 @@
 /** Terminal charts: a one-line sparkline and a per-step peak chart, as plain strings. */
+
+import { maxBy, maxOf, minOf } from '../core/extremes.js';
 import { formatBytes } from '../core/units.js';
 import { say } from '../words/catalog.js';
 import { CHART } from '../words/chart.js';
@@ -13,8 +15,8 @@ const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
  */
 export function sparkline(values: readonly number[]): string {
   if (values.length === 0) return '';
-  const max = Math.max(...values);
-  const min = Math.min(...values);
+  const max = maxOf(values);
+  const min = minOf(values);
   const lo = max - min < 0.05 * max ? max - 0.05 * max : min;
   const span = max - lo || 1;
   return values.map((v) => SPARKS[Math.max(0, Math.min(7, Math.round(((v - lo) / span) * 7)))]!).join('');
@@ -49,13 +51,13 @@ export function renderStepChart(
     const slice = points.slice(from, to);
     buckets.push({
       step: slice[slice.length - 1]!.step,
-      allocatedBytes: Math.max(...slice.map((p) => p.allocatedBytes)),
-      reservedBytes: Math.max(...slice.map((p) => p.reservedBytes)),
+      allocatedBytes: maxBy(slice, (p) => p.allocatedBytes),
+      reservedBytes: maxBy(slice, (p) => p.reservedBytes),
     });
   }
-  const max = Math.max(...buckets.map((b) => Math.max(b.allocatedBytes, b.reservedBytes))) || 1;
+  const max = maxBy(buckets, (b) => Math.max(b.allocatedBytes, b.reservedBytes)) || 1;
   const labels = [formatBytes(max), formatBytes(max / 2), '0 B'];
-  const labelWidth = Math.max(...labels.map((l) => l.length));
+  const labelWidth = maxBy(labels, (l) => l.length);
   const rows: string[] = [];
   for (let r = height - 1; r >= 0; r--) {
     const cells = buckets.map((b) => {

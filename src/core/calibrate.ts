@@ -23,6 +23,7 @@ import {
   type TermBytes,
 } from './estimate.js';
 import { estimateError } from './estimate-error.js';
+import { maxBy, maxOf } from './extremes.js';
 import { fitVerdict, targetOf } from './margin.js';
 import type { Scenario } from './scenario.js';
 
@@ -53,9 +54,9 @@ export function measuredPeaks(
   if (used.length === 0) throw new RangeError('measuredPeaks needs at least one step');
   const devices = used.map((s) => s.deviceBytes).filter((d): d is number => typeof d === 'number');
   return {
-    allocatedBytes: Math.max(...used.map((s) => s.peakAllocatedBytes)),
-    reservedBytes: Math.max(...used.map((s) => s.peakReservedBytes)),
-    deviceBytes: devices.length > 0 ? Math.max(...devices) : null,
+    allocatedBytes: maxBy(used, (s) => s.peakAllocatedBytes),
+    reservedBytes: maxBy(used, (s) => s.peakReservedBytes),
+    deviceBytes: devices.length > 0 ? maxOf(devices) : null,
   };
 }
 

@@ -22,6 +22,7 @@ import {
 } from './calibrate.js';
 import { timelinePhase } from './diagnose/run-timeline.js';
 import type { Estimate } from './estimate.js';
+import { maxOf } from './extremes.js';
 import type { MessageOf, NoParams } from './message.js';
 import type { EstimatedPeak, ProcessSampleRecord, RunRecord, StepRecord } from './run-record.js';
 import type { Scenario } from './scenario.js';
@@ -174,7 +175,7 @@ export function recordedStepPeaks(
     own.set(p.tMs, at);
   }
   const samples = [...own.entries()]
-    .map(([tMs, byGpu]) => ({ tMs, bytes: Math.max(...byGpu.values()) }))
+    .map(([tMs, byGpu]) => ({ tMs, bytes: maxOf(byGpu.values()) }))
     .sort((a, b) => a.tMs - b.tMs);
   const byStep = new Map<number, { tMs: number; allocated: number; reserved: number; train: boolean }>();
   for (const s of steps) {
@@ -198,7 +199,7 @@ export function recordedStepPeaks(
       step,
       peakAllocatedBytes: s.allocated,
       peakReservedBytes: s.reserved,
-      deviceBytes: during.length > 0 ? Math.max(...during) : null,
+      deviceBytes: during.length > 0 ? maxOf(during) : null,
     });
   }
   return out;

@@ -14,6 +14,7 @@ import {
   timelineFromSteps,
 } from '../core/diagnose/index.js';
 import { matchCatalogGpu } from '../core/env.js';
+import { minOf } from '../core/extremes.js';
 import type { RunRecord } from '../core/run-record.js';
 import { MIB } from '../core/units.js';
 import type { Ledger } from './ledger.js';
@@ -49,8 +50,7 @@ export function diagnoseRun(
   const gpus = ledger.gpuSamples(record.id);
   const cardTotals = gpus.map((g) => g.totalBytes).filter((t): t is number => t !== null && t > 0);
   // torch's own figure for the device first (what the allocator works against), else nvidia-smi's.
-  const capacityBytes =
-    probeCapacityBytes(events) ?? (cardTotals.length > 0 ? Math.min(...cardTotals) : null);
+  const capacityBytes = probeCapacityBytes(events) ?? (cardTotals.length > 0 ? minOf(cardTotals) : null);
   const timeline = timelineFromSteps(ledger.steps(record.id), capacityBytes);
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
   // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).

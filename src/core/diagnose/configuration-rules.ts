@@ -4,6 +4,7 @@
  * one rank failing → imbalance — and, when a scenario is known, each change carries the estimator's figure.
  */
 import { estimateError, readEstimateError } from '../estimate-error.js';
+import { maxBy } from '../extremes.js';
 import { foreignProcesses, type OomPhase } from '../oom/index.js';
 import type { Evidence } from './evidence.js';
 import type { Finding, Severity } from './finding.js';
@@ -48,7 +49,7 @@ function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence
   ];
   // A recorded run measured its own peak: the estimate against it, in the one sign convention.
   const trained = (input.timeline?.steps ?? []).filter((s) => s.phase === 'train');
-  const measured = trained.length > 0 ? Math.max(...trained.map((s) => s.peakAllocatedBytes)) : null;
+  const measured = trained.length > 0 ? maxBy(trained, (s) => s.peakAllocatedBytes) : null;
   const error = estimateError(base.peak.allocatedBytes, measured);
   if (measured !== null && error !== null)
     out.push(

@@ -3,6 +3,8 @@
  * device that carries the allocator's figures (the probe's `step` events), with the phase the probe
  * named mapped onto the timeline's five.
  */
+
+import { minOf } from '../extremes.js';
 import type { RunEvent, StepRecord } from '../run-record.js';
 import type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';
 
@@ -52,5 +54,5 @@ export function probeCapacityBytes(events: readonly RunEvent[]): number | null {
   const totals = events
     .filter((e) => e.kind === 'device' && typeof e.data.totalBytes === 'number' && e.data.totalBytes > 0)
     .map((e) => e.data.totalBytes as number);
-  return totals.length > 0 ? Math.min(...totals) : null;
+  return totals.length > 0 ? minOf(totals) : null;
 }

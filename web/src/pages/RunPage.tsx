@@ -1,6 +1,7 @@
 /** One run: memory over time, per-step peaks, loss, phases, the OOM, and the diagnosis beside the chart. */
 import { useEffect, useMemo, useState } from 'react';
 import { estimateError, readEstimateError } from '../../../src/core/estimate-error.js';
+import { maxBy } from '../../../src/core/extremes.js';
 import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
 import { estimateErrorWords } from '../../../src/words/estimate-error.js';
@@ -41,7 +42,7 @@ function StepPeaks({ steps, capacity }: { steps: readonly StepPoint[]; capacity:
   for (let i = 0; i < steps.length; i += perBin) {
     const slice = steps.slice(i, i + perBin);
     bins.push({
-      peak: Math.max(...slice.map((s) => s.peakAllocatedBytes ?? s.allocatedBytes ?? 0)),
+      peak: maxBy(slice, (s) => s.peakAllocatedBytes ?? s.allocatedBytes ?? 0),
       first: slice[0]!.step,
       last: slice.at(-1)!.step,
       eval: slice.some((s) => s.phase === 'eval'),
