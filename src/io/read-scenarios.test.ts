@@ -35,6 +35,30 @@ describe('parseScenarioText', () => {
     expect(error.hint).toMatch(/one JSON object .* or JSON Lines/);
   });
 
+  it('loses no line to a null, a BOM or a bad first line (issue 22)', () => {
+    const withNull = parseScenarioText('{"model": "a"}\nnull\n{"model": "c"}\n7\n', 'runs.jsonl');
+    expect(withNull.map((e) => e.line)).toEqual([1, 2, 3, 4]);
+    expect(withNull.map((e) => (e.value as { model?: string } | undefined)?.model ?? null)).toEqual([
+      'a',
+      null,
+      'c',
+      null,
+    ]);
+    expect(withNull[1]!.error!.message).toBe('runs.jsonl:2: null, not a scenario object');
+    expect(withNull[3]!.error!.message).toBe('runs.jsonl:4: a number, not a scenario object');
+    const bom = parseScenarioText('\ufeff{"model": "a"}\n{"model": "b"}\n', 'runs.jsonl');
+    expect(bom.map((e) => (e.value as { model: string }).model)).toEqual(['a', 'b']);
+    expect(parseScenarioText('\ufeff{"model": "a"}', 'one.json')).toEqual([
+      { line: 1, value: { model: 'a' } },
+    ]);
+    const badFirst = parseScenarioText('{"model": \n{"model": "b"}\n{"model": "c"}\n', 'runs.jsonl');
+    expect(badFirst.map((e) => e.error === undefined)).toEqual([false, true, true]);
+    expect(badFirst[0]!.error!.where).toBe('runs.jsonl:1');
+    expect(parseScenarioText('[{"model": "a"}, null]', 'a.json')[1]!.error!.message).toBe(
+      'a.json:2: null, not a scenario object',
+    );
+  });
+
   it('an empty file is an error naming it', () => {
     expect(userErrorOf(() => parseScenarioText(' \n', 'empty.json')).message).toBe('empty.json is empty');
   });

@@ -13,7 +13,9 @@ export interface ScenarioEntry {
 }
 
 /** Splits scenario text into entries: a whole-file JSON object, or one entry per non-empty line. */
-export function parseScenarioText(text: string, fileName: string): ScenarioEntry[] {
+export function parseScenarioText(source: string, fileName: string): ScenarioEntry[] {
+  // A byte-order mark (Windows editors write one) is not part of the JSON.
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const trimmed = text.trim();
   if (trimmed === '') {
     throw new HeadroomUserError({
@@ -26,16 +28,16 @@ export function parseScenarioText(text: string, fileName: string): ScenarioEntry
   let wholeError: Error;
   try {
     const whole = JSON.parse(trimmed) as unknown;
-    if (Array.isArray(whole)) return whole.map((value, index) => ({ line: index + 1, value }));
-    return [{ line: 1, value: whole }];
+    if (Array.isArray(whole)) return whole.map((value, index) => entryOf(value, index + 1, fileName));
+    return [entryOf(whole, 1, fileName)];
   } catch (error) {
     wholeError = error as Error;
   }
-  // Not one JSON document. JSON Lines opens with a complete object on its first line; a file that does
-  // not is one document with a mistake in it (a pretty-printed object with a trailing comma), and gets
-  // one error that says where, not one per line.
-  const firstLine = text.split('\n').find((line) => line.trim() !== '')!;
-  if (!parsesAlone(firstLine)) {
+  // Not one JSON document. JSON Lines has complete objects on lines of their own (a bad first line
+  // among them is one bad line, not a lost file); a file with none is one document with a mistake in it
+  // (a pretty-printed object with a trailing comma), and gets one error that says where, not one per line.
+  const lines = text.split('\n');
+  if (!lines.some(isObjectLine)) {
     const at = /position (\d+)/.exec(wholeError.message);
     const offset = at ? text.indexOf(trimmed) + Number(at[1]) : null;
     const place = offset === null ? '' : ` at ${lineAndColumn(text, offset)}`;
@@ -47,10 +49,10 @@ export function parseScenarioText(text: string, fileName: string): ScenarioEntry
     });
   }
   const entries: ScenarioEntry[] = [];
-  text.split('\n').forEach((raw, index) => {
+  lines.forEach((raw, index) => {
     if (raw.trim() === '') return;
     try {
-      entries.push({ line: index + 1, value: JSON.parse(raw) as unknown });
+      entries.push(entryOf(JSON.parse(raw) as unknown, index + 1, fileName));
     } catch (error) {
       entries.push({
         line: index + 1,
@@ -66,13 +68,31 @@ export function parseScenarioText(text: string, fileName: string): ScenarioEntry
   return entries;
 }
 
-function parsesAlone(line: string): boolean {
+/** Whether a line holds one complete JSON object by itself (what JSON Lines of scenarios are made of). */
+function isObjectLine(line: string): boolean {
+  const t = line.trim();
+  if (!t.startsWith('{')) return false;
   try {
-    JSON.parse(line);
-    return true;
+    const value = JSON.parse(t) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
   } catch {
     return false;
   }
+}
+
+/** A parsed entry, or an error entry when it is not an object (a `null` line, a number, an array). */
+function entryOf(value: unknown, line: number, fileName: string): ScenarioEntry {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { line, value };
+  const shown = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  return {
+    line,
+    error: new HeadroomUserError({
+      code: 'bad-file',
+      where: `${fileName}:${line}`,
+      message: `${fileName}:${line}: ${shown}, not a scenario object`,
+      hint: 'each scenario is a JSON object, e.g. {"model": "llama-3.1-8b", "method": "lora"}',
+    }),
+  };
 }
 
 /** "line L, column C" (both 1-based) of a character offset in `text`. */
