@@ -99,6 +99,15 @@ export function startLiveView(options: {
       say(samplerWarning(p, err, options.lang));
       bar?.start();
     },
+    onRecordingError: (e) => {
+      bar?.stop();
+      say(
+        err.yellow(
+          w(options.lang, { code: 'recording-failed', params: { code: e.code, home: options.ledger.home } }),
+        ),
+      );
+      bar?.start();
+    },
   });
   if (options.pid !== null) recorder.addProcess(options.pid);
   recorder.start();

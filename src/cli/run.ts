@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { constants, hostname } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { HeadroomUserError } from '../core/errors.js';
+import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
 import { requiredDeviceBytes } from '../core/margin.js';
 import type { HeadroomEvent } from '../core/run/events.js';
@@ -28,6 +28,7 @@ import { withAllocatorSetting } from '../core/scenario.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { probeDir } from '../io/probe-path.js';
+import { recordingErrorOf } from '../io/recorder.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { StderrRelay } from '../io/stderr-capture.js';
 import { refuseFolder, type UserFileKind } from '../io/user-file.js';
@@ -518,12 +519,24 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       relay.stop();
       await recorder.finish();
     }
-    return recordEnd(ctx, ledger, voice, runId, json, {
+    const ended: Ended = {
       exit,
       interrupts: signals.interrupts(),
       stderrTail: relay.tail(),
       oomSeen: recorder.live.oomSeen,
-    });
+    };
+    try {
+      return recordEnd(ctx, ledger, voice, runId, json, ended);
+    } catch (error) {
+      // The training is over and its exit code is the user's: a ledger that cannot take the end (a full
+      // or read-only disk) is said, not turned into a failure of the run.
+      if (isUserError(error)) throw error;
+      const failure = recordingErrorOf(error);
+      voice.say(
+        err.yellow(w(lang, { code: 'recording-failed', params: { code: failure.code, home: ledger.home } })),
+      );
+      return exitCodeOf(exit, (signal) => SIGNALS[signal]);
+    }
   } finally {
     ledger.close();
     await metrics.close();

@@ -9,8 +9,14 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { MAX_PROBE_LINE_BYTES } from '../core/probe-log.js';
 
-/** Most bytes read from one file per call, so one call stays short while a big backlog is read. */
+/** Bytes read from a file at a time. */
 export const FOLLOW_READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Most bytes one call reads over all files: a backlog of hundreds of MB is read (and stored, one
+ * transaction per call) in batches of this, in bounded memory, not in one piece.
+ */
+export const FOLLOW_BATCH_BYTES = 16 * 1024 * 1024;
 
 export interface FollowedLine {
   /** The line without its newline (UTF-8 decoded). */
@@ -26,6 +32,8 @@ export interface FollowedFile {
   readonly endOffset: number;
   /** Set when the file is now shorter than what was read (replaced or truncated): reading restarts at 0. */
   readonly restarted?: boolean;
+  /** Set when the call's byte budget ran out before the file's end: call again for the rest. */
+  readonly more?: boolean;
 }
 
 /** The files of a probe log: the base path and its `stem.rankN.ext` siblings that exist. */
@@ -85,17 +93,29 @@ export class ProbeLogFollower {
     return this.offsets;
   }
 
-  /** Lines appended since the last call, per file that has any. */
-  read(final = false): FollowedFile[] {
-    const out: FollowedFile[] = [];
+  /**
+   * Lines appended since the last call, per file that has any, up to `budgetBytes` in all (a file cut
+   * short says `more`). A final read is never cut short by the budget where it matters: call it until no
+   * file says `more`.
+   */
+  read(final = false, budgetBytes: number = FOLLOW_BATCH_BYTES): FollowedFile[] {
+    const out: (FollowedFile & { readonly bytes: number })[] = [];
+    let left = budgetBytes;
     for (const path of probeLogFiles(this.basePath)) {
-      const got = this.readFile(path, final);
-      if (got) out.push(got);
+      if (left <= 0) break;
+      const got = this.readFile(path, final, left);
+      if (!got) continue;
+      out.push(got);
+      left -= got.bytes;
     }
-    return out;
+    return out.map(({ bytes: _, ...file }) => file);
   }
 
-  private readFile(path: string, final: boolean): FollowedFile | null {
+  private readFile(
+    path: string,
+    final: boolean,
+    budget: number,
+  ): (FollowedFile & { readonly bytes: number }) | null {
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -112,9 +132,16 @@ export class ProbeLogFollower {
       }
       const lines: FollowedLine[] = [];
       let offset = start;
-      // Keep reading while whole chunks come back, so that one call drains a backlog (bounded by size).
+      let more = false;
+      // Keep reading while whole chunks come back, up to the budget.
       while (offset < size) {
-        const length = Math.min(FOLLOW_READ_CHUNK_BYTES, size - offset);
+        if (offset - start >= budget) {
+          more = true;
+          break;
+        }
+        // Within the budget, but never less than a longest line, so a line always completes.
+        const room = Math.max(budget - (offset - start), MAX_PROBE_LINE_BYTES + 1);
+        const length = Math.min(FOLLOW_READ_CHUNK_BYTES, room, size - offset);
         const buffer = Buffer.allocUnsafe(length);
         const got = readSync(fd, buffer, 0, length, offset);
         if (got <= 0) break;
@@ -136,7 +163,14 @@ export class ProbeLogFollower {
       }
       if (offset === start && !restarted) return null;
       this.offsets.set(path, offset);
-      return { path, lines, endOffset: offset, ...(restarted ? { restarted } : {}) };
+      return {
+        path,
+        lines,
+        endOffset: offset,
+        bytes: offset - start,
+        ...(restarted ? { restarted } : {}),
+        ...(more ? { more } : {}),
+      };
     } finally {
       closeSync(fd);
     }

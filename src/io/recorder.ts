@@ -42,6 +42,8 @@ export interface LiveState {
   oomSeen: boolean;
   gpuSamples: number;
   samplerProblem: SamplerProblem | null;
+  /** The first failure to store what was read (the run goes on without it), or null. */
+  recordingError: RecordingError | null;
 }
 
 export interface RecorderOptions {
@@ -57,6 +59,26 @@ export interface RecorderOptions {
   /** GPU indices or UUIDs the run may use (CUDA_VISIBLE_DEVICES); null = all. */
   readonly visibleGpus: readonly string[] | null;
   readonly onProblem?: (problem: SamplerProblem) => void;
+  /**
+   * Recording failed (a full or read-only disk, a locked ledger): told once. The training goes on; the
+   * recorder keeps trying, so what it can still store is stored.
+   */
+  readonly onRecordingError?: (error: RecordingError) => void;
+}
+
+/** Why the ledger could not take what was read: the SQLite or file system code, and its message. */
+export interface RecordingError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The code of a failure to store (SQLITE_FULL, SQLITE_READONLY, ENOSPC …), or 'error'. */
+export function recordingErrorOf(error: unknown): RecordingError {
+  const e = error as { code?: unknown; message?: unknown };
+  return {
+    code: typeof e?.code === 'string' ? e.code : 'error',
+    message: typeof e?.message === 'string' ? e.message : String(error),
+  };
 }
 
 /** Records a run; call start(), then finish() once the run is over. */
@@ -76,6 +98,7 @@ export class RunRecorder {
     oomSeen: false,
     gpuSamples: 0,
     samplerProblem: null,
+    recordingError: null,
   };
   readonly writers = new Map<number, Writer>();
   private readonly options: RecorderOptions;
@@ -87,6 +110,7 @@ export class RunRecorder {
   private ownByGpu = new Map<number, number>();
   private readonly deviceTotals = new Map<string, number>();
   private lastAppsAtMs = 0;
+  private polling = false;
 
   constructor(options: RecorderOptions) {
     this.options = options;
@@ -99,17 +123,17 @@ export class RunRecorder {
   }
 
   start(): void {
-    this.readProbe(false);
-    this.timer = setInterval(() => this.readProbe(false), FOLLOW_POLL_MS);
+    this.poll();
+    this.timer = setInterval(() => this.poll(), FOLLOW_POLL_MS);
     if (this.options.sample) {
       this.sampler = new NvidiaSmiSampler({
         intervalMs: this.options.intervalMs,
         env: this.options.env,
         ...(this.options.gpuFields ? { gpuFields: this.options.gpuFields } : {}),
         ...(this.options.hangTimeoutMs ? { hangTimeoutMs: this.options.hangTimeoutMs } : {}),
-        onGpus: (s) => this.onGpus(s),
-        onApps: (s) => this.onApps(s),
-        onProblem: (p) => this.onSamplerProblem(p),
+        onGpus: (s) => this.guard(() => this.onGpus(s)),
+        onApps: (s) => this.guard(() => this.onApps(s)),
+        onProblem: (p) => this.guard(() => this.onSamplerProblem(p)),
       });
       this.sampler.start();
     }
@@ -136,13 +160,55 @@ export class RunRecorder {
     this.timer = null;
     if (this.sampler) await this.sampler.stop();
     this.sampler = null;
-    this.readProbe(final);
+    // Drain the backlog batch by batch (each its own transaction), in bounded memory.
+    for (;;) {
+      const got = this.guard(() => this.readBatch(final));
+      if (!got?.more) break;
+    }
   }
 
-  /** Reads what the probe appended and stores it; returns the number of lines read. */
+  /** One look at the log from the timer; a backlog goes on at once, one batch per turn of the event loop. */
+  private poll(): void {
+    if (this.polling) return;
+    this.polling = true;
+    const step = () => {
+      const got = this.guard(() => this.readBatch(false));
+      if (got?.more && this.timer !== null) setImmediate(step);
+      else this.polling = false;
+    };
+    step();
+  }
+
+  /**
+   * Runs a ledger write; a failure (disk full, read-only, locked) is kept and told once, never thrown
+   * into the timer where it would end the process, and with it the recording of the training.
+   */
+  private guard<T>(write: () => T): T | undefined {
+    try {
+      return write();
+    } catch (error) {
+      if (this.live.recordingError === null) {
+        this.live.recordingError = recordingErrorOf(error);
+        this.options.onRecordingError?.(this.live.recordingError);
+      }
+      return undefined;
+    }
+  }
+
+  /** Reads what the probe appended (everything, in batches) and stores it; returns the number of lines read. */
   readProbe(final: boolean): number {
+    let count = 0;
+    for (;;) {
+      const got = this.readBatch(final);
+      count += got.lines;
+      if (!got.more) return count;
+    }
+  }
+
+  /** Reads one batch of what the probe appended and stores it. */
+  private readBatch(final: boolean): { readonly lines: number; readonly more: boolean } {
     const files = this.follower.read(final);
-    if (files.length === 0) return 0;
+    if (files.length === 0) return { lines: 0, more: false };
     const batches: ProbeBatch[] = files.map((f) => ({
       path: f.path,
       endOffset: f.endOffset,
@@ -166,7 +232,7 @@ export class RunRecorder {
       }
     }
     this.live.probeLines += count;
-    return count;
+    return { lines: count, more: files.some((f) => f.more === true) };
   }
 
   private observe(e: NonNullable<ProbeBatch['lines'][number]['event']>): void {

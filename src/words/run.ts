@@ -265,6 +265,8 @@ export interface RunLineParams {
   readonly 'cannot-start-hint': { readonly runId: number };
   readonly stopping: NoParams;
   readonly 'recorded-as': { readonly runId: number };
+  /** The ledger could not take what was read (disk full, read-only home): the training goes on. */
+  readonly 'recording-failed': { readonly code: string; readonly home: string };
   readonly 'resumed-as': { readonly runId: number };
   readonly 'waiting-for-log': { readonly seconds: number; readonly path: string };
   readonly resuming: { readonly runId: number };
@@ -353,6 +355,8 @@ export const RUN = defineDomain<RunLineParams>({
       stopping: () =>
         '\nheadroom: stopping the command (Ctrl-C again to terminate it now); the record is kept',
       'recorded-as': (p) => `  recorded as run ${p.runId}: headroom runs show ${p.runId}`,
+      'recording-failed': (p) =>
+        `headroom: cannot record into ${p.home} (${p.code}${p.code === 'SQLITE_FULL' || p.code === 'ENOSPC' ? ': the disk is full' : p.code === 'SQLITE_READONLY' || p.code === 'EROFS' ? ': read-only' : ''}); the training goes on, its exit code unchanged; free space or set HEADROOM_HOME elsewhere for the next run`,
       'resumed-as': (p) => `  resumed as run ${p.runId}: headroom runs show ${p.runId}`,
       'waiting-for-log': (p) => `headroom: waiting up to ${p.seconds} s for ${p.path} …`,
       resuming: (p) => `headroom: resuming run ${p.runId} from where the ledger stopped`,
@@ -431,6 +435,8 @@ export const RUN = defineDomain<RunLineParams>({
         `检查 -- 之后的命令，例如 headroom run -- python3 train.py；headroom runs rm ${p.runId} 可删除这条记录`,
       stopping: () => '\nheadroom：正在停止命令（再按一次 Ctrl-C 立即终止）；记录会保留',
       'recorded-as': (p) => `  已记录为运行 ${p.runId}：headroom runs show ${p.runId}`,
+      'recording-failed': (p) =>
+        `headroom：无法写入 ${p.home}（${p.code}${p.code === 'SQLITE_FULL' || p.code === 'ENOSPC' ? '：磁盘已满' : p.code === 'SQLITE_READONLY' || p.code === 'EROFS' ? '：只读' : ''}）；训练照常进行，退出码不变；请释放空间，或为下次运行把 HEADROOM_HOME 设到别处`,
       'resumed-as': (p) => `  已接续记录为运行 ${p.runId}：headroom runs show ${p.runId}`,
       'waiting-for-log': (p) => `headroom：最多等待 ${p.seconds} 秒，直到 ${p.path} 出现…`,
       resuming: (p) => `headroom：从账本停下的位置接着记录运行 ${p.runId}`,
@@ -503,6 +509,7 @@ export const RUN = defineDomain<RunLineParams>({
     'cannot-start-hint': { runId: 1 },
     stopping: {},
     'recorded-as': { runId: 3 },
+    'recording-failed': { code: 'SQLITE_FULL', home: '/home/me/.headroom' },
     'resumed-as': { runId: 3 },
     'waiting-for-log': { seconds: 30, path: '/tmp/probe.jsonl' },
     resuming: { runId: 1 },
