@@ -484,6 +484,45 @@ describe('a run that killed its recorder: nothing recorded is lost, and watch re
     );
   }, 60_000);
 
+  it('two watches of one log started at once record it once', async () => {
+    const { dir, env } = home();
+    const log = join(dir, 'probe.jsonl');
+    const rec = (r: Record<string, unknown>) =>
+      `${JSON.stringify({ v: 1, pid: 999_999, rank: 0, localRank: 0, worldSize: 1, ...r })}\n`;
+    const device = {
+      index: 0,
+      allocatedBytes: MIB,
+      reservedBytes: 2 * MIB,
+      peakAllocatedBytes: MIB,
+      peakReservedBytes: 2 * MIB,
+      inactiveSplitBytes: 0,
+      numAllocRetries: 0,
+      numOoms: 0,
+    };
+    writeFileSync(
+      log,
+      rec({ event: 'start', t: 1, argv: ['train.py'] }) +
+        Array.from({ length: 20 }, (_, i) =>
+          rec({ event: 'step', t: 2 + i, step: i + 1, loss: 1, devices: [device] }),
+        ).join('') +
+        rec({ event: 'end', t: 30, reason: 'exit', steps: 20 }),
+    );
+    const start = () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'watch', '--log', log, '--no-smi'], { env });
+        let stderr = '';
+        child.stderr!.on('data', (d) => {
+          stderr += String(d);
+        });
+        child.once('exit', (code) => resolve({ code, stderr }));
+      });
+    const results = await Promise.all([start(), start()]);
+    expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+    expect(results.find((r) => r.code === 1)!.stderr).toMatch(/is being watched already|already recorded/);
+    const runs = json(env, 'runs');
+    expect(runs.runs ?? runs).toHaveLength(1);
+  }, 60_000);
+
   it('Ctrl-C stops the command cleanly and keeps the record', async () => {
     const { env } = home();
     const child = spawn(

@@ -7,6 +7,7 @@ import { watchedStatus } from '../core/run/status.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { probeLogFiles, waitForProbeLog } from '../io/follow-log.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { claimLogLock } from '../io/log-lock.js';
 import { alive } from '../io/recorder.js';
 import { DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { readFileTail } from '../io/stderr-capture.js';
@@ -101,8 +102,21 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const err = styleFor(ctx.stderr, ctx.env);
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
 
-  const ledger = Ledger.open(headroomHome(ctx.env));
+  const home = headroomHome(ctx.env);
+  const ledger = Ledger.open(home);
+  let lock: { readonly release: () => void } | null = null;
   try {
+    // One watcher per log: a second one started at the same moment would record the run twice.
+    const claim = claimLogLock(home, logPath);
+    if ('heldBy' in claim) {
+      throw new HeadroomUserError({
+        code: 'bad-flag',
+        where: '--log',
+        message: `${logPath} is being watched already (headroom pid ${claim.heldBy.pid} on ${claim.heldBy.host})`,
+        hint: 'headroom runs shows the run it records; stop that watch first to watch the log here',
+      });
+    }
+    lock = claim;
     let run = ledger.findRunByLog(logPath);
     if (
       run &&
@@ -257,6 +271,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     }
     return 0;
   } finally {
+    lock?.release();
     ledger.close();
   }
 }

@@ -5,7 +5,7 @@
  * its newline, except on the final read, where it is returned as it is (and reported truncated by
  * the parser). Start from stored offsets to resume after a restart.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { MAX_PROBE_LINE_BYTES } from '../core/probe-log.js';
 
@@ -82,6 +82,10 @@ export async function waitForProbeLog(
 export class ProbeLogFollower {
   readonly basePath: string;
   private readonly offsets: Map<string, number>;
+  /** The file each path was last time (device and inode): a new one there means a rename rotation. */
+  private readonly identities = new Map<string, { readonly ino: number; readonly dev: number }>();
+  /** The last bytes read of each path: a file that no longer ends so there was truncated and regrew. */
+  private readonly tails = new Map<string, Buffer>();
 
   constructor(basePath: string, offsets: ReadonlyMap<string, number> = new Map()) {
     this.basePath = basePath;
@@ -123,56 +127,168 @@ export class ProbeLogFollower {
       return null;
     }
     try {
+      const stat = fstatSync(fd);
       let start = this.offsets.get(path) ?? 0;
-      const size = fstatSync(fd).size;
+      const known = this.identities.get(path);
+      const tail = this.tails.get(path);
       let restarted = false;
-      if (size < start) {
+      let carried: FollowedLine[] = [];
+      if (known !== undefined && (known.ino !== stat.ino || known.dev !== stat.dev) && start > 0) {
+        // Rotated by rename: the file we were reading has another name now; what it got since our last
+        // look is read from it, then the new file from its start.
+        const moved = findSibling(path, (other) => other.ino === known.ino && other.dev === known.dev);
+        if (moved !== null) carried = readWhole(moved, start);
+        start = 0;
+        restarted = true;
+      } else if (start > 0 && (stat.size < start || (tail !== undefined && !bytesAt(fd, start, tail)))) {
+        // Truncated in place (logrotate's copytruncate): the lines written between our last look and the
+        // copy are in the copy, which still ends where we stopped with the bytes we read last.
+        const copy = findSibling(
+          path,
+          (other, name) => other.size >= start && tail !== undefined && bytesAtPath(name, start, tail),
+        );
+        if (copy !== null) carried = readWhole(copy, start);
         start = 0;
         restarted = true;
       }
-      const lines: FollowedLine[] = [];
-      let offset = start;
-      let more = false;
-      // Keep reading while whole chunks come back, up to the budget.
-      while (offset < size) {
-        if (offset - start >= budget) {
-          more = true;
-          break;
-        }
-        // Within the budget, but never less than a longest line, so a line always completes.
-        const room = Math.max(budget - (offset - start), MAX_PROBE_LINE_BYTES + 1);
-        const length = Math.min(FOLLOW_READ_CHUNK_BYTES, room, size - offset);
-        const buffer = Buffer.allocUnsafe(length);
-        const got = readSync(fd, buffer, 0, length, offset);
-        if (got <= 0) break;
-        let lineStart = 0;
-        for (let i = 0; i < got; i++) {
-          if (buffer[i] !== 0x0a) continue;
-          lines.push({ text: buffer.toString('utf8', lineStart, i), offset: offset + lineStart });
-          lineStart = i + 1;
-        }
-        const rest = got - lineStart;
-        const atEnd = offset + got >= size;
-        if (rest > 0 && (rest > MAX_PROBE_LINE_BYTES || (final && atEnd))) {
-          // No newline: a line too long to be a record, or the last line of a finished writer.
-          lines.push({ text: buffer.toString('utf8', lineStart, got), offset: offset + lineStart });
-          lineStart = got;
-        }
-        offset += lineStart;
-        if (lineStart === 0 || atEnd) break; // a partial line waits for more bytes
-      }
-      if (offset === start && !restarted) return null;
-      this.offsets.set(path, offset);
+      this.identities.set(path, { ino: stat.ino, dev: stat.dev });
+      const read = readLines(fd, start, stat.size, final, budget);
+      if (read.end === start && !restarted) return null;
+      this.offsets.set(path, read.end);
+      if (read.tail.length > 0) this.tails.set(path, read.tail);
+      else if (restarted) this.tails.delete(path);
       return {
         path,
-        lines,
-        endOffset: offset,
-        bytes: offset - start,
+        lines: carried.length > 0 ? [...carried, ...read.lines] : read.lines,
+        endOffset: read.end,
+        bytes: read.end - start,
         ...(restarted ? { restarted } : {}),
-        ...(more ? { more } : {}),
+        ...(read.more ? { more: true } : {}),
       };
     } finally {
       closeSync(fd);
     }
   }
+}
+
+/** Bytes kept of the end of what was read last, to recognise the file (or its rotated copy) again. */
+const TAIL_BYTES = 64;
+
+interface Lines {
+  readonly lines: FollowedLine[];
+  /** Offset after the last complete line. */
+  readonly end: number;
+  readonly more: boolean;
+  /** The last bytes before `end` (up to TAIL_BYTES). */
+  readonly tail: Buffer;
+}
+
+/** Complete lines of `fd` from `start` up to `size`, within the budget (plus at most one longest line). */
+function readLines(fd: number, start: number, size: number, final: boolean, budget: number): Lines {
+  const lines: FollowedLine[] = [];
+  let offset = start;
+  let more = false;
+  let tail = Buffer.alloc(0);
+  while (offset < size) {
+    if (offset - start >= budget) {
+      more = true;
+      break;
+    }
+    // Within the budget, but never less than a longest line, so a line always completes.
+    const room = Math.max(budget - (offset - start), MAX_PROBE_LINE_BYTES + 1);
+    const length = Math.min(FOLLOW_READ_CHUNK_BYTES, room, size - offset);
+    const buffer = Buffer.allocUnsafe(length);
+    const got = readSync(fd, buffer, 0, length, offset);
+    if (got <= 0) break;
+    let lineStart = 0;
+    for (let i = 0; i < got; i++) {
+      if (buffer[i] !== 0x0a) continue;
+      lines.push({ text: buffer.toString('utf8', lineStart, i), offset: offset + lineStart });
+      lineStart = i + 1;
+    }
+    const rest = got - lineStart;
+    const atEnd = offset + got >= size;
+    if (rest > 0 && (rest > MAX_PROBE_LINE_BYTES || (final && atEnd))) {
+      // No newline: a line too long to be a record, or the last line of a finished writer.
+      lines.push({ text: buffer.toString('utf8', lineStart, got), offset: offset + lineStart });
+      lineStart = got;
+    }
+    if (lineStart > 0) tail = Buffer.from(buffer.subarray(Math.max(0, lineStart - TAIL_BYTES), lineStart));
+    offset += lineStart;
+    if (lineStart === 0 || atEnd) break; // a partial line waits for more bytes
+  }
+  return { lines, end: offset, more, tail };
+}
+
+/** Whether `fd` holds `expected` just before `offset`. */
+function bytesAt(fd: number, offset: number, expected: Buffer): boolean {
+  if (offset < expected.length) return false;
+  const buffer = Buffer.alloc(expected.length);
+  const got = readSync(fd, buffer, 0, expected.length, offset - expected.length);
+  return got === expected.length && buffer.equals(expected);
+}
+
+function bytesAtPath(path: string, offset: number, expected: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    return bytesAt(fd, offset, expected);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every line of a file from `start` to its end (a rotated file: its writer has moved on). */
+function readWhole(path: string, start: number): FollowedLine[] {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    return readLines(fd, start, fstatSync(fd).size, true, Number.POSITIVE_INFINITY).lines;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Most names looked at for a rotated copy: a log folder holds a handful; a huge one is not searched whole. */
+const MAX_ROTATION_CANDIDATES = 256;
+
+/**
+ * A rotated file of `path` in its folder (`probe.jsonl.1`, `probe.jsonl-20261201`, …) that `matches`;
+ * null when none does.
+ */
+function findSibling(
+  path: string,
+  matches: (
+    stat: { readonly ino: number; readonly dev: number; readonly size: number },
+    name: string,
+  ) => boolean,
+): string | null {
+  const dir = dirname(path);
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  for (const name of names
+    .filter((n) => n !== base && n.startsWith(base))
+    .slice(0, MAX_ROTATION_CANDIDATES)) {
+    const candidate = join(dir, name);
+    try {
+      const stat = statSync(candidate);
+      if (stat.isFile() && matches(stat, candidate)) return candidate;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
 }

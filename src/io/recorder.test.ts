@@ -2,7 +2,7 @@
  * Nothing recorded is lost, and a recording that fails never takes the training with it (issue 22): a
  * backlog is stored in bounded batches, and a full ledger is told once, not thrown.
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -126,5 +126,62 @@ describe('the recorder', () => {
     expect(told).toHaveLength(1);
     expect(told[0]!.code).toBe('SQLITE_FULL');
     expect(recorder.live.recordingError?.code).toBe('SQLITE_FULL');
+  });
+});
+
+describe('log rotation under watch', () => {
+  /** Writes `count` numbered lines in bursts, rotating once in the middle, reading between bursts. */
+  function follow(rotate: (path: string) => void): number[] {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-rotate-'));
+    const path = join(dir, 'probe.jsonl');
+    writeFileSync(path, '');
+    const follower = new ProbeLogFollower(path);
+    const seen: number[] = [];
+    const take = () => {
+      for (const file of follower.read(false))
+        for (const l of file.lines) seen.push((JSON.parse(l.text) as { n: number }).n);
+    };
+    let n = 0;
+    for (let burst = 0; burst < 12; burst++) {
+      for (let i = 0; i < 50; i++) appendFileSync(path, `${JSON.stringify({ n: n++ })}\n`);
+      if (burst === 6) rotate(path); // lines written since the last read are in the rotated file only
+      take();
+    }
+    take();
+    return seen;
+  }
+  const all = Array.from({ length: 600 }, (_, i) => i);
+
+  it('follows a rename rotation without losing the lines the old file got last', () => {
+    const seen = follow((path) => {
+      renameSync(path, `${path}.1`);
+      writeFileSync(path, '');
+    });
+    expect(seen).toEqual(all);
+  });
+
+  it('follows copytruncate: the lines since the last read come from the copy, then the file again', () => {
+    const seen = follow((path) => {
+      copyFileSync(path, `${path}.1`);
+      truncateSync(path, 0);
+    });
+    expect(seen).toEqual(all);
+  });
+
+  it('sees a truncation the file has already outgrown before the next look', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-outgrown-'));
+    const path = join(dir, 'probe.jsonl');
+    const lines = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => `${JSON.stringify({ n: from + i })}\n`).join('');
+    writeFileSync(path, lines(0, 300));
+    const follower = new ProbeLogFollower(path);
+    const numbers = () => follower.read(false).flatMap((f) => f.lines.map((l) => JSON.parse(l.text).n));
+    expect(numbers()).toHaveLength(300);
+    appendFileSync(path, lines(300, 320));
+    copyFileSync(path, `${path}.1`);
+    truncateSync(path, 0);
+    // More bytes than were read before, so the size alone does not show the truncation.
+    appendFileSync(path, lines(320, 700));
+    expect(numbers()).toEqual(Array.from({ length: 400 }, (_, i) => 300 + i));
   });
 });
