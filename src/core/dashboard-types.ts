@@ -52,8 +52,11 @@ export interface FindingView {
 
 export interface RunDetail {
   readonly run: RunSummary & { readonly command: string; readonly scenario: Record<string, unknown> | null };
+  /** The points the chart draws: every peak kept, a few thousand at most (src/core/downsample.ts). */
   readonly steps: readonly StepPoint[];
   readonly samples: readonly SamplePoint[];
+  /** How many points the run recorded (more than `steps` / `samples` when those were thinned). */
+  readonly recorded?: { readonly steps: number; readonly samples: number };
   readonly phases: readonly { readonly name: string; readonly start: number; readonly end: number }[];
   readonly oom: { readonly t: number; readonly text: string } | null;
   readonly findings: readonly FindingView[];

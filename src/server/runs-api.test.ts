@@ -124,3 +124,38 @@ describe('runs API', () => {
     expect(text).toContain('event: end\ndata: {"status":"ok"}');
   });
 });
+
+describe('a long run on the run page', () => {
+  it('sends a few thousand points that keep every peak, and the zoomed window in detail', async () => {
+    const home = tempHome();
+    const run = startRun(home, 'long', null);
+    const steps = Array.from({ length: 20_000 }, (_, i) => ({
+      step: i + 1,
+      allocatedGiB: 3,
+      peakGiB: i + 1 === 12_345 ? 20 : 8 + Math.sin(i / 50) * 0.5,
+      reservedGiB: 9 + i / 20_000,
+      loss: 2,
+    }));
+    run.steps(steps, 0.01);
+    run.finish('ok', 300);
+    const app = await createDashboardApp({
+      webRoot: '/nonexistent',
+      env: { HEADROOM_HOME: home },
+      demo: false,
+    });
+    const detail = (await (await app.request(`/api/runs/${run.id}`)).json()) as RunDetail;
+    expect(detail.recorded).toEqual({ steps: 20_000, samples: 0 });
+    expect(detail.steps.length).toBeLessThanOrEqual(4000);
+    expect(Math.max(...detail.steps.map((s) => s.peakAllocatedBytes ?? 0))).toBe(20 * GIB);
+    expect(detail.steps.find((s) => s.peakAllocatedBytes === 20 * GIB)!.step).toBe(12_345);
+    const spike = detail.steps.find((s) => s.step === 12_345)!.t;
+    const zoom = (await (
+      await app.request(`/api/runs/${run.id}/window?from=${spike - 1}&to=${spike + 1}`)
+    ).json()) as { steps: RunDetail['steps'] };
+    // Two seconds at 100 steps a second: every step, nothing thinned.
+    expect(zoom.steps.length).toBeGreaterThanOrEqual(199);
+    expect(zoom.steps.length).toBeLessThanOrEqual(201);
+    const bad = await app.request(`/api/runs/${run.id}/window?from=5&to=1`);
+    expect(bad.status).toBe(400);
+  });
+});

@@ -13,6 +13,7 @@ import type {
   SamplePoint,
   StepPoint,
 } from '../core/dashboard-types.js';
+import { DEFAULT_MAX_POINTS, keepPeaks } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
@@ -90,6 +91,27 @@ export function stepPoints(steps: readonly StepRecord[], startMs: number): StepP
   return [...byStep.values()].sort((a, b) => a.t - b.t);
 }
 
+/**
+ * The step points a chart draws: every peak kept (allocated, reserved, loss), a few thousand points at
+ * most however long the run (src/core/downsample.ts).
+ */
+export function chartSteps(points: readonly StepPoint[], maxPoints = DEFAULT_MAX_POINTS): StepPoint[] {
+  return keepPeaks(
+    points,
+    [
+      (p) => p.peakAllocatedBytes ?? p.allocatedBytes,
+      (p) => p.peakReservedBytes ?? p.reservedBytes,
+      (p) => p.loss,
+    ],
+    maxPoints,
+  );
+}
+
+/** The nvidia-smi points a chart draws, peaks kept. */
+export function chartSamples(points: readonly SamplePoint[], maxPoints = DEFAULT_MAX_POINTS): SamplePoint[] {
+  return keepPeaks(points, [(p) => p.usedBytes], maxPoints);
+}
+
 /** nvidia-smi used memory over time: the run's busiest GPU, or the sum of its own processes when known. */
 export function samplePoints(samples: readonly GpuSampleRecord[], startMs: number): SamplePoint[] {
   const byTime = new Map<number, SamplePoint>();
@@ -141,10 +163,13 @@ export function runDetail(
   const endMs = run.endedAtMs ?? Date.now();
   const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
   const oomText = ledger.oomText(run.id);
+  const steps = stepPoints(ledger.steps(run.id), run.startedAtMs);
+  const samples = samplePoints(ledger.gpuSamples(run.id), run.startedAtMs);
   return {
     run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
-    steps: stepPoints(ledger.steps(run.id), run.startedAtMs),
-    samples: samplePoints(ledger.gpuSamples(run.id), run.startedAtMs),
+    steps: chartSteps(steps),
+    samples: chartSamples(samples),
+    recorded: { steps: steps.length, samples: samples.length },
     phases: phaseBands(events, run.startedAtMs, endMs),
     oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
     findings: deps.diagnoseRun(ledger, run, lang),
@@ -208,6 +233,33 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
     const lang: Lang = c.req.query('lang') === 'zh' ? 'zh' : 'en';
     if (deps.demo && id === String(DEMO_RUN_ID)) return c.json(deps.demo[lang].detail);
     return c.json(withLedger((ledger) => runDetail(ledger, runOrThrow(ledger, id), deps, lang)));
+  });
+
+  // The detail of a zoomed window: every point between from and to (seconds since the start), peaks kept.
+  api.get('/runs/:id/window', (c) => {
+    const id = c.req.param('id');
+    const from = Number(c.req.query('from'));
+    const to = Number(c.req.query('to'));
+    if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) {
+      throw new HeadroomUserError({
+        code: 'invalid-field',
+        where: 'from',
+        message: 'from and to must be seconds since the run started, from ≤ to',
+        hint: `/api/runs/${id}/window?from=0&to=60`,
+      });
+    }
+    return c.json(
+      withLedger((ledger) => {
+        const run = runOrThrow(ledger, id);
+        const inside = <P extends { readonly t: number }>(p: P) => p.t >= from && p.t <= to;
+        return {
+          from,
+          to,
+          steps: chartSteps(stepPoints(ledger.steps(run.id), run.startedAtMs).filter(inside)),
+          samples: chartSamples(samplePoints(ledger.gpuSamples(run.id), run.startedAtMs).filter(inside)),
+        };
+      }),
+    );
   });
 
   api.get('/runs/:id/stream', (c) => {
