@@ -64,16 +64,18 @@ function layerWorkingBytes(shape: ModelShape, scenario: Scenario, e: number, bat
 /**
  * The logits and the loss of one evaluation batch. Hugging Face's ForCausalLMLoss upcasts the logits
  * (`logits.float()`, src/transformers/loss/loss_utils.py) and cross-entropy makes an fp32
- * log-softmax: `e + 4 + 4` bytes per logit, `4 + 4` when the logits are fp32 already. A chunked loss is
- * counted whole: litgpt's validate calls chunked_cross_entropy with chunk_size=0 on unchunked logits
- * (litgpt/finetune/lora.py), and a bound is better than a guess for the others. A fused loss keeps one
- * chunk (activations.ts).
+ * log-softmax: `e + 4 + 4` bytes per logit, `4 + 4` when the logits are fp32 already. A chunked loss
+ * makes no fp32 copy of the whole logits, but is counted with whole logits and a whole log-softmax
+ * (`e + 4`, as activations.ts counts the standard loss's): litgpt's validate calls
+ * chunked_cross_entropy with chunk_size=0 on unchunked logits (litgpt/finetune/lora.py), and for the
+ * others a bound is better than a guess. A fused loss keeps one chunk (activations.ts).
  */
 function evalLossBytes(scenario: Scenario, shape: ModelShape, e: number, tokens: number): number {
   const V = shape.vocabSize;
   if (scenario.loss === 'fused')
     return (e + 12) * V * Math.max(1, Math.ceil((tokens * shape.hiddenSize) / V));
-  return (e + (e === 4 ? 0 : 4) + 4) * V * tokens;
+  const upcast = scenario.loss === 'standard' && e !== 4 ? 4 : 0;
+  return (e + upcast + 4) * V * tokens;
 }
 
 /** The evaluation step: the eval and generate phases' high points, for a scenario that evaluates. */
@@ -128,8 +130,11 @@ export function evaluationRecords(
   if (generateTokens === undefined) return { eval: evalTerms };
   // Generation's KV cache: a key and a value per layer, KV head and cached token, in the model's dtype
   // (transformers DynamicCache; litgpt model.set_kv_cache, which sizes it for max_seq_length, the
-  // longest training sample). The prompt's forward runs beside it; its logits are counted for every
-  // prompt token (litgpt's GPT.forward returns them all; transformers before logits_to_keep did too).
+  // longest training sample). The prompt's forward runs beside it, bounded by a prompt as long as the
+  // cache. Its logits are the last token's and their fp32 copy (transformers' generate asks the model
+  // for logits_to_keep=1 and casts next_token_logits to float32, generation/utils.py); a forward that
+  // returns every prompt token's logits (litgpt's GPT.forward, transformers before logits_to_keep) adds
+  // e · V per prompt token, not counted (docs/memory-model.md).
   const genBatch = evaluation.generateBatch ?? batch;
   const genTokens = genBatch * generateTokens;
   const kvPerToken = shape.numLayers * shape.numKvHeads * (shape.headDim + shape.valueHeadDim) * e;
@@ -137,7 +142,7 @@ export function evaluationRecords(
     ...base,
     'kv-cache': kvPerToken * genTokens,
     'eval-layer': layerWorkingBytes(shape, { ...scenario, seqLen: generateTokens }, e, genBatch),
-    'generation-logits': e * V * genTokens,
+    'generation-logits': (e + 4) * V * genBatch,
   };
   return { eval: evalTerms, generate };
 }

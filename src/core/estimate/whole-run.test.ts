@@ -63,6 +63,9 @@ describe('evaluation (evaluation.ts)', () => {
     // Below the step's own peak at the training batch: the step stays the peak.
     expect(e.peakPhase).toBe('backward');
     expect(e.phases.generate).toBeUndefined();
+    // A chunked loss (litgpt's validate, torchtune) makes no fp32 copy of the whole logits.
+    const chunked = run({ ...LORA, loss: 'chunked', evaluation: { microBatchSize: 4 } });
+    expect(term(chunked, 'eval', 'eval-logits-and-loss')).toBe((2 + 4) * V * tokens);
   });
 
   it('kept logits: n − 1 batches beside the n-th forward, or the concatenation of 2n', () => {
@@ -82,7 +85,7 @@ describe('evaluation (evaluation.ts)', () => {
     const e = run({ ...LORA, evaluation: { microBatchSize: 4, generateTokens: 768 } });
     const perToken = LLAMA_3B.numLayers * LLAMA_3B.numKvHeads * 2 * LLAMA_3B.headDim * 2;
     expect(term(e, 'generate', 'kv-cache')).toBe(perToken * 4 * 768);
-    expect(term(e, 'generate', 'generation-logits')).toBe(2 * V * 4 * 768);
+    expect(term(e, 'generate', 'generation-logits')).toBe((2 + 4) * V * 4);
     const one = run({ ...LORA, evaluation: { microBatchSize: 4, generateTokens: 768, generateBatch: 1 } });
     expect(term(one, 'generate', 'kv-cache')).toBe(perToken * 768);
   });
