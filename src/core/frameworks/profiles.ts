@@ -223,7 +223,7 @@ function applies(condition: Applies | undefined, view: View): boolean {
 }
 
 /** A fact's value: its own, or the field it is the same as, as the user gave it or by default. */
-function valueOf(value: BehaviourValue | SameAs, raw: Raw): BehaviourValue {
+function factValue(value: BehaviourValue | SameAs, raw: Raw): BehaviourValue {
   if (typeof value !== 'object') return value;
   const given = raw[value.sameAs];
   return typeof given === 'number' ? given : SCENARIO_DEFAULTS[value.sameAs];
@@ -316,7 +316,7 @@ export function behaviourDefaults(
       if (fact.kind !== 'sets' || fact.field !== field) continue;
       const judgement = holds(fact, view);
       if (!judgement.holds) continue;
-      const value = valueOf(fact.value, scenarioSoFar);
+      const value = factValue(fact.value, scenarioSoFar);
       resolved.set(field, value);
       applied.push({ field, value, factId: fact.id });
       note(fact, field, value, judgement.unknown);
