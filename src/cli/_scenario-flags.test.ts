@@ -209,6 +209,10 @@ describe('the flags and their help', () => {
         'quantized-inputs-kept',
         'quantizer',
         'precision',
+        'load-dtype',
+        'prepare-kbit-upcast',
+        'caching-allocator-warmup',
+        'no-caching-allocator-warmup',
         'optimizer',
         'micro-batch',
         'seq-len',
@@ -236,6 +240,11 @@ describe('the flags and their help', () => {
         'framework',
         'versions',
         'padding',
+        'eval-batch',
+        'eval-batches',
+        'eval-keep-logits',
+        'eval-generate-tokens',
+        'eval-generate-batch',
         'scenario',
       ].sort(),
     );
@@ -245,7 +254,7 @@ describe('the flags and their help', () => {
     const zh = scenarioFlagsHelp('zh');
     const flags = (help: string) => [...help.matchAll(/^ {2}(?:MODEL \| )?(--[\w-]+)/gm)].map((m) => m[1]);
     expect(flags(zh)).toEqual(flags(SCENARIO_FLAGS_HELP));
-    expect(flags(zh)).toHaveLength(43);
+    expect(flags(zh)).toHaveLength(52);
     expect(SCENARIO_FLAGS_HELP).toMatch(/^ {2}--method M {16}full \| lora \| qlora \| freeze +\[full\]$/m);
     expect(zh).toMatch(/^ {2}--micro-batch N {11}每块 GPU 每步的序列数 +\[1\]$/m);
     expect(zh.split('\n')[0]).toBe('场景（参数覆盖 --scenario 中的设置；默认值见 docs/scenario.md）：');

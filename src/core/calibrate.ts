@@ -20,6 +20,7 @@ import {
   type Estimate,
   PHASES,
   type Phase,
+  type PhaseFigures,
   type TermBytes,
 } from './estimate.js';
 import { estimateError } from './estimate-error.js';
@@ -179,7 +180,7 @@ interface Scaled {
   readonly allocatedBytes: number;
   readonly gapBytes: number;
   readonly peakPhase: Phase;
-  readonly phases: Readonly<Record<Phase, number>>;
+  readonly phases: PhaseFigures<number>;
 }
 
 /** The estimate's allocated peak and model reserve gap with activations scaled by `k`. */
@@ -190,16 +191,18 @@ function scale(e: Estimate, k: number): Scaled {
   const backward = backwardAtStart(e)
     ? p.backward + extraBackward
     : Math.max(p.backward, p.forward + (e.breakdown.backwardTransientBytes ?? 0) + extraBackward);
-  const phases: Record<Phase, number> = {
+  // Evaluation and generation are not the step's activations: the factor leaves them as estimated.
+  const phases: PhaseFigures<number> = {
     load: p.load,
     forward: p.forward + extraForward,
     backward,
     'optimizer-step': p['optimizer-step'],
+    ...(p.eval === undefined ? {} : { eval: p.eval }),
+    ...(p.generate === undefined ? {} : { generate: p.generate }),
   };
   let peakPhase: Phase = 'load';
-  for (const phase of ['forward', 'backward', 'optimizer-step'] as const)
-    if (phases[phase] > phases[peakPhase]) peakPhase = phase;
-  const allocated = phases[peakPhase];
+  for (const phase of PHASES) if ((phases[phase] ?? 0) > phases[peakPhase]!) peakPhase = phase;
+  const allocated = phases[peakPhase]!;
   // The churning bytes move with the activations; persistent states pack well (estimate.ts).
   const churn = Math.max(0, churnOf(e) + (allocated - e.peak.allocatedBytes));
   return {
@@ -365,22 +368,21 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
         ),
       )
     : undefined;
-  const rounded = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])) as Record<
-    Phase,
-    number
-  >;
+  const rounded = Object.fromEntries(
+    Object.entries(phases).map(([k, v]) => [k, Math.round(v)]),
+  ) as unknown as PhaseFigures<number>;
   // Each phase keeps the estimator's terms, and the calibration's difference becomes a term of its own.
   const estimated = estimate.phaseTerms;
   const phaseTerms = estimated
     ? (Object.fromEntries(
-        PHASES.map((phase) => {
-          const terms = estimated[phase];
-          const delta = rounded[phase] - terms.reduce((sum, t) => sum + t.bytes, 0);
+        PHASES.filter((phase) => estimated[phase] !== undefined).map((phase) => {
+          const terms = estimated[phase]!;
+          const delta = rounded[phase]! - terms.reduce((sum, t) => sum + t.bytes, 0);
           // Within a byte a term is the terms' own rounding, not a calibration.
           const calibrated = Math.abs(delta) > terms.length;
           return [phase, calibrated ? [...terms, { term: 'calibration' as const, bytes: delta }] : terms];
         }),
-      ) as Record<Phase, readonly TermBytes[]>)
+      ) as unknown as PhaseFigures<readonly TermBytes[]>)
     : null;
   return {
     ...estimate,

@@ -44,5 +44,7 @@ export {
   type PeakTermParams,
   PHASES,
   type Phase,
+  type PhaseFigures,
+  type StepPhase,
   type TermBytes,
 } from './estimate/types.js';

@@ -294,6 +294,9 @@ describe('the count limits: each field refuses a value past its limit and names 
     if (field === 'lora.rank') return { model: 'x', method: 'lora', lora: { rank: value } };
     if (field === 'trainableLayers') return { model: 'x', method: 'freeze', trainableLayers: value };
     if (field === 'parallelism.gpus') return { model: 'x', parallelism: { strategy: 'ddp', gpus: value } };
+    if (field.startsWith('evaluation.')) {
+      return { model: 'x', evaluation: { microBatchSize: 8, [field.slice('evaluation.'.length)]: value } };
+    }
     return { model: 'x', [field]: value };
   };
 

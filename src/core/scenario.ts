@@ -23,6 +23,7 @@ export type {
   Rule,
 } from './scenario/table.js';
 export type {
+  EvaluationConfig,
   FieldPath,
   GroupKey,
   LoraConfig,
@@ -35,6 +36,8 @@ export type {
   Attention,
   Checkpointing,
   Framework,
+  KbitUpcast,
+  LoadDtype,
   Loss,
   Method,
   OffloadTarget,
@@ -59,6 +62,8 @@ export {
   defaultPrecision,
   FRAMEWORKS,
   fusesInTorch,
+  KBIT_UPCASTS,
+  LOAD_DTYPES,
   LOSSES,
   METHODS,
   OFFLOADS,

@@ -176,7 +176,8 @@ const ZH: Words<CalibrationParams> = {
   'run-head': (p) => `运行 ${p.id}${quoted(p.name, '“', '”')} · ${p.status} · ${p.steps} 步`,
   'measured-over': (p) =>
     `测量范围为第 ${p.first}–${p.last} 步（${p.used} 步${p.warmup > 0 ? `；${p.warmup === 1 ? '第一步' : `前 ${p.warmup} 步`}不计入：优化器状态、分配器预热` : ''}）`,
-  'factors-head': (p) => `这次运行自身的系数（峰值在${OOM_TERMS.zh.phases[p.peakPhase]}）：`,
+  'factors-head': (p) =>
+    `这次运行自身的系数（峰值在${p.peakPhase === 'generate' ? '生成' : OOM_TERMS.zh.phases[p.peakPhase === 'eval' ? 'evaluation' : p.peakPhase]}）：`,
   'activation-factor': (p, f) =>
     `估算的 ${p.factor.toFixed(2)} 倍（峰值处估算 ${f.bytes(p.estimatedBytes)}，实测 ${f.bytes(p.measuredBytes)}）`,
   'activation-factor-none': () => '—（估算的峰值处没有存活的激活值）',

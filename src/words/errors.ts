@@ -65,6 +65,7 @@ const FORMS: Readonly<Record<FieldErrorReason, 'value' | 'bare' | 'sentence'>> =
   'fused-torch-only': 'bare',
   'in-backward-accumulates': 'bare',
   'in-backward-deepspeed': 'bare',
+  'eval-needs-batch': 'bare',
   'torchao-needs-nf4': 'sentence',
   'bitsandbytes-quantizations': 'sentence',
   'bnb-head': 'bare',
@@ -138,6 +139,8 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
         `steps the optimizer on every micro-batch, so it cannot accumulate ${p.gradAccumSteps} micro-batches of gradients`,
       'in-backward-deepspeed': (p) =>
         `is a PyTorch hook on each parameter; DeepSpeed's ${p.strategy} steps its own partitioned optimizer`,
+      'eval-needs-batch': () =>
+        'sets how the run evaluates, but not evaluation.microBatchSize, the evaluation batch it is about',
       'torchao-needs-nf4': (p) =>
         `torchao quantizes to NF4 (torchtune's QLoRA), but quantization is "${p.quantization}"`,
       'bitsandbytes-quantizations': (p) =>
@@ -195,6 +198,7 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
         `在每个 micro-batch 上都执行优化器更新，因此无法累积 ${p.gradAccumSteps} 个 micro-batch 的梯度`,
       'in-backward-deepspeed': (p) =>
         `是作用于每个参数的 PyTorch hook；DeepSpeed 的 ${p.strategy} 用它自己的分区优化器更新`,
+      'eval-needs-batch': () => '说明了运行如何评估，但没有给出评估批次大小 evaluation.microBatchSize',
       'torchao-needs-nf4': (p) =>
         `torchao 只做 NF4 量化（torchtune 的 QLoRA），但 quantization 为 "${p.quantization}"`,
       'bitsandbytes-quantizations': (p) =>
@@ -245,6 +249,7 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
     'fused-torch-only': { optimizer: 'adamw-8bit', path: 'fusedOptimizer' },
     'in-backward-accumulates': { gradAccumSteps: 4, path: 'optimizerInBackward' },
     'in-backward-deepspeed': { strategy: 'zero2', path: 'optimizerInBackward' },
+    'eval-needs-batch': { path: 'evaluation.keepLogits' },
     'torchao-needs-nf4': { quantization: 'int8', path: 'quantizer' },
     'bitsandbytes-quantizations': { quantization: 'int4-gptq', path: 'quantizer' },
     'bnb-head': { quantization: 'none', quantizer: '', path: 'quantizeHead' },
@@ -284,6 +289,7 @@ type Hinted =
   | 'fused-torch-only'
   | 'in-backward-accumulates'
   | 'in-backward-deepspeed'
+  | 'eval-needs-batch'
   | 'torchao-needs-nf4'
   | 'bitsandbytes-quantizations'
   | 'bnb-head'
@@ -332,6 +338,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
       'fused-torch-only': () => 'drop fusedOptimizer, or use optimizer adamw, sgd or sgd-momentum',
       'in-backward-accumulates': () => 'set gradAccumSteps to 1, or optimizerInBackward to false',
       'in-backward-deepspeed': () => 'use strategy single, ddp or fsdp with it',
+      'eval-needs-batch': () =>
+        'add evaluation.microBatchSize (--eval-batch; Hugging Face per_device_eval_batch_size), or name the framework',
       'torchao-needs-nf4': () => 'set quantization to nf4-dq, or drop quantizer',
       'bitsandbytes-quantizations': () => 'set quantization to one of those, or drop quantizer',
       'bnb-head': bnbHintEn,
@@ -365,6 +373,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
       'fused-torch-only': () => '去掉 fusedOptimizer，或使用 adamw、sgd 或 sgd-momentum 优化器',
       'in-backward-accumulates': () => '把 gradAccumSteps 设为 1，或把 optimizerInBackward 设为 false',
       'in-backward-deepspeed': () => '与 single、ddp 或 fsdp 策略一起使用',
+      'eval-needs-batch': () =>
+        '加上 evaluation.microBatchSize（--eval-batch；即 Hugging Face 的 per_device_eval_batch_size），或指明训练框架',
       'torchao-needs-nf4': () => '把 quantization 设为 nf4-dq，或去掉 quantizer',
       'bitsandbytes-quantizations': () => '把 quantization 设为其中之一，或去掉 quantizer',
       'bnb-head': bnbHintZh,
@@ -397,6 +407,7 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
     'fused-torch-only': ERROR_WORDS.examples['fused-torch-only'],
     'in-backward-accumulates': ERROR_WORDS.examples['in-backward-accumulates'],
     'in-backward-deepspeed': ERROR_WORDS.examples['in-backward-deepspeed'],
+    'eval-needs-batch': ERROR_WORDS.examples['eval-needs-batch'],
     'torchao-needs-nf4': ERROR_WORDS.examples['torchao-needs-nf4'],
     'bitsandbytes-quantizations': ERROR_WORDS.examples['bitsandbytes-quantizations'],
     'bnb-head': ERROR_WORDS.examples['bnb-head'],

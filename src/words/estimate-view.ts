@@ -99,8 +99,22 @@ const PARTS: Readonly<Record<Lang, Readonly<Record<Part, string>>>> = {
   },
 };
 const PHASE_WORDS: Readonly<Record<Lang, Readonly<Record<Phase, string>>>> = {
-  en: { load: 'load', forward: 'forward', backward: 'backward', 'optimizer-step': 'optimizer-step' },
-  zh: { load: '加载', forward: '前向传播', backward: '反向传播', 'optimizer-step': '优化器更新' },
+  en: {
+    load: 'load',
+    forward: 'forward',
+    backward: 'backward',
+    'optimizer-step': 'optimizer-step',
+    eval: 'eval',
+    generate: 'generate',
+  },
+  zh: {
+    load: '加载',
+    forward: '前向传播',
+    backward: '反向传播',
+    'optimizer-step': '优化器更新',
+    eval: '评估',
+    generate: '生成',
+  },
 };
 /** How a model was resolved, in Chinese where ResolvedModel.source is one of these. */
 const SOURCES_ZH: Readonly<Record<string, string>> = { catalog: '目录', 'inline config': '内联 config' };

@@ -86,7 +86,22 @@ const EN: { readonly [P in FieldPath]: FieldWords } = {
   precision: {
     label: 'Precision',
     help: '',
-    default: 'bf16-true for lora and qlora (a 16-bit base), bf16-mixed for full and freeze',
+    default:
+      'bf16-true for lora and qlora (a 16-bit base), bf16-mixed for full and freeze, and for a base loaded in fp32',
+  },
+  loadDtype: {
+    label: 'Load dtype',
+    help: "the dtype from_pretrained loads the base in (fp32: no torch_dtype before transformers 5; auto: the checkpoint's)",
+    default: 'the dtype it trains in',
+  },
+  prepareKbitUpcast: {
+    label: 'prepare_model_for_kbit_training',
+    help: 'PEFT casts the 16-bit parameters a bitsandbytes base does not quantize to fp32: kept for the run, or cast back after loading (TRL, Axolotl)',
+    default: 'not called',
+  },
+  cachingAllocatorWarmup: {
+    label: 'Caching allocator warmup',
+    help: "transformers reserves the model's bytes in one block before loading the weights",
   },
   optimizer: { label: 'Optimizer', help: '' },
   microBatchSize: {
@@ -167,6 +182,33 @@ const EN: { readonly [P in FieldPath]: FieldWords } = {
     label: 'Padding',
     help: 'each batch padded to its longest sample (seq-len is the cap), to seq-len, or packed to seq-len',
   },
+  'evaluation.microBatchSize': {
+    label: 'Evaluation batch',
+    help: 'sequences per GPU per evaluation batch (per_device_eval_batch_size); the run evaluates between steps',
+    default: 'no evaluation; with a framework, its default',
+    limit: { unit: 'sequences', why: 'far past any per-GPU batch a fine-tuning recipe uses' },
+  },
+  'evaluation.batches': {
+    label: 'Evaluation batches kept',
+    help: "evaluation batches whose logits stay on the GPU at once (the eval set's batches per GPU, or eval_accumulation_steps)",
+    limit: { unit: 'batches', why: 'far past any evaluation set' },
+  },
+  'evaluation.keepLogits': {
+    label: 'Keep evaluation logits',
+    help: "the trainer keeps each evaluation batch's logits on the GPU for metrics (HF Trainer with compute_metrics)",
+  },
+  'evaluation.generateTokens': {
+    label: 'Generation length',
+    help: 'sample generation during evaluation: the KV cache length in tokens (prompt and new tokens)',
+    default: 'no generation',
+    limit: { unit: 'tokens', why: 'longer than any released model reads' },
+  },
+  'evaluation.generateBatch': {
+    label: 'Generation batch',
+    help: 'sequences generated at once',
+    default: 'the evaluation batch',
+    limit: { unit: 'sequences', why: 'far past any per-GPU batch a fine-tuning recipe uses' },
+  },
 };
 
 const ZH: { readonly [P in FieldPath]: FieldWords } = {
@@ -214,7 +256,21 @@ const ZH: { readonly [P in FieldPath]: FieldWords } = {
   precision: {
     label: '精度',
     help: '',
-    default: 'lora 和 qlora 为 bf16-true（16 位基座），full 和 freeze 为 bf16-mixed',
+    default: 'lora 和 qlora 为 bf16-true（16 位基座），full 和 freeze 以及以 fp32 加载的基座为 bf16-mixed',
+  },
+  loadDtype: {
+    label: '加载精度',
+    help: 'from_pretrained 加载基座所用的 dtype（fp32：transformers 5 之前未给 torch_dtype；auto：检查点自身的 dtype）',
+    default: '训练所用的 dtype',
+  },
+  prepareKbitUpcast: {
+    label: 'prepare_model_for_kbit_training',
+    help: 'PEFT 把 bitsandbytes 基座中未量化的 16 位参数转为 fp32：整个运行保持（kept），或加载后转回（cast-back，TRL、Axolotl）',
+    default: '不调用',
+  },
+  cachingAllocatorWarmup: {
+    label: '缓存分配器预热',
+    help: 'transformers 在加载权重之前，一次性按模型的字节数预留一整块显存',
   },
   optimizer: { label: '优化器', help: '' },
   microBatchSize: {
@@ -293,6 +349,33 @@ const ZH: { readonly [P in FieldPath]: FieldWords } = {
   padding: {
     label: '填充方式',
     help: '每个批次填充到其最长样本（seq-len 为上限）、填充到 seq-len，或打包到 seq-len',
+  },
+  'evaluation.microBatchSize': {
+    label: '评估批大小',
+    help: '每块 GPU 每个评估批次的序列数（per_device_eval_batch_size）；运行在训练步之间做评估',
+    default: '不评估；指明框架时取框架的默认值',
+    limit: { unit: '条序列', why: '远超任何微调配方的单卡批大小' },
+  },
+  'evaluation.batches': {
+    label: '保留 logits 的评估批次数',
+    help: '同时留在 GPU 上的评估批次 logits 数（每块 GPU 的评估集批次数，或 eval_accumulation_steps）',
+    limit: { unit: '个批次', why: '远超任何评估集' },
+  },
+  'evaluation.keepLogits': {
+    label: '保留评估 logits',
+    help: '训练器为计算指标把每个评估批次的 logits 留在 GPU 上（HF Trainer 设置了 compute_metrics 时）',
+  },
+  'evaluation.generateTokens': {
+    label: '生成长度',
+    help: '评估时生成样例：KV cache 的长度（token 数，含提示词与新 token）',
+    default: '不生成',
+    limit: { unit: 'token', why: '比任何已发布模型能读的都长' },
+  },
+  'evaluation.generateBatch': {
+    label: '生成批大小',
+    help: '同时生成的序列数',
+    default: '评估批大小',
+    limit: { unit: '条序列', why: '远超任何微调配方的单卡批大小' },
   },
 };
 

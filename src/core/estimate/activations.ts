@@ -12,7 +12,7 @@ import {
   layerActivationBytesPerToken,
   quantizedInputBytesPerToken,
 } from './layer-activations.js';
-import type { PrecisionPlan } from './precision.js';
+import { kbitUpcasts, type PrecisionPlan } from './precision.js';
 import type { TrainingPlan } from './training.js';
 
 /**
@@ -65,7 +65,9 @@ export function activationPlan(
     adapted: training.adapted,
     quantizedSavesInputs: kept !== 'none',
     adapterInputCopy: adapterInputCopyBytes(scenario, plan),
-    residualBytes: plan.autocastCopies ? 4 : e,
+    // fp32 embeddings (prepare_model_for_kbit_training, kept) make the residual stream fp32 too.
+    residualBytes:
+      plan.autocastCopies || (kbitUpcasts(scenario, plan) && scenario.prepareKbitUpcast === 'kept') ? 4 : e,
   };
   const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
   const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);

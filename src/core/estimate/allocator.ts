@@ -41,6 +41,11 @@ export interface ReserveInput {
   readonly persistentBytes: number;
   /** The gradients at the peak that are allocated once: all of them at the optimizer step, else the accumulated ones. */
   readonly heldGradientBytes: number;
+  /**
+   * The phase's bytes were carved from one block reserved up front (transformers'
+   * caching_allocator_warmup at load): nothing churns.
+   */
+  readonly oneBlock?: boolean;
 }
 
 /** The allocator step: the churn at the peak, its share, and torch reserved. */
@@ -50,12 +55,14 @@ export function allocatorReserve(
 ): { readonly churnBytes: number; readonly share: number; readonly reservedBytes: number } {
   // Loading holds only the weights besides its quantization transient: the states, buckets and
   // workspaces come later.
-  const churn = Math.max(
-    0,
-    input.peakPhase === 'load'
-      ? input.allocatedBytes - input.weightsBytes
-      : input.allocatedBytes - input.persistentBytes - input.heldGradientBytes,
-  );
+  const churn = input.oneBlock
+    ? 0
+    : Math.max(
+        0,
+        input.peakPhase === 'load'
+          ? input.allocatedBytes - input.weightsBytes
+          : input.allocatedBytes - input.persistentBytes - input.heldGradientBytes,
+      );
   const share = fragmentationShare(scenario);
   return {
     churnBytes: churn,

@@ -32,6 +32,10 @@ export function gradientsAt(
       );
     case 'optimizer-step':
       return states.gradientsBytes;
+    // Evaluation runs after optimizer.zero_grad (set_to_none): no gradients.
+    case 'eval':
+    case 'generate':
+      return 0;
   }
 }
 
@@ -45,12 +49,15 @@ export function componentsAtPeak(
   reservedBytes: number,
 ): Components {
   const peakPhase = peaks.peakPhase;
-  const allocated = peaks.phases[peakPhase];
+  const allocated = peaks.phases[peakPhase]!;
   const midStep = peakPhase === 'forward' || peakPhase === 'backward';
+  // Evaluation and generation run a forward too, without autocast's saved copies (evaluation.ts).
+  const around = peakPhase === 'eval' || peakPhase === 'generate';
   const weights =
     states.weightsBytes +
     strategy.gatheredBytes +
-    (midStep ? temp.castBytes + temp.dequantBytes + strategy.rootBytes : 0);
+    (midStep ? temp.castBytes : 0) +
+    (midStep || around ? temp.dequantBytes + strategy.rootBytes : 0);
   const gradients = gradientsAt(peakPhase, states, strategy, peaks);
   const optimizer =
     peakPhase === 'load'

@@ -11,7 +11,12 @@ import {
   shardModelStates,
 } from '../sharding.js';
 import { adapterBytesPerParam, optimizerStateBytes } from './optimizer.js';
-import { type PrecisionPlan, quantizedBytesPerParam, unshardedQuantBytesPerParam } from './precision.js';
+import {
+  kbitUpcasts,
+  type PrecisionPlan,
+  quantizedBytesPerParam,
+  unshardedQuantBytesPerParam,
+} from './precision.js';
 import type { TrainingPlan } from './training.js';
 
 export interface ModelStates {
@@ -65,8 +70,12 @@ export function modelStates(
   const quantizedHeadParams = quantized && scenario.quantizeHead ? params.lmHeadParams : 0;
   const linearWeights = params.linearParams + quantizedHeadParams;
   const otherParams = totalParams - linearWeights;
+  // PEFT prepare_model_for_kbit_training, its fp32 copies kept for the run (load.ts): the parameters a
+  // bitsandbytes base does not quantize are stored in fp32.
+  const otherBytes =
+    kbitUpcasts(scenario, plan) && scenario.prepareKbitUpcast === 'kept' ? 4 : plan.weightBytes;
   const baseWeightBytes = quantized
-    ? linearWeights * quantizedBytesPerParam(scenario.quantization) + otherParams * plan.weightBytes
+    ? linearWeights * quantizedBytesPerParam(scenario.quantization) + otherParams * otherBytes
     : totalParams * plan.weightBytes;
   // LoRA adapters and modules_to_save copies: PEFT keeps them in fp32; lora.adapterDtype "model" keeps
   // them in the model's own dtype (torchtune, Lightning's -true precisions), with their gradients and

@@ -5,10 +5,12 @@
  * separate step holds the gradients.
  */
 import type { ActivationPlan } from './activations.js';
+import type { EvaluationRecords } from './evaluation.js';
+import type { LoadPlan } from './load.js';
 import type { ModelStates } from './model-states.js';
 import type { StrategyTerms } from './strategy-terms.js';
 import type { Transients } from './transients.js';
-import { type PeakTermName, PHASES, type Phase, type TermBytes } from './types.js';
+import { type PeakTermName, PHASES, type Phase, type PhaseFigures, type TermBytes } from './types.js';
 
 /** Any phase's record: some of the terms, by name, in the order they are held. */
 export type TermRecord = { readonly [T in PeakTermName]?: number };
@@ -23,10 +25,15 @@ export interface PersistentTerms {
   readonly 'cublas-workspaces': number;
 }
 
-/** Loading quantizes one 16-bit weight at a time: that weight and its cast. */
+/**
+ * Loading: the weights, one 16-bit weight being quantized with its cast, and what load.ts adds (a base
+ * held in fp32 before its cast, prepare_model_for_kbit_training's fp32 copies).
+ */
 export interface LoadTerms {
   readonly weights: number;
   readonly 'quantization-transient': number;
+  readonly 'load-fp32-weights': number;
+  readonly 'kbit-upcast': number;
 }
 
 /** The end of forward holds what backward needs. */
@@ -83,6 +90,8 @@ export interface PhaseRecords {
   readonly backwardEnd: BackwardEndTerms;
   /** In backward, the step is already done: no separate optimizer phase holds the gradients. */
   readonly optimizerStep: OptimizerStepTerms | PersistentTerms;
+  /** Evaluation's forward and generation (evaluation.ts), when the run evaluates. */
+  readonly around: EvaluationRecords;
 }
 
 /** A record's figure: its terms added in the order they are held. */
@@ -103,6 +112,8 @@ export function phaseRecords(
   act: ActivationPlan,
   temp: Transients,
   workspaceBytes: number,
+  load: LoadPlan,
+  around: EvaluationRecords,
 ): PhaseRecords {
   const W = states.weightsBytes;
   const O = states.optimizerBytes;
@@ -118,7 +129,12 @@ export function phaseRecords(
   };
   return {
     persistent,
-    load: { weights: W, 'quantization-transient': temp.quantizationTransientBytes },
+    load: {
+      weights: W,
+      'quantization-transient': load.quantizationTransientBytes,
+      'load-fp32-weights': load.fp32LoadBytes,
+      'kbit-upcast': load.kbitUpcastBytes,
+    },
     forward: {
       weights: W,
       'optimizer-states': O,
@@ -172,6 +188,7 @@ export function phaseRecords(
           'cublas-workspaces': workspaceBytes,
           'optimizer-step-temporary': states.stepTempBytes,
         },
+    around,
   };
 }
 
@@ -181,7 +198,7 @@ export interface PhasePeaks {
   readonly backwardStartBytes: number;
   readonly backwardEndBytes: number;
   /** torch allocated at each phase's high point. */
-  readonly phases: Readonly<Record<Phase, number>>;
+  readonly phases: PhaseFigures<number>;
   /** Backward peaks at its end (all its gradients), not at its start. */
   readonly backwardPeaksAtEnd: boolean;
   readonly peakPhase: Phase;
@@ -191,14 +208,17 @@ export interface PhasePeaks {
 export function phasePeaks(records: PhaseRecords): PhasePeaks {
   const backwardStart = total(records.backwardStart);
   const backwardEnd = total(records.backwardEnd);
-  const phases: Record<Phase, number> = {
+  const phases: { -readonly [P in keyof PhaseFigures<number>]: PhaseFigures<number>[P] } = {
     load: total(records.load),
     forward: total(records.forward),
     backward: Math.max(backwardStart, backwardEnd),
     'optimizer-step': total(records.optimizerStep),
   };
+  if (records.around.eval) phases.eval = total(records.around.eval);
+  if (records.around.generate) phases.generate = total(records.around.generate);
+  // The first phase wins a tie: the step's phases before evaluation's.
   let peakPhase: Phase = 'load';
-  for (const phase of PHASES) if (phases[phase] > phases[peakPhase]) peakPhase = phase;
+  for (const phase of PHASES) if ((phases[phase] ?? 0) > phases[peakPhase]!) peakPhase = phase;
   return {
     persistentBytes: total(records.persistent),
     backwardStartBytes: backwardStart,
@@ -220,15 +240,15 @@ function termList(terms: TermRecord): TermBytes[] {
 }
 
 /** Each phase's high point term by term (asked for by the CLI and the dashboard, not by searches). */
-export function phaseTermLists(
-  records: PhaseRecords,
-  peaks: PhasePeaks,
-): Readonly<Record<Phase, readonly TermBytes[]>> {
+export function phaseTermLists(records: PhaseRecords, peaks: PhasePeaks): PhaseFigures<readonly TermBytes[]> {
+  const { eval: evalTerms, generate } = records.around;
   return {
     load: termList(records.load),
     forward: termList(records.forward),
     // Backward at its start unless its end is higher (a tie reads as its start).
     backward: termList(peaks.backwardPeaksAtEnd ? records.backwardEnd : records.backwardStart),
     'optimizer-step': termList(records.optimizerStep),
+    ...(evalTerms ? { eval: termList(evalTerms) } : {}),
+    ...(generate ? { generate: termList(generate) } : {}),
   };
 }

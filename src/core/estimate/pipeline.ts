@@ -8,6 +8,8 @@
  *   activations.ts              what forward saves, the logits and loss (layer-activations.ts: one layer)
  *   transients.ts               autocast copies, dequantized weights, backward's transient
  *   runtime.ts                  CUDA context, cuBLAS workspaces, NCCL
+ *   load.ts                     loading: a base held in fp32 before its cast, the k-bit upcast
+ *   evaluation.ts               evaluation's forward, its kept logits, generation's KV cache
  *   phases.ts                   each phase's high point as named terms; the peak
  *   allocator.ts                torch reserved: the reserve over the churn
  *   components.ts               the five parts at the peak
@@ -19,8 +21,10 @@ import { STRATEGY_TRAITS } from '../sharding.js';
 import { activationPlan } from './activations.js';
 import { allocatorReserve } from './allocator.js';
 import { componentsAtPeak } from './components.js';
+import { evaluationRecords } from './evaluation.js';
 import { fitOnGpu } from './fit.js';
 import { hostMemory } from './host.js';
+import { loadPlan } from './load.js';
 import { modelStates } from './model-states.js';
 import { estimateNotes } from './notes.js';
 import { phasePeaks, phaseRecords, phaseTermLists } from './phases.js';
@@ -29,7 +33,7 @@ import { runtimeBytes } from './runtime.js';
 import { strategyTerms } from './strategy-terms.js';
 import { trainingPlan } from './training.js';
 import { transients } from './transients.js';
-import type { Breakdown, Estimate, EstimateInput, Phase, TermBytes } from './types.js';
+import type { Breakdown, Estimate, EstimateInput, Phase, PhaseFigures, TermBytes } from './types.js';
 
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
 type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
@@ -53,21 +57,47 @@ export function estimate(input: EstimateInput): Estimate {
   const temp = transients(scenario, shape, params, plan, training, states, strategy, act);
   const runtime = runtimeBytes(input.gpu, gpus);
 
-  const records = phaseRecords(states, strategy, act, temp, runtime.workspaceBytes);
+  const load = loadPlan(scenario, params, plan, states, temp.quantizationTransientBytes);
+  const around = evaluationRecords(
+    scenario,
+    shape,
+    plan,
+    states,
+    strategy,
+    act,
+    temp,
+    runtime.workspaceBytes,
+  );
+  const records = phaseRecords(states, strategy, act, temp, runtime.workspaceBytes, load, around);
   const peaks = phasePeaks(records);
   const peakPhase = peaks.peakPhase;
-  const allocated = peaks.phases[peakPhase];
-  const reserve = allocatorReserve(
-    {
-      peakPhase,
-      allocatedBytes: allocated,
-      weightsBytes: states.weightsBytes,
-      persistentBytes: peaks.persistentBytes,
-      heldGradientBytes: peakPhase === 'optimizer-step' ? states.gradientsBytes : strategy.gradsDuringForward,
-    },
-    scenario,
-  );
-  const reserved = reserve.reservedBytes;
+  const allocated = peaks.phases[peakPhase]!;
+  const reserveAt = (phase: Phase) =>
+    allocatorReserve(
+      {
+        peakPhase: phase,
+        allocatedBytes: peaks.phases[phase]!,
+        weightsBytes: states.weightsBytes,
+        persistentBytes: peaks.persistentBytes,
+        heldGradientBytes:
+          phase === 'optimizer-step'
+            ? states.gradientsBytes
+            : phase === 'eval' || phase === 'generate'
+              ? 0
+              : strategy.gradsDuringForward,
+        oneBlock: phase === 'load' && load.warmup,
+      },
+      scenario,
+    );
+  const reserve = reserveAt(peakPhase);
+  // torch reserved is a high-water mark over the run: the segments a phase reserved stay cached for the
+  // next. A phase below the allocated peak can still reserve more (loading's fp32 copy, evaluation's
+  // churn); only the phases around the step are looked at, the step's own reserve model stands.
+  let reserved = reserve.reservedBytes;
+  for (const phase of ['load', 'eval', 'generate'] as const) {
+    if (phase !== peakPhase && peaks.phases[phase] !== undefined)
+      reserved = Math.max(reserved, reserveAt(phase).reservedBytes);
+  }
   // Outside torch: the CUDA context, NCCL, and paged optimizer states in CUDA managed memory.
   const device = reserved + (runtime.contextBytes + runtime.ncclBytes + states.pagedOptimizerBytes);
   const components = componentsAtPeak(states, strategy, temp, peaks, runtime, reserved);
@@ -119,6 +149,8 @@ export function estimate(input: EstimateInput): Estimate {
       forward: Math.round(phases.forward),
       backward: Math.round(phases.backward),
       'optimizer-step': Math.round(phases['optimizer-step']),
+      ...(phases.eval === undefined ? {} : { eval: Math.round(phases.eval) }),
+      ...(phases.generate === undefined ? {} : { generate: Math.round(phases.generate) }),
     },
     host: hostMemory(states.placed, strategy.gatheredBytes, act.offloadedBytes, gpus),
     params: {
@@ -153,8 +185,8 @@ export function estimate(input: EstimateInput): Estimate {
   }
   // The terms only when asked (kept off the hot path of searches).
   if (input.terms === true) {
-    const phaseTerms: Readonly<Record<Phase, readonly TermBytes[]>> = phaseTermLists(records, peaks);
-    result.peakTerms = phaseTerms[peakPhase];
+    const phaseTerms: PhaseFigures<readonly TermBytes[]> = phaseTermLists(records, peaks);
+    result.peakTerms = phaseTerms[peakPhase]!;
     result.phaseTerms = phaseTerms;
   }
   return result;

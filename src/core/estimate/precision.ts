@@ -118,6 +118,18 @@ export function unshardedQuantBytesPerParam(scenario: Pick<Scenario, 'quantizati
   return quantizedBytesPerParam(scenario.quantization) - codes;
 }
 
+/**
+ * Whether prepare_model_for_kbit_training changes this scenario: a bitsandbytes base whose other
+ * parameters are stored in 16 bits (PEFT src/peft/utils/other.py skips GPTQ, AQLM, EETQ, HQQ and
+ * torchao bases, and Params4bit and int8 tensors are not fp16/bf16). load.ts has its load transient.
+ */
+export function kbitUpcasts(
+  scenario: Pick<Scenario, 'prepareKbitUpcast' | 'quantization' | 'quantizer'>,
+  plan: PrecisionPlan,
+): boolean {
+  return scenario.prepareKbitUpcast !== undefined && usesBitsandbytes(scenario) && plan.weightBytes < 4;
+}
+
 const DTYPE_BYTES = { fp16: 2, bf16: 2, fp32: 4 } as const;
 
 /** Bytes per element of a dequantized weight at its peak: the dequantized copy, and its cast if any. */

@@ -8,7 +8,7 @@ import type { ParamBreakdown } from '../params.js';
 import type { Scenario } from '../scenario.js';
 import { type ActivationPlan, LOSS_CHUNKS } from './activations.js';
 import type { ModelStates } from './model-states.js';
-import { dequantBytesPerElement, type PrecisionPlan } from './precision.js';
+import { dequantBytesPerElement, kbitUpcasts, type PrecisionPlan } from './precision.js';
 import type { StrategyTerms } from './strategy-terms.js';
 import type { TrainingPlan } from './training.js';
 
@@ -55,7 +55,13 @@ export function transients(
       ? 0
       : layerCastParams + headParams * headCopies
     : 0;
-  const castBytes = quantized ? 0 : castParams * 2;
+  // prepare_model_for_kbit_training's fp32 head, kept (load.ts): under the Trainer's autocast each
+  // call casts it to 16 bits again, and the matmul saves that copy for backward (docs/memory-model.md).
+  const kbitHeadCopy =
+    kbitUpcasts(scenario, plan) && scenario.prepareKbitUpcast === 'kept' && states.quantizedHeadParams === 0
+      ? 2 * headParams
+      : 0;
+  const castBytes = quantized ? kbitHeadCopy : castParams * 2;
   // QLoRA dequantizes one weight at a time. bitsandbytes returns it in the dtype it was quantized
   // from, then Linear4bit casts it to the compute dtype: both copies exist for a moment when they
   // differ (bitsandbytes nn/modules.py Linear4bit.forward, autograd MatMul4Bit). GPTQ kernels work

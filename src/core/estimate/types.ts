@@ -10,8 +10,16 @@ import type { Fit } from '../margin.js';
 import type { NoParams } from '../message.js';
 import type { Scenario } from '../scenario.js';
 
-export type Phase = 'load' | 'forward' | 'backward' | 'optimizer-step';
-export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step'];
+/** The phases every run has: loading and the training step's three. */
+export type StepPhase = 'load' | 'forward' | 'backward' | 'optimizer-step';
+/** With evaluation (scenario.evaluation): its forward without the graph, and sample generation. */
+export type Phase = StepPhase | 'eval' | 'generate';
+export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step', 'eval', 'generate'];
+/** A figure per phase: the step's four always, eval and generate when the run evaluates (and generates). */
+export type PhaseFigures<T> = Readonly<Record<StepPhase, T>> & {
+  readonly eval?: T;
+  readonly generate?: T;
+};
 
 export interface Components {
   readonly weights: number;
@@ -36,11 +44,21 @@ export const PEAK_TERMS = [
   'autocast-copies',
   'dequantized-weight',
   'quantization-transient',
+  // Loading (load.ts): a 16-bit base held in fp32 before its cast; prepare_model_for_kbit_training's fp32 copies.
+  'load-fp32-weights',
+  'kbit-upcast',
   'previous-step-inputs',
   'backward-transient',
   'gathered-gradients',
   'fsdp-root-gradient',
   'optimizer-step-temporary',
+  // Evaluation (evaluation.ts): one layer without the graph, the eval batch's logits and loss, the
+  // logits kept for metrics; generation's KV cache and its prompt's logits.
+  'eval-layer',
+  'eval-logits-and-loss',
+  'kept-eval-logits',
+  'kv-cache',
+  'generation-logits',
   // A calibrated estimate (calibrate.ts): the measured run's difference from the terms above.
   'calibration',
 ] as const;
@@ -123,10 +141,10 @@ export interface Estimate {
    * Present when the estimate was asked for its terms (EstimateInput.terms).
    */
   readonly peakTerms?: readonly TermBytes[];
-  /** torch-allocated bytes at the high point of each phase. */
-  readonly phases: Readonly<Record<Phase, number>>;
+  /** torch-allocated bytes at the high point of each phase (eval and generate when the run does them). */
+  readonly phases: PhaseFigures<number>;
   /** Each phase's high point term by term; each list adds up to that phase's figure in `phases`. */
-  readonly phaseTerms?: Readonly<Record<Phase, readonly TermBytes[]>>;
+  readonly phaseTerms?: PhaseFigures<readonly TermBytes[]>;
   /** Host memory (CPU RAM, pinned buffers included) and NVMe space per node when anything is offloaded. */
   readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null;
   readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };

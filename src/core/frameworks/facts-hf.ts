@@ -134,30 +134,35 @@ export const HF_TRAINER_FACTS: readonly Fact[] = [
   },
   {
     id: 'transformers.load-dtype-fp32',
-    kind: 'mechanism',
-    mechanism: 'default-load-dtype',
-    params: { dtype: 'fp32' },
+    kind: 'sets',
+    field: 'loadDtype',
+    value: 'fp32',
     when: [{ package: 'transformers', below: '5.0.0' }],
+    // A bitsandbytes base loads in float16 when no torch_dtype is given (quantizedFrom's default).
+    applies: { quantizations: ['none'] },
     source: src('huggingface/transformers', 'src/transformers/modeling_utils.py', 'PR #42805'),
     reason:
-      'from_pretrained without torch_dtype loads in fp32: a LoRA base is then fp32 (precision "bf16-mixed")',
+      'from_pretrained without torch_dtype loads in fp32: a LoRA base is then fp32 and the Trainer\'s bf16=True autocasts over it (precision "bf16-mixed" unless the scenario says "-true", a run that casts it: then the whole base is fp32 at load)',
     unverified: 'read in PR #42805 and TRL PR #4770, not in modeling_utils.py at a tag',
   },
   {
     id: 'transformers.load-dtype-auto',
-    kind: 'mechanism',
-    mechanism: 'default-load-dtype',
-    params: { dtype: 'checkpoint' },
+    kind: 'sets',
+    field: 'loadDtype',
+    value: 'auto',
     when: [{ package: 'transformers', atLeast: '5.0.0' }],
+    applies: { quantizations: ['none'] },
     source: src('huggingface/transformers', 'src/transformers/modeling_utils.py', 'PR #42805'),
     reason: 'v5 defaults dtype to "auto": the checkpoint dtype (bf16 for most LLMs)',
     unverified: 'read in PR #42805 and TRL PR #4770, not in modeling_utils.py at a tag',
   },
   {
-    id: 'transformers.eval-forward',
-    kind: 'mechanism',
-    mechanism: 'eval-forward',
-    params: { evalBatchSize: 8, when: 'eval_strategy != "no"', lossUpcastFp32: true },
+    id: 'transformers.eval-batch',
+    kind: 'sets',
+    field: 'evaluation.microBatchSize',
+    value: 8,
+    // eval_strategy defaults to "no": only a scenario that says it evaluates gets the batch.
+    applies: { evaluates: true },
     source: src(
       'huggingface/transformers',
       'src/transformers/trainer.py',
@@ -165,32 +170,13 @@ export const HF_TRAINER_FACTS: readonly Fact[] = [
       'Trainer.prediction_step',
     ),
     reason:
-      'prediction_step runs compute_loss under torch.no_grad(); per_device_eval_batch_size defaults to 8 (training_args.py)',
-  },
-  {
-    id: 'transformers.eval-logits-kept',
-    kind: 'mechanism',
-    mechanism: 'eval-logits-kept',
-    params: {
-      when: 'compute_metrics set',
-      accumulateOn: 'gpu',
-      untilSteps: 'eval_accumulation_steps',
-      padIndex: -100,
-    },
-    source: src(
-      'huggingface/transformers',
-      'src/transformers/trainer.py',
-      '000945a9b726d87a93e61e873b88ff8f3cd411b5',
-      'Trainer.evaluation_loop',
-    ),
-    reason:
-      'all_preds.add(logits) keeps each batch (padded across batches with -100) on the GPU; to_cpu_and_numpy only every eval_accumulation_steps (default None: never during the loop); evaluate() asks for logits only when compute_metrics is set',
+      'prediction_step runs compute_loss under torch.no_grad() (the forward evaluation.ts counts, loss upcast to fp32 in ForCausalLMLoss); per_device_eval_batch_size defaults to 8 (training_args.py)',
   },
   {
     id: 'transformers.allocator-warmup',
-    kind: 'mechanism',
-    mechanism: 'caching-allocator-warmup',
-    params: { bytes: 'weights placed on the GPU by device_map' },
+    kind: 'sets',
+    field: 'cachingAllocatorWarmup',
+    value: true,
     source: src(
       'huggingface/transformers',
       'src/transformers/modeling_utils.py',
@@ -251,11 +237,15 @@ export const TRL_FACTS: readonly Fact[] = [
   },
   {
     id: 'trl.prepare-kbit',
-    kind: 'mechanism',
-    mechanism: 'prepare-kbit-upcast',
-    params: { castBackWhenBf16: 'lm_head, embed_tokens', keptFp32: 'norms' },
+    kind: 'sets',
+    field: 'prepareKbitUpcast',
+    value: 'cast-back',
     when: [{ package: 'trl', atLeast: '0.7.2', below: '0.22.0' }],
-    applies: { methods: ['qlora'], strategies: ['single', 'ddp'] },
+    applies: {
+      methods: ['qlora'],
+      strategies: ['single', 'ddp'],
+      precisions: ['bf16-true', 'bf16-mixed'],
+    },
     source: src(
       'huggingface/trl',
       'trl/trainer/sft_trainer.py',
@@ -264,6 +254,22 @@ export const TRL_FACTS: readonly Fact[] = [
     ),
     reason:
       'non-sharded QLoRA runs PEFT prepare_model_for_kbit_training (all 16-bit params to fp32), then peft_module_casting_to_bf16 casts head and embeddings back when bf16',
+  },
+  {
+    id: 'trl.prepare-kbit-fp16',
+    kind: 'sets',
+    field: 'prepareKbitUpcast',
+    value: 'kept',
+    when: [{ package: 'trl', atLeast: '0.7.2', below: '0.22.0' }],
+    applies: { methods: ['qlora'], strategies: ['single', 'ddp'], precisions: ['fp16-true', 'fp16-mixed'] },
+    source: src(
+      'huggingface/trl',
+      'trl/trainer/sft_trainer.py',
+      'v0.19.0',
+      'SFTTrainer._prepare_model_for_kbit_training',
+    ),
+    reason:
+      'without bf16, peft_module_casting_to_bf16 is not called: embeddings, head and norms stay fp32 for the run',
   },
   {
     id: 'trl.gradient-checkpointing',
@@ -363,9 +369,9 @@ export const AXOLOTL_FACTS: readonly Fact[] = [
   },
   {
     id: 'axolotl.kbit-upcast',
-    kind: 'mechanism',
-    mechanism: 'prepare-kbit-upcast',
-    params: { castBack: 'embeddings and norms to torch_dtype after preparation', phase: 'load' },
+    kind: 'sets',
+    field: 'prepareKbitUpcast',
+    value: 'cast-back',
     applies: { methods: ['qlora'], strategies: ['single', 'ddp'] },
     source: src(
       'axolotl-ai-cloud/axolotl',
@@ -377,10 +383,12 @@ export const AXOLOTL_FACTS: readonly Fact[] = [
       'embeddings are upcast to fp32, prepare_model_for_kbit_training runs (skipped under FSDP QLoRA and ZeRO-3), then embeddings and norms go back to torch_dtype',
   },
   {
-    id: 'axolotl.eval-forward',
-    kind: 'mechanism',
-    mechanism: 'eval-forward',
-    params: { evalBatchSize: 'micro_batch_size', when: 'val_set_size > 0' },
+    id: 'axolotl.eval-batch',
+    kind: 'sets',
+    field: 'evaluation.microBatchSize',
+    value: { sameAs: 'microBatchSize' },
+    // Only with a validation set (val_set_size > 0): a scenario that says it evaluates.
+    applies: { evaluates: true },
     source: src(
       'axolotl-ai-cloud/axolotl',
       'src/axolotl/utils/schemas/training.py',

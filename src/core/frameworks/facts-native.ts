@@ -196,27 +196,30 @@ export const LITGPT_FACTS: readonly Fact[] = [
     reason: 'ModelParallelStrategy + fully_shard since PR #2086 (5ac69b06, first in v0.5.11)',
   },
   {
-    id: 'litgpt.eval-forward',
-    kind: 'mechanism',
-    mechanism: 'eval-forward',
-    params: {
-      evalBatchSize: 'micro_batch_size',
-      logits: 'unchunked',
-      lossChunkSize: 0,
-      when: 'initial sanity check and every eval.interval steps',
-    },
+    id: 'litgpt.eval-batch',
+    kind: 'sets',
+    field: 'evaluation.microBatchSize',
+    value: { sameAs: 'microBatchSize' },
     source: src('Lightning-AI/litgpt', 'litgpt/finetune/lora.py', LITGPT_HEAD, 'validate'),
     reason:
-      'validate runs logits = model(input_ids) without lm_head_chunk_size and chunked_cross_entropy(..., chunk_size=0)',
+      'validate runs at the initial sanity check and every eval.interval steps, on the training micro-batch, with logits = model(input_ids) without lm_head_chunk_size and chunked_cross_entropy(..., chunk_size=0): the unchunked forward evaluation.ts counts',
   },
   {
     id: 'litgpt.generation-cache',
-    kind: 'mechanism',
-    mechanism: 'generation-kv-cache',
-    params: { batch: 1, length: 'model.max_seq_length (the longest training sample)', dtype: 'model' },
+    kind: 'sets',
+    field: 'evaluation.generateTokens',
+    value: { sameAs: 'seqLen' },
     source: src('Lightning-AI/litgpt', 'finetune/lora.py', LITGPT_2023, 'validate'),
     reason:
-      'model.set_kv_cache(batch_size=1) "do not set max_seq_length=max_returned_token because memory is not a concern here", then generate (HEAD: generate_example, only when the prompt fits)',
+      'model.set_kv_cache(batch_size=1) sized for model.max_seq_length, the longest training sample: "do not set max_seq_length=max_returned_token because memory is not a concern here", then generate (HEAD: generate_example, only when the prompt fits)',
+  },
+  {
+    id: 'litgpt.generation-batch',
+    kind: 'sets',
+    field: 'evaluation.generateBatch',
+    value: 1,
+    source: src('Lightning-AI/litgpt', 'finetune/lora.py', LITGPT_2023, 'validate'),
+    reason: 'the sample is generated alone: set_kv_cache(batch_size=1)',
   },
 ];
 

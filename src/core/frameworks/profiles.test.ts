@@ -268,6 +268,55 @@ describe('mechanisms', () => {
   });
 });
 
+describe('the phases around the step', () => {
+  const lora = { model: 'llama-3.1-8b', method: 'lora' } as const;
+
+  it('the Trainer before transformers 5 loads fp32, and its base then trains under autocast', () => {
+    const old = behaviourDefaults('hf-trainer', { transformers: '4.46.0' }, lora);
+    expect(old.fields).toMatchObject({ loadDtype: 'fp32', cachingAllocatorWarmup: true });
+    expect(parseScenario({ ...lora, ...old.fields }).precision).toBe('bf16-mixed');
+    const v5 = behaviourDefaults('hf-trainer', { transformers: '5.1.0' }, lora);
+    expect(v5.fields).toMatchObject({ loadDtype: 'auto' });
+    expect(parseScenario({ ...lora, ...v5.fields }).precision).toBe('bf16-true');
+    // A bitsandbytes base loads in float16 whatever torch_dtype says: no load dtype for QLoRA.
+    const q = behaviourDefaults(
+      'hf-trainer',
+      { transformers: '4.46.0' },
+      { ...lora, method: 'qlora', quantization: 'nf4' },
+    );
+    expect(q.fields).not.toHaveProperty('loadDtype');
+  });
+
+  it('the Trainer evaluates at batch 8 only when the scenario says it evaluates; Axolotl at the micro-batch', () => {
+    expect(behaviourDefaults('hf-trainer', undefined, lora).fields).not.toHaveProperty('evaluation');
+    const evaluating = { ...lora, microBatchSize: 2, evaluation: {} };
+    expect(behaviourDefaults('hf-trainer', undefined, evaluating).fields).toMatchObject({
+      evaluation: { microBatchSize: 8 },
+    });
+    expect(behaviourDefaults('axolotl', undefined, evaluating).fields).toMatchObject({
+      evaluation: { microBatchSize: 2 },
+    });
+    const { scenario } = withFrameworkDefaults({ ...evaluating, framework: 'hf-trainer' });
+    expect(parseScenario(scenario).evaluation).toEqual({ microBatchSize: 8, batches: 1 });
+  });
+
+  it('TRL < 0.22 casts the upcast back under bf16 and keeps it under fp16; not with FSDP', () => {
+    const qlora = { model: 'llama-3.1-8b', method: 'qlora', quantization: 'nf4' };
+    const trl = { trl: '0.19.0' };
+    expect(behaviourDefaults('hf-trainer', trl, qlora).fields).toMatchObject({
+      prepareKbitUpcast: 'cast-back',
+    });
+    expect(behaviourDefaults('hf-trainer', trl, { ...qlora, precision: 'fp16-mixed' }).fields).toMatchObject({
+      prepareKbitUpcast: 'kept',
+    });
+    const fsdp = { ...qlora, parallelism: { strategy: 'fsdp', gpus: 2 } };
+    expect(behaviourDefaults('hf-trainer', trl, fsdp).fields).not.toHaveProperty('prepareKbitUpcast');
+    expect(behaviourDefaults('hf-trainer', { trl: '0.22.0' }, qlora).fields).not.toHaveProperty(
+      'prepareKbitUpcast',
+    );
+  });
+});
+
 describe('explicit fields', () => {
   it('are never overridden, for any framework', () => {
     const explicit = {
@@ -287,6 +336,10 @@ describe('explicit fields', () => {
       padding: 'max-length',
       parallelism: { strategy: 'fsdp', gpus: 2, syncEachMicroBatch: false },
       expandableSegments: false,
+      loadDtype: 'auto',
+      prepareKbitUpcast: 'kept',
+      cachingAllocatorWarmup: false,
+      evaluation: { microBatchSize: 4, generateTokens: 512, generateBatch: 2 },
     };
     const versions = {
       bitsandbytes: '0.41.1',
@@ -327,6 +380,8 @@ describe('explicit fields', () => {
       lora: { adapterDtype: 'model' },
       loss: 'chunked',
       padding: 'longest',
+      // litgpt validates before training and every interval, and generates a sample alone.
+      evaluation: { microBatchSize: 1, generateTokens: 2048, generateBatch: 1 },
     });
     expect(defaults?.modelConfig).toEqual({ tie_word_embeddings: false });
     expect(withFrameworkDefaults({ model: 'llama-2-7b' })).toEqual({ scenario: { model: 'llama-2-7b' } });

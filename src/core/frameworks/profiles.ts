@@ -41,6 +41,7 @@ import {
   type MechanismCode,
   type MechanismParams,
   type Profile,
+  type SameAs,
   type VersionCondition,
 } from './types.js';
 import { inRange, parseVersion } from './version.js';
@@ -170,6 +171,7 @@ interface View {
   readonly gpus: number;
   readonly optimizer: string;
   readonly precision: string;
+  readonly evaluates: boolean;
 }
 
 function viewOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourValue>): View {
@@ -182,6 +184,7 @@ function viewOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourValue>)
     gpus: typeof parallelism.gpus === 'number' ? parallelism.gpus : 1,
     optimizer: typeof raw.optimizer === 'string' ? raw.optimizer : SCENARIO_DEFAULTS.optimizer,
     precision: precisionOf(raw, resolved),
+    evaluates: isRecord(raw.evaluation),
   };
 }
 
@@ -190,6 +193,11 @@ function precisionOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourVa
   const fromProfile = resolved.get('precision');
   if (typeof fromProfile === 'string') return fromProfile;
   const method = typeof raw.method === 'string' ? raw.method : SCENARIO_DEFAULTS.method;
+  // As the field table's default: a base loaded in fp32 and not quantized trains under autocast.
+  const loadDtype = raw.loadDtype ?? resolved.get('loadDtype');
+  const quantization =
+    typeof raw.quantization === 'string' ? raw.quantization : SCENARIO_DEFAULTS.quantization;
+  if (loadDtype === 'fp32' && quantization === 'none') return 'bf16-mixed';
   return defaultPrecision(method as Parameters<typeof defaultPrecision>[0]);
 }
 
@@ -209,8 +217,16 @@ function applies(condition: Applies | undefined, view: View): boolean {
     among(condition.optimizers, view.optimizer) &&
     among(condition.precisions, view.precision) &&
     (condition.quantizedBy === undefined || condition.quantizedBy === quantizedBy(view)) &&
-    (condition.multiGpu === undefined || view.gpus > 1)
+    (condition.multiGpu === undefined || view.gpus > 1) &&
+    (condition.evaluates === undefined || view.evaluates)
   );
+}
+
+/** A fact's value: its own, or the field it is the same as, as the user gave it or by default. */
+function factValue(value: BehaviourValue | SameAs, raw: Raw): BehaviourValue {
+  if (typeof value !== 'object') return value;
+  const given = raw[value.sameAs];
+  return typeof given === 'number' ? given : SCENARIO_DEFAULTS[value.sameAs];
 }
 
 /** Holds, fails, or holds only by assumption (listing the packages whose version was not known). */
@@ -264,7 +280,7 @@ function setPath(target: Record<string, unknown>, path: string, value: Behaviour
  * it, before defaults) leaves out, with what was assumed for unknown versions and the mechanisms the
  * estimator does not model yet.
  * @example behaviourDefaults('litgpt', { bitsandbytes: '0.41.1' }, { model: 'llama-2-7b', method: 'qlora', quantization: 'nf4' }).fields
- * // { lora: { adapterDtype: 'model' }, quantizeHead: true, quantizedFrom: 'fp16', quantizedInputsKept: 'next-forward', loss: 'chunked', padding: 'longest' }
+ * // { precision: 'bf16-mixed', lora: { adapterDtype: 'model' }, quantizeHead: true, quantizedFrom: 'fp16', quantizedInputsKept: 'next-forward', loss: 'chunked', padding: 'longest', evaluation: { microBatchSize: 1, generateTokens: 2048, generateBatch: 1 } }
  */
 export function behaviourDefaults(
   framework: Framework,
@@ -300,9 +316,10 @@ export function behaviourDefaults(
       if (fact.kind !== 'sets' || fact.field !== field) continue;
       const judgement = holds(fact, view);
       if (!judgement.holds) continue;
-      resolved.set(field, fact.value);
-      applied.push({ field, value: fact.value, factId: fact.id });
-      note(fact, field, fact.value, judgement.unknown);
+      const value = factValue(fact.value, scenarioSoFar);
+      resolved.set(field, value);
+      applied.push({ field, value, factId: fact.id });
+      note(fact, field, value, judgement.unknown);
       break;
     }
   }

@@ -12,6 +12,8 @@ import type { Method, Optimizer, Precision, Quantization, Strategy, VersionKey }
  */
 export const BEHAVIOUR_FIELDS = [
   'quantizer',
+  // Before precision: a base loaded in fp32 trains under autocast unless the precision says otherwise.
+  'loadDtype',
   'precision',
   'lora.adapterDtype',
   'quantizeHead',
@@ -25,6 +27,11 @@ export const BEHAVIOUR_FIELDS = [
   'parallelism.syncEachMicroBatch',
   'parallelism.reduceBucketSize',
   'expandableSegments',
+  'prepareKbitUpcast',
+  'cachingAllocatorWarmup',
+  'evaluation.microBatchSize',
+  'evaluation.generateTokens',
+  'evaluation.generateBatch',
   'modelConfig.tie_word_embeddings',
 ] as const;
 export type BehaviourField = (typeof BEHAVIOUR_FIELDS)[number];
@@ -53,18 +60,6 @@ export const MECHANISMS = [
   'sac-every-second-mm',
   /** "Selective" by layer: every Nth block fully checkpointed, the others keep all their activations. */
   'sac-every-nth-layer',
-  /** A second forward without the graph at evaluation (eval batch size, full logits, loss upcast). */
-  'eval-forward',
-  /** Hugging Face Trainer keeps every evaluation batch's logits on the GPU until eval_accumulation_steps. */
-  'eval-logits-kept',
-  /** Sample generation during validation: a KV cache for the cached length. */
-  'generation-kv-cache',
-  /** PEFT prepare_model_for_kbit_training casts every non-quantized 16-bit parameter to fp32. */
-  'prepare-kbit-upcast',
-  /** The dtype from_pretrained loads in when none is given. */
-  'default-load-dtype',
-  /** transformers' caching_allocator_warmup reserves the model's bytes in one block at load. */
-  'caching-allocator-warmup',
   /** Hugging Face's own AdamW (adamw_hf) loops over parameters: one parameter-sized temporary, not a state-sized list. */
   'optimizer-per-param-loop',
 ] as const;
@@ -109,6 +104,11 @@ export interface Applies {
   readonly precisions?: readonly Precision[];
   /** More than one GPU. */
   readonly multiGpu?: true;
+  /**
+   * The scenario evaluates: it has an `evaluation` object, `{}` included (the Hugging Face Trainer
+   * evaluates only when eval_strategy is not "no", its default).
+   */
+  readonly evaluates?: true;
 }
 
 interface FactBase {
@@ -126,11 +126,16 @@ interface FactBase {
   readonly unverified?: string;
 }
 
-/** A field the framework sets. */
+/** A value that is another field's, as the scenario has it (given, or its default). */
+export interface SameAs {
+  readonly sameAs: 'microBatchSize' | 'seqLen';
+}
+
+/** A field the framework sets: to a value, or to another field's (an eval batch that is the training micro-batch). */
 export interface SettingFact extends FactBase {
   readonly kind: 'sets';
   readonly field: BehaviourField;
-  readonly value: BehaviourValue;
+  readonly value: BehaviourValue | SameAs;
 }
 
 /** A mechanism the framework implies that the estimator does not model yet. */

@@ -60,6 +60,8 @@ export interface FieldErrorParams {
   'bnb-head': { readonly quantization: string; readonly quantizer: string };
   'bnb-from': { readonly quantization: string; readonly quantizer: string };
   'bnb-inputs': { readonly quantization: string; readonly quantizer: string };
+  /** An evaluation setting without the evaluation batch size it is about. */
+  'eval-needs-batch': NoParams;
   /** A LoRA rank past the model's hidden size (scenario-limits.ts); the context names the model. */
   'rank-above-hidden': { readonly value: number; readonly max: number };
   /** More trainable layers than the model has; the context names the model. */

@@ -43,6 +43,8 @@ const EVERY_FIELD = {
   quantization: 'nf4',
   quantizer: 'torchao',
   precision: 'bf16-true',
+  loadDtype: 'fp32',
+  cachingAllocatorWarmup: true,
   optimizer: 'adamw',
   microBatchSize: 2,
   seqLen: 4096,
@@ -65,6 +67,7 @@ const EVERY_FIELD = {
   framework: 'hf-trainer',
   versions: { torch: '2.5.1' },
   padding: 'packed',
+  evaluation: { microBatchSize: 8, batches: 4, keepLogits: true, generateTokens: 1024, generateBatch: 1 },
 };
 
 describe('the field table and the Scenario type', () => {
@@ -90,11 +93,35 @@ describe('the field table and the Scenario type', () => {
       quantizeHead: true,
       quantizedFrom: 'bf16',
       quantizedInputsKept: 'step',
+      prepareKbitUpcast: 'kept',
     });
     const seen = new Set([...leaves(first), ...leaves(second), ...leaves(third)]);
     expect([...seen].sort()).toEqual(Object.keys(SCENARIO_FIELDS).sort());
     expect(first.lora).toEqual(EVERY_FIELD.lora);
     expect(first.parallelism).toEqual(EVERY_FIELD.parallelism);
+    expect(first.evaluation).toEqual(EVERY_FIELD.evaluation);
+  });
+
+  it('the evaluation group is there only with its batch size, and says so when one is missing', () => {
+    const plain = parseScenario({ model: 'llama-3.1-8b' });
+    expect(plain.evaluation).toBeUndefined();
+    expect(parseScenario({ model: 'llama-3.1-8b', evaluation: { microBatchSize: 4 } }).evaluation).toEqual({
+      microBatchSize: 4,
+      batches: 1,
+    });
+    expect(() => parseScenario({ model: 'llama-3.1-8b', evaluation: { keepLogits: true } })).toThrow(
+      expect.objectContaining({ reason: 'eval-needs-batch', path: ['evaluation'] }),
+    );
+  });
+
+  it('a base loaded in fp32 trains under autocast unless the precision says otherwise', () => {
+    const lora = { model: 'llama-3.1-8b', method: 'lora' } as const;
+    expect(parseScenario({ ...lora, loadDtype: 'fp32' }).precision).toBe('bf16-mixed');
+    expect(parseScenario({ ...lora, loadDtype: 'auto' }).precision).toBe('bf16-true');
+    expect(parseScenario({ ...lora, loadDtype: 'fp32', precision: 'bf16-true' }).precision).toBe('bf16-true');
+    expect(
+      parseScenario({ ...lora, method: 'qlora', quantization: 'nf4', loadDtype: 'fp32' }).precision,
+    ).toBe('bf16-true');
   });
 
   it('every field has words in every language, and every flag and form key is declared once', () => {

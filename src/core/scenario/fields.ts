@@ -35,6 +35,8 @@ import {
   FRAMEWORKS,
   FSDP_STRATEGIES,
   fusesInTorch,
+  KBIT_UPCASTS,
+  LOAD_DTYPES,
   LOSSES,
   METHODS,
   type Method,
@@ -111,6 +113,14 @@ export const LIMITS = {
   'lora.rank': 65_536,
   /** Decoder blocks: the deepest models have a few hundred at most (Llama-3.1-405B: 126). */
   trainableLayers: 1024,
+  /** As microBatchSize: an evaluation batch per GPU. */
+  'evaluation.microBatchSize': 65_536,
+  /** 2^16 evaluation batches per GPU: 2^16 × 8 sequences is far past any evaluation set. */
+  'evaluation.batches': 65_536,
+  /** As seqLen: the longest context of any released model. */
+  'evaluation.generateTokens': 10_485_760,
+  /** As microBatchSize. */
+  'evaluation.generateBatch': 65_536,
 } as const;
 
 export const SCENARIO_GROUPS = {
@@ -128,6 +138,20 @@ export const SCENARIO_GROUPS = {
   },
   parallelism: { unknown: 'unknown-sub-field' },
   offload: { unknown: 'unknown-sub-field' },
+  // The run evaluates when the group says at what batch: a framework profile fills in its default
+  // (the Hugging Face Trainer's per_device_eval_batch_size, 8) for a scenario that gives `evaluation: {}`.
+  evaluation: {
+    optional: true,
+    unknown: 'unknown-sub-field',
+    rules: [
+      {
+        reason: 'eval-needs-batch',
+        kind: 'applies',
+        ok: (v) => v['evaluation.microBatchSize'] !== undefined,
+        params: () => ({}),
+      },
+    ],
+  },
 } as const satisfies { readonly [G in GroupKey]: GroupDecl<V> };
 
 export const SCENARIO_FIELDS = {
@@ -257,9 +281,27 @@ export const SCENARIO_FIELDS = {
   },
   precision: {
     kind: choice(PRECISIONS),
-    defaultOf: (v) => defaultPrecision(v.method as Method),
+    // A base loaded in fp32 (from_pretrained without torch_dtype before transformers 5) trains under
+    // autocast unless the run casts it: the Hugging Face Trainer's bf16=True keeps the model as loaded.
+    defaultOf: (v) =>
+      v.loadDtype === 'fp32' && v.quantization === 'none'
+        ? 'bf16-mixed'
+        : defaultPrecision(v.method as Method),
     flags: [{ name: 'precision', metavar: 'P' }],
     form: { key: 'precision', control: 'select', testId: 'precision', defaultOption: true },
+  },
+  loadDtype: {
+    kind: choice(LOAD_DTYPES),
+    flags: [{ name: 'load-dtype', metavar: 'D' }],
+  },
+  prepareKbitUpcast: {
+    kind: choice(KBIT_UPCASTS),
+    flags: [{ name: 'prepare-kbit-upcast', metavar: 'K' }],
+  },
+  cachingAllocatorWarmup: {
+    kind: flag(),
+    ...onlyTrue,
+    flags: [{ name: 'caching-allocator-warmup' }, { name: 'no-caching-allocator-warmup', sets: false }],
   },
   optimizer: {
     kind: choice(OPTIMIZERS),
@@ -469,6 +511,28 @@ export const SCENARIO_FIELDS = {
     kind: choice(PADDINGS),
     default: 'max-length',
     flags: [{ name: 'padding', metavar: 'P' }],
+  },
+  'evaluation.microBatchSize': {
+    kind: count(LIMITS['evaluation.microBatchSize']),
+    flags: [{ name: 'eval-batch', metavar: 'N', example: '8' }],
+  },
+  'evaluation.batches': {
+    kind: count(LIMITS['evaluation.batches']),
+    default: 1,
+    flags: [{ name: 'eval-batches', metavar: 'N', example: '16' }],
+  },
+  'evaluation.keepLogits': {
+    kind: flag(),
+    ...onlyTrue,
+    flags: [{ name: 'eval-keep-logits' }],
+  },
+  'evaluation.generateTokens': {
+    kind: count(LIMITS['evaluation.generateTokens']),
+    flags: [{ name: 'eval-generate-tokens', metavar: 'N', k: true, example: '1024' }],
+  },
+  'evaluation.generateBatch': {
+    kind: count(LIMITS['evaluation.generateBatch']),
+    flags: [{ name: 'eval-generate-batch', metavar: 'N', example: '1' }],
   },
 } as const satisfies { readonly [P in FieldPath]: Decl };
 

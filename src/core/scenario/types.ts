@@ -7,6 +7,8 @@ import type {
   Attention,
   Checkpointing,
   Framework,
+  KbitUpcast,
+  LoadDtype,
   Loss,
   Method,
   OffloadTarget,
@@ -37,6 +39,30 @@ export interface LoraConfig {
    * autocast_adapter_dtype=False. Present only when "model".
    */
   readonly adapterDtype?: 'model';
+}
+
+/**
+ * The evaluation a run does between training steps (docs/scenario.md, "evaluation"): a forward pass
+ * without the autograd graph at its own batch size, the logits a trainer keeps for metrics, and the
+ * KV cache of sample generation. Absent: the run does not evaluate.
+ */
+export interface EvaluationConfig {
+  /** Sequences per GPU per evaluation batch (Hugging Face per_device_eval_batch_size). */
+  readonly microBatchSize: number;
+  /**
+   * The evaluation batches whose logits stay on the GPU at once: the eval set's batches per GPU, or
+   * eval_accumulation_steps when it is set and smaller. Read only with keepLogits.
+   */
+  readonly batches: number;
+  /**
+   * The trainer keeps every evaluation batch's full logits on the GPU for metrics (Hugging Face
+   * Trainer with compute_metrics, until eval_accumulation_steps). Present only when true.
+   */
+  readonly keepLogits?: true;
+  /** Sample generation during evaluation: the KV cache's length in tokens (prompt and new tokens). */
+  readonly generateTokens?: number;
+  /** Sequences generated at once; absent: the evaluation batch. */
+  readonly generateBatch?: number;
 }
 
 /** A complete scenario: every field present, defaults applied. */
@@ -73,6 +99,24 @@ export interface Scenario {
    */
   readonly quantizer?: 'torchao';
   readonly precision: Precision;
+  /**
+   * The dtype the base was loaded in before training (Hugging Face from_pretrained's torch_dtype):
+   * "fp32" when none is given before transformers 5. Absent: the dtype it trains in. With a 16-bit
+   * precision ("-true") the whole base is in fp32 at load before it is cast; with no precision given,
+   * an fp32 base trains under autocast (bf16-mixed).
+   */
+  readonly loadDtype?: LoadDtype;
+  /**
+   * PEFT prepare_model_for_kbit_training on a bitsandbytes base: the 16-bit parameters that are not
+   * quantized (embeddings, head, norms) go to fp32, "kept" for the run or "cast-back" to 16 bits after
+   * loading. Absent: not called.
+   */
+  readonly prepareKbitUpcast?: KbitUpcast;
+  /**
+   * transformers' caching_allocator_warmup: one block of the model's bytes is reserved before the
+   * weights load into it. Present only when true.
+   */
+  readonly cachingAllocatorWarmup?: true;
   readonly optimizer: Optimizer;
   readonly microBatchSize: number;
   readonly seqLen: number;
@@ -144,10 +188,12 @@ export interface Scenario {
   readonly versions?: Versions;
   /** How batches are shaped. Default "max-length": every batch is seqLen tokens. */
   readonly padding: Padding;
+  /** The run evaluates between steps. Absent: it does not. */
+  readonly evaluation?: EvaluationConfig;
 }
 
 /** The fields that are objects of fields of their own (`lora.rank`, `parallelism.gpus`, `offload.params`). */
-export type GroupKey = 'lora' | 'parallelism' | 'offload';
+export type GroupKey = 'lora' | 'parallelism' | 'offload' | 'evaluation';
 
 /** Every leaf of a scenario by its dotted path (docs/scenario.md's spelling): `seqLen`, `lora.rank`. */
 export type FieldPath = {

@@ -70,6 +70,17 @@ export const VERSION_KEYS = [
  * "max-length" pads every batch to seqLen, "packed" packs samples into exactly seqLen tokens.
  */
 export const PADDINGS = ['longest', 'max-length', 'packed'] as const;
+/**
+ * The dtype from_pretrained loads the base in: "fp32" when no torch_dtype is given before transformers
+ * 5 (a 16-bit checkpoint is upcast), "auto" the checkpoint's own dtype (transformers 5's default).
+ */
+export const LOAD_DTYPES = ['fp32', 'auto'] as const;
+/**
+ * PEFT prepare_model_for_kbit_training casts every 16-bit parameter that is not quantized to fp32:
+ * "kept" leaves them there (PEFT alone), "cast-back" casts the embeddings, head and norms back to the
+ * 16-bit dtype afterwards (TRL's peft_module_casting_to_bf16 under bf16, Axolotl).
+ */
+export const KBIT_UPCASTS = ['kept', 'cast-back'] as const;
 /** The quantizations torchao's NF4Tensor does: NF4 with its block scales quantized again (double quantization). */
 export const TORCHAO_QUANTIZATIONS: ReadonlySet<string> = new Set(['nf4', 'nf4-dq']);
 
@@ -95,6 +106,8 @@ export type Quantizer = (typeof QUANTIZERS)[number];
 export type Framework = (typeof FRAMEWORKS)[number];
 export type VersionKey = (typeof VERSION_KEYS)[number];
 export type Padding = (typeof PADDINGS)[number];
+export type LoadDtype = (typeof LOAD_DTYPES)[number];
+export type KbitUpcast = (typeof KBIT_UPCASTS)[number];
 /** Package versions, as strings ("2.5.1", "4.46.0.dev0", "2.5.1+cu121"). */
 export type Versions = Readonly<Partial<Record<VersionKey, string>>>;
 
