@@ -297,6 +297,8 @@ describe('the count limits: each field refuses a value past its limit and names 
     if (field.startsWith('evaluation.')) {
       return { model: 'x', evaluation: { microBatchSize: 8, [field.slice('evaluation.'.length)]: value } };
     }
+    if (field === 'checkpointEvery')
+      return { model: 'x', gradientCheckpointing: 'every-nth', checkpointEvery: value };
     return { model: 'x', [field]: value };
   };
 
@@ -322,6 +324,47 @@ describe('the count limits: each field refuses a value past its limit and names 
   it('seqLen 1e12 (a typo for 1e4) is refused, naming the longest context of any model', () => {
     expect(errorOf({ model: 'x', seqLen: 1e12 }).message).toBe(
       "seqLen: 1000000000000 is more than 10485760 tokens, the most Headroom takes (Llama 4 Scout's 10M-token context, the longest of any model)",
+    );
+  });
+});
+
+describe('the FSDP mechanism fields and checkpointing by op and by layer', () => {
+  it('parse as given, fsdpVersion from a number or its text', () => {
+    const s = parseScenario({
+      model: 'x',
+      gradientCheckpointing: 'selective-op',
+      parallelism: { strategy: 'fsdp', gpus: 8, fsdpVersion: '2', reduceDtype: 'fp32' },
+    });
+    expect(s.gradientCheckpointing).toBe('selective-op');
+    expect(s.parallelism).toEqual({ strategy: 'fsdp', gpus: 8, fsdpVersion: 2, reduceDtype: 'fp32' });
+    // "compute" is the default and is not kept.
+    const c = parseScenario({
+      model: 'x',
+      parallelism: { strategy: 'fsdp', gpus: 2, gatherDtype: 'compute' },
+    });
+    expect(c.parallelism).toEqual({ strategy: 'fsdp', gpus: 2 });
+  });
+
+  it('refuse an FSDP field under another strategy, a version FSDP does not have, a period without every-nth', () => {
+    const refused = (raw: Record<string, unknown>): string => {
+      try {
+        parseScenario(raw);
+      } catch (error) {
+        return String((error as Error).message);
+      }
+      return 'accepted';
+    };
+    expect(refused({ model: 'x', parallelism: { strategy: 'zero3', gpus: 2, fsdpVersion: 2 } })).toContain(
+      'parallelism.fsdpVersion: is a PyTorch FSDP setting, but the strategy is "zero3"',
+    );
+    expect(refused({ model: 'x', parallelism: { strategy: 'fsdp', gpus: 2, fsdpVersion: 3 } })).toContain(
+      'parallelism.fsdpVersion',
+    );
+    expect(
+      refused({ model: 'x', parallelism: { strategy: 'ddp', gpus: 2, frozenParamGrads: true } }),
+    ).toContain('is a PyTorch FSDP setting');
+    expect(refused({ model: 'x', gradientCheckpointing: 'full', checkpointEvery: 2 })).toContain(
+      'checkpointEvery: is the period of gradientCheckpointing "every-nth", but checkpointing is "full"',
     );
   });
 });

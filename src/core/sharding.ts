@@ -3,7 +3,7 @@
  * offload moves to the host. The estimator uses shardModelStates for every strategy; DeepSpeed's own
  * published estimators are expressed with the same function below, which is how the tests check it.
  */
-import type { OffloadTarget, Strategy } from './scenario.js';
+import type { OffloadTarget, Scenario, Strategy } from './scenario.js';
 
 /** Model-state bytes for the whole model, before sharding. */
 export interface ModelStateBytes {
@@ -157,6 +157,34 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     multiGpu: true,
   },
 };
+
+/** Which PyTorch FSDP runs an FSDP strategy: FSDP1 (FullyShardedDataParallel) unless the scenario says 2. */
+export function fsdpVersion(scenario: Pick<Scenario, 'parallelism'>): 1 | 2 {
+  return scenario.parallelism.fsdpVersion ?? 1;
+}
+
+/**
+ * FSDP1 gives the frozen base weights of a LoRA run a gradient: with use_orig_params=True a unit's
+ * flat parameter mixes trained and frozen parameters, requires a gradient because some of them do, and
+ * its gradient is one flat tensor over all of them (torch FullyShardedDataParallel docstring, torch
+ * 2.1-2.4: "For use_orig_params=True, FSDP supports mixing frozen and non-frozen, but we recommend not
+ * doing so since then the gradient memory usage will be higher than expected (namely, equivalent to not
+ * freezing those parameters)"; torch/distributed/fsdp/_flat_param.py: the original parameters are
+ * views into the flat parameter, so autograd computes their gradients and the split-view backward
+ * joins them into flat_param.grad). FSDP2 shards each parameter as its own DTensor: a frozen one never
+ * gets a gradient. Only unquantized bases: a 4-bit weight is not a float tensor a flat parameter holds.
+ */
+export function fsdp1FrozenGradients(
+  scenario: Pick<Scenario, 'parallelism' | 'method' | 'quantization'>,
+): boolean {
+  return (
+    STRATEGY_TRAITS[scenario.parallelism.strategy].family === 'fsdp' &&
+    fsdpVersion(scenario) === 1 &&
+    scenario.parallelism.frozenParamGrads === true &&
+    scenario.method === 'lora' &&
+    scenario.quantization === 'none'
+  );
+}
 
 /** The traits of a strategy. */
 export function strategyTraits(strategy: Strategy): StrategyTraits {

@@ -59,6 +59,8 @@ const FORMS: Readonly<Record<FieldErrorReason, 'value' | 'bare' | 'sentence'>> =
   'sync-needs-fsdp': 'bare',
   'wrap-needs-fsdp': 'bare',
   'needs-zero': 'bare',
+  'needs-fsdp': 'bare',
+  'needs-every-nth': 'bare',
   'single-one-gpu': 'sentence',
   'offload-needs-sharding': 'sentence',
   'param-offload-needs-full-shard': 'sentence',
@@ -129,6 +131,9 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
       'wrap-needs-fsdp': (p) =>
         `wraps the embeddings as FSDP units of their own, but the strategy is "${p.strategy}"`,
       'needs-zero': (p) => `is a DeepSpeed ZeRO setting, but the strategy is "${p.strategy}"`,
+      'needs-fsdp': (p) => `is a PyTorch FSDP setting, but the strategy is "${p.strategy}"`,
+      'needs-every-nth': (p) =>
+        `is the period of gradientCheckpointing "every-nth", but checkpointing is "${p.checkpointing}"`,
       'single-one-gpu': (p) => `strategy "single" runs on one GPU, but gpus is ${p.gpus}`,
       'offload-needs-sharding': (p) => `offloading needs a ZeRO or FSDP strategy, not "${p.strategy}"`,
       'param-offload-needs-full-shard': (p) =>
@@ -189,6 +194,9 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
       'sync-needs-fsdp': (p) => `说明的是 FSDP 如何累积梯度，但并行策略是 "${p.strategy}"`,
       'wrap-needs-fsdp': (p) => `把嵌入层包装成独立的 FSDP 单元，但并行策略是 "${p.strategy}"`,
       'needs-zero': (p) => `是 DeepSpeed ZeRO 的设置，但并行策略是 "${p.strategy}"`,
+      'needs-fsdp': (p) => `是 PyTorch FSDP 的设置，但并行策略是 "${p.strategy}"`,
+      'needs-every-nth': (p) =>
+        `是 gradientCheckpointing "every-nth" 的间隔层数，但检查点方式是 "${p.checkpointing}"`,
       'single-one-gpu': (p) => `策略 "single" 只用一块 GPU，但 gpus 为 ${p.gpus}`,
       'offload-needs-sharding': (p) => `卸载需要 ZeRO 或 FSDP 策略，而不是 "${p.strategy}"`,
       'param-offload-needs-full-shard': (p) => `参数卸载需要 ZeRO-3 或 FSDP 完全分片，而不是 "${p.strategy}"`,
@@ -243,6 +251,8 @@ export const ERROR_WORDS = defineDomain<ErrorWordsParams>({
     'sync-needs-fsdp': { strategy: 'ddp', path: 'parallelism.syncEachMicroBatch' },
     'wrap-needs-fsdp': { strategy: 'zero3', path: 'parallelism.wrapEmbeddings' },
     'needs-zero': { strategy: 'fsdp', path: 'parallelism.overlapComm' },
+    'needs-fsdp': { strategy: 'zero3', path: 'parallelism.fsdpVersion' },
+    'needs-every-nth': { checkpointing: 'full', path: 'checkpointEvery' },
     'single-one-gpu': { gpus: 4, path: 'parallelism.gpus' },
     'offload-needs-sharding': { strategy: 'ddp', path: 'offload.optimizer' },
     'param-offload-needs-full-shard': { strategy: 'zero2', path: 'offload.params' },
@@ -283,6 +293,8 @@ type Hinted =
   | 'sync-needs-fsdp'
   | 'wrap-needs-fsdp'
   | 'needs-zero'
+  | 'needs-fsdp'
+  | 'needs-every-nth'
   | 'single-one-gpu'
   | 'offload-needs-sharding'
   | 'param-offload-needs-full-shard'
@@ -331,6 +343,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
       'sync-needs-fsdp': () => 'use it with strategy fsdp or fsdp-grad-op',
       'wrap-needs-fsdp': () => 'use it with strategy fsdp or fsdp-grad-op',
       'needs-zero': () => 'use it with strategy zero1, zero2 or zero3',
+      'needs-fsdp': () => 'use it with strategy fsdp or fsdp-grad-op',
+      'needs-every-nth': () => 'set gradientCheckpointing to every-nth, or drop it',
       'single-one-gpu': () => 'choose a multi-GPU strategy: ddp, zero1, zero2, zero3, fsdp or fsdp-grad-op',
       'offload-needs-sharding': () =>
         'set parallelism.strategy to zero2, zero3 or fsdp (it works with gpus: 1)',
@@ -367,6 +381,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
       'sync-needs-fsdp': () => '与 fsdp 或 fsdp-grad-op 策略一起使用',
       'wrap-needs-fsdp': () => '与 fsdp 或 fsdp-grad-op 策略一起使用',
       'needs-zero': () => '与 zero1、zero2 或 zero3 策略一起使用',
+      'needs-fsdp': () => '与 fsdp 或 fsdp-grad-op 策略一起使用',
+      'needs-every-nth': () => '把 gradientCheckpointing 设为 every-nth，或去掉它',
       'single-one-gpu': () => '选择多 GPU 策略：ddp、zero1、zero2、zero3、fsdp 或 fsdp-grad-op',
       'offload-needs-sharding': () => '把 parallelism.strategy 设为 zero2、zero3 或 fsdp（gpus: 1 时也可用）',
       'param-offload-needs-full-shard': () => '把 parallelism.strategy 设为 zero3 或 fsdp',
@@ -401,6 +417,8 @@ export const ERROR_HINTS = defineDomain<Pick<ErrorWordsParams, Hinted>>({
     'sync-needs-fsdp': ERROR_WORDS.examples['sync-needs-fsdp'],
     'wrap-needs-fsdp': ERROR_WORDS.examples['wrap-needs-fsdp'],
     'needs-zero': ERROR_WORDS.examples['needs-zero'],
+    'needs-fsdp': ERROR_WORDS.examples['needs-fsdp'],
+    'needs-every-nth': ERROR_WORDS.examples['needs-every-nth'],
     'single-one-gpu': ERROR_WORDS.examples['single-one-gpu'],
     'offload-needs-sharding': ERROR_WORDS.examples['offload-needs-sharding'],
     'param-offload-needs-full-shard': ERROR_WORDS.examples['param-offload-needs-full-shard'],

@@ -130,6 +130,12 @@ const EN: { readonly [P in FieldPath]: FieldWords } = {
       "the foreach kernel, over a config's fused one (torch < 2.8 with an HF config that names no optim)",
   },
   gradientCheckpointing: { label: 'Checkpointing', help: '' },
+  checkpointEvery: {
+    label: 'Checkpoint every Nth layer',
+    help: 'with every-nth: every Nth decoder layer is fully checkpointed, the others keep everything (torchtitan selective_ac_option, torchtune ac_option)',
+    limit: { unit: 'layers', why: 'the deepest models have a few hundred layers' },
+    default: '2',
+  },
   attention: { label: 'Attention', help: '' },
   loss: { label: 'Loss', help: '' },
   torchCompile: {
@@ -150,6 +156,25 @@ const EN: { readonly [P in FieldPath]: FieldWords } = {
   'parallelism.syncEachMicroBatch': {
     label: 'Reduce-scatter every micro-batch',
     help: 'FSDP: reduce-scatter every micro-batch instead of accumulating unsharded gradients in no_sync() (torchtune, sync_each_batch)',
+  },
+  'parallelism.fsdpVersion': {
+    label: 'FSDP version',
+    help: '1: FullyShardedDataParallel (flat parameters); 2: fully_shard (per-parameter shards, torch >= 2.4)',
+    default: '1',
+  },
+  'parallelism.frozenParamGrads': {
+    label: 'FSDP1: frozen parameters get gradients',
+    help: 'FSDP1 use_orig_params=True with trained and frozen parameters in one unit: the flat gradient covers the frozen ones (Lightning Fabric, litgpt < 0.5.11)',
+  },
+  'parallelism.gatherDtype': {
+    label: 'FSDP all-gather dtype',
+    help: 'compute | fp32: the dtype units are all-gathered in (fp32: Lightning FSDPPrecision bf16-mixed, param_dtype=fp32)',
+    default: 'compute',
+  },
+  'parallelism.reduceDtype': {
+    label: 'FSDP reduce-scatter dtype',
+    help: 'compute | fp32: the dtype gradients are reduce-scattered in (fp32: torchtitan MixedPrecisionPolicy reduce_dtype)',
+    default: 'compute',
   },
   'parallelism.reduceBucketSize': {
     label: 'ZeRO reduce bucket (elements, or auto; empty: 5e8)',
@@ -298,6 +323,12 @@ const ZH: { readonly [P in FieldPath]: FieldWords } = {
     helpNo: '使用 foreach 内核，覆盖配置中的融合内核（torch < 2.8 且 HF 配置未指定 optim 时）',
   },
   gradientCheckpointing: { label: '梯度检查点', help: '' },
+  checkpointEvery: {
+    label: '每隔 N 层做一次检查点',
+    help: '配合 every-nth：每隔 N 个解码层对一层做完整检查点，其余层保留全部激活（torchtitan selective_ac_option，torchtune ac_option）',
+    limit: { unit: '层', why: '最深的模型也只有几百层' },
+    default: '2',
+  },
   attention: { label: '注意力实现', help: '' },
   loss: { label: '损失计算', help: '' },
   torchCompile: {
@@ -318,6 +349,25 @@ const ZH: { readonly [P in FieldPath]: FieldWords } = {
   'parallelism.syncEachMicroBatch': {
     label: '每个微批都做 reduce-scatter',
     help: 'FSDP：每个 micro-batch 都做 reduce-scatter，而不是在 no_sync() 中累积未分片的梯度（torchtune，sync_each_batch）',
+  },
+  'parallelism.fsdpVersion': {
+    label: 'FSDP 版本',
+    help: '1：FullyShardedDataParallel（扁平参数）；2：fully_shard（逐参数分片，torch >= 2.4）',
+    default: '1',
+  },
+  'parallelism.frozenParamGrads': {
+    label: 'FSDP1：冻结参数也有梯度',
+    help: 'FSDP1 use_orig_params=True 且同一单元中既有训练参数也有冻结参数：扁平梯度也覆盖冻结参数（Lightning Fabric，litgpt < 0.5.11）',
+  },
+  'parallelism.gatherDtype': {
+    label: 'FSDP all-gather 数据类型',
+    help: 'compute | fp32：单元 all-gather 时的数据类型（fp32：Lightning FSDPPrecision bf16-mixed，param_dtype=fp32）',
+    default: 'compute',
+  },
+  'parallelism.reduceDtype': {
+    label: 'FSDP reduce-scatter 数据类型',
+    help: 'compute | fp32：梯度 reduce-scatter 时的数据类型（fp32：torchtitan MixedPrecisionPolicy reduce_dtype）',
+    default: 'compute',
   },
   'parallelism.reduceBucketSize': {
     label: 'ZeRO 归约桶（元素数或 auto；留空为 5e8）',

@@ -10,9 +10,11 @@ import {
   adapterInputCopyBytes,
   type LayerContext,
   layerActivationBytesPerToken,
+  opSelectiveBytesPerToken,
   quantizedInputBytesPerToken,
 } from './layer-activations.js';
 import { kbitUpcasts, type PrecisionPlan } from './precision.js';
+import { fsdpGatherBytes } from './strategy-terms.js';
 import type { TrainingPlan } from './training.js';
 
 /**
@@ -26,6 +28,22 @@ import type { TrainingPlan } from './training.js';
 export const ACTIVATION_OFFLOAD_LAYERS_ON_GPU = 2;
 /** Chunks a chunked cross-entropy splits the logits into (torchtune CEWithChunkedOutputLoss num_output_chunks = 8). */
 export const LOSS_CHUNKS = 8;
+/**
+ * The period of per-layer checkpointing when a scenario gives none: torchtitan's selective_ac_option
+ * "2" (its config default from v0.1.0, torchtitan/config_manager.py).
+ */
+export const DEFAULT_CHECKPOINT_EVERY = 2;
+
+/**
+ * Decoder layers that per-layer checkpointing wraps: torchtitan and torchtune count the blocks from 1
+ * and wrap block i when `i % ac_freq == 0` (torchtitan parallelize_llama.py @9dec370,
+ * _apply_ac_to_transformer_block; torchtune training/_activation_checkpointing.py copies it).
+ */
+export function checkpointedLayers(scenario: Scenario, layers: number): number {
+  if (scenario.gradientCheckpointing === 'full') return layers;
+  if (scenario.gradientCheckpointing !== 'every-nth') return 0;
+  return Math.floor(layers / (scenario.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY));
+}
 
 export interface ActivationPlan {
   /** Bytes saved by the forward pass, held at the start of backward. */
@@ -65,16 +83,35 @@ export function activationPlan(
     adapted: training.adapted,
     quantizedSavesInputs: kept !== 'none',
     adapterInputCopy: adapterInputCopyBytes(scenario, plan),
-    // fp32 embeddings (prepare_model_for_kbit_training, kept) make the residual stream fp32 too.
+    // The residual stream stays fp32 under autocast only while the weights it meets are fp32: FSDP's
+    // mixed precision unshards them in its param_dtype (the compute dtype unless gatherDtype is fp32),
+    // so the embedding's output and every residual add are 16-bit there. fp32 embeddings
+    // (prepare_model_for_kbit_training, kept) make the residual stream fp32 too.
     residualBytes:
-      plan.autocastCopies || (kbitUpcasts(scenario, plan) && scenario.prepareKbitUpcast === 'kept') ? 4 : e,
+      (plan.autocastCopies && (fsdpGatherBytes(scenario, plan) ?? 4) === 4) ||
+      (kbitUpcasts(scenario, plan) && scenario.prepareKbitUpcast === 'kept')
+        ? 4
+        : e,
   };
   const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
   const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);
   const layers = training.layersWithGrad;
-  const checkpointed = scenario.gradientCheckpointing === 'full';
-  // Full checkpointing keeps each layer's input and recomputes one layer at a time in backward.
-  const savedPerLayer = (checkpointed ? e * h : perLayer) * tokens;
+  const mode = scenario.gradientCheckpointing;
+  const checkpointed = mode === 'full';
+  // Full checkpointing keeps each layer's input and recomputes one layer at a time in backward;
+  // per-layer checkpointing does that for every Nth layer and keeps everything of the others; the
+  // op-level policy keeps some op outputs of every layer (opSelectiveBytesPerToken) and recomputes one
+  // layer's rest at a time.
+  const wrapped = checkpointedLayers(scenario, layers);
+  const opLevel = mode === 'selective-op';
+  const savedPerLayer =
+    (checkpointed
+      ? e * h
+      : opLevel
+        ? opSelectiveBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx)
+        : wrapped > 0
+          ? (wrapped * e * h + (layers - wrapped) * perLayer) / layers
+          : perLayer) * tokens;
   // Activation offload moves the decoder layers' saved tensors to pinned CPU memory; a layer or two are
   // on the GPU at any moment. The head, the loss and the final norm stay: torchtune and TRL exempt the
   // output layer, and Unsloth offloads only the decoder layers' inputs.
@@ -88,7 +125,7 @@ export function activationPlan(
       : 0;
   const layerBytes = layersOnGpu * savedPerLayer + keptOnGpu;
   const offloadedBytes = offloaded ? layers * savedPerLayer : 0;
-  const recomputeBytes = checkpointed ? perLayer * tokens : 0;
+  const recomputeBytes = checkpointed || wrapped > 0 || opLevel ? perLayer * tokens : 0;
   // Final norm; its output is the LM head's input, saved when the head trains (or is a quantized
   // linear that keeps its input).
   const quantizedHead = scenario.quantizeHead === true && scenario.quantization !== 'none';

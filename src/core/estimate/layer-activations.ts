@@ -198,6 +198,60 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
 }
 
 /**
+ * The widths of one decoder layer's matmul outputs in forward order, each LoRA adapter's two (lora_A's
+ * rank, lora_B's output) right after its base layer's (PEFT lora.Linear.forward: base_layer(x), then
+ * lora_B(lora_A(dropout(x)))). Llama order: q, k, v, o, gate, up, down (torchtitan: wq wk wv wo w1 w3
+ * w2, `w2(silu(w1(x)) * w3(x))`).
+ */
+function matmulWidths(ctx: LayerContext): number[] {
+  const { shape } = ctx;
+  const h = shape.hiddenSize;
+  const rank = ctx.scenario.lora?.rank ?? 0;
+  const moe = shape.moe;
+  const f = moe ? moe.expertIntermediateSize * (moe.topK + moe.sharedExperts) : shape.intermediateSize;
+  const kv = shape.numKvHeads * shape.headDim;
+  const v = shape.numKvHeads * shape.valueHeadDim;
+  const layers: [LinearRole[], number][] = shape.fusedQkv
+    ? [[['q_proj', 'k_proj', 'v_proj'], shape.numHeads * shape.headDim + kv + v]]
+    : [
+        [['q_proj'], shape.numHeads * shape.headDim],
+        [['k_proj'], kv],
+        [['v_proj'], v],
+      ];
+  layers.push([['o_proj'], h]);
+  if (shape.mlp === 'gated') layers.push([['gate_proj'], f], [['up_proj'], f]);
+  else layers.push([['up_proj'], f]);
+  layers.push([['down_proj'], h]);
+  const widths: number[] = [];
+  for (const [roles, width] of layers) {
+    widths.push(width);
+    if (rank > 0 && roles.some((r) => isAdapted(ctx, r))) widths.push(rank, width);
+  }
+  return widths;
+}
+
+/**
+ * Saved bytes per token of one decoder layer under op-level selective checkpointing as torchtitan
+ * applies it (torchtitan/parallelisms/parallelize_llama.py @9dec370, _apply_ac_to_transformer_block,
+ * selective_ac_option = "op"): the policy saves the outputs of the ops in _save_list (aten.mm, SDPA's
+ * flash and memory-efficient kernels, reduce_scatter, abs and max for float8) except every second mm,
+ * counted per block (`meta["forward_mm_count"] % 2 == 0` is recomputed), and recomputes the rest in
+ * backward. Kept: the block's input (non-reentrant checkpoint keeps the inputs of the function it
+ * recomputes), the 1st, 3rd, 5th… mm outputs, and SDPA's output with its fp32 log-sum-exp per head.
+ * Eager attention runs bmm and softmax, which the list does not name: nothing of it is kept. For
+ * Llama (q k v o gate up down) that is e·(4h + kv + f) + 4·heads.
+ */
+export function opSelectiveBytesPerToken(ctx: LayerContext): number {
+  const { shape, e, scenario } = ctx;
+  let bytes = ctx.residualBytes * shape.hiddenSize;
+  matmulWidths(ctx).forEach((width, index) => {
+    if (index % 2 === 0) bytes += e * width;
+  });
+  if (scenario.attention !== 'eager') bytes += e * shape.numHeads * shape.valueHeadDim + 4 * shape.numHeads;
+  return bytes;
+}
+
+/**
  * Bytes per token of the distinct inputs of one decoder layer's quantized linears: the q/k/v input,
  * o_proj's input, the MLP's input (shared with q/k/v in a parallel block with one norm) and down_proj's.
  */

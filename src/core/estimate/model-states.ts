@@ -5,6 +5,7 @@
 import type { ParamBreakdown } from '../params.js';
 import type { Scenario } from '../scenario.js';
 import {
+  fsdp1FrozenGradients,
   type ModelStateBytes,
   type OffloadPlacement,
   placeModelStates,
@@ -89,8 +90,16 @@ export function modelStates(
   // Gradients and optimizer states for the trainable parameters.
   const trainable = training.trainableParams;
   const denseTrainable = training.denseTrainableParams;
+  // FSDP1 with frozen weights in the adapters' flat parameters (fsdp1FrozenGradients): every decoder
+  // block is a unit with adapters in it, so the block's frozen weights get a gradient in the flat
+  // parameter's dtype; the root (embeddings, head) has none trained and no gradient.
+  const frozenGradParams =
+    fsdp1FrozenGradients(scenario) && training.adapted.size > 0
+      ? params.totalParams - params.embeddingParams - params.lmHeadParams
+      : 0;
   const gradientBytes =
-    denseTrainable * plan.gradientBytes + (trainable - denseTrainable) * adapterBytes.gradient;
+    (denseTrainable + frozenGradParams) * plan.gradientBytes +
+    (trainable - denseTrainable) * adapterBytes.gradient;
   const opt = optimizerStateBytes(scenario, plan, trainable, trainable - denseTrainable, adapterBytes.state);
 
   // Sharding and offload. Quantized bytes that no strategy partitions stay whole, and on the GPU.

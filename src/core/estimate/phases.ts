@@ -174,7 +174,7 @@ export function phaseRecords(
       'fsdp-root-unit': strategy.rootBytes,
       gradients: Math.max(G, strategy.gradsDuringForward),
       'gathered-gradients': strategy.gatheredGradBytes,
-      'fsdp-root-gradient': 2 * strategy.rootGradBytes,
+      'fsdp-root-gradient': strategy.rootGradBytes + strategy.rootReduceInputBytes,
       'dequantized-weight': temp.dequantBytes,
       'optimizer-step-temporary': states.optimizerInBackward ? states.stepTempBytes : 0,
     },

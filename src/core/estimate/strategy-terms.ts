@@ -6,7 +6,7 @@
 import type { ModelShape } from '../architecture.js';
 import type { ParamBreakdown } from '../params.js';
 import type { Scenario } from '../scenario.js';
-import type { StrategyTraits } from '../sharding.js';
+import { fsdp1FrozenGradients, fsdpVersion, STRATEGY_TRAITS, type StrategyTraits } from '../sharding.js';
 import type { ModelStates } from './model-states.js';
 import { type PrecisionPlan, quantizedBytesPerParam, unshardedQuantBytesPerParam } from './precision.js';
 import type { TrainingPlan } from './training.js';
@@ -26,6 +26,18 @@ export function reduceBucketElements(scenario: Scenario, shape: ModelShape): num
   return size ?? ZERO_REDUCE_BUCKET_ELEMENTS;
 }
 
+/**
+ * Bytes per element FSDP unshards the weights in on several GPUs: its mixed-precision param_dtype,
+ * the compute dtype unless gatherDtype says fp32 (Lightning's FSDPPrecision "bf16-mixed" keeps
+ * param_dtype=fp32 and computes under autocast: lightning/fabric/plugins/precision/fsdp.py @71aed751,
+ * FSDPPrecision.mixed_precision_config). Null for a strategy that is not FSDP or runs on one GPU.
+ */
+export function fsdpGatherBytes(scenario: Scenario, plan: PrecisionPlan): number | null {
+  const fsdp = STRATEGY_TRAITS[scenario.parallelism.strategy].family === 'fsdp';
+  if (!fsdp || scenario.parallelism.gpus <= 1) return null;
+  return scenario.parallelism.gatherDtype === 'fp32' ? 4 : plan.computeBytes;
+}
+
 export interface StrategyTerms {
   /** The weights are sharded and gathered unit by unit around their use (ZeRO-3, FSDP) on several GPUs. */
   readonly gathersAcrossGpus: boolean;
@@ -37,6 +49,11 @@ export interface StrategyTerms {
   readonly rootBytes: number;
   /** The root unit's whole gradient. */
   readonly rootGradBytes: number;
+  /**
+   * The buffer the root's gradient is reduce-scattered from at the end of backward: a copy of it in the
+   * reduce dtype (FSDP1 flat-parameter split-view concatenation, FSDP2 foreach_reduce's input).
+   */
+  readonly rootReduceInputBytes: number;
   /** The head's part of the root gradient, which forms at the start of backward. */
   readonly rootHeadGradBytes: number;
   /** The output head's weight: its own matrix, or the embedding when they are tied. */
@@ -65,17 +82,40 @@ export function strategyTerms(
   // (DeepSpeed's "4 × largest layer"; FSDP unshards one unit and prefetches the next).
   const gatheredLayerParams = params.largestLayerParams;
   const weightsAreSharded = traits.shards.weights;
+  // FSDP unshards in its param_dtype: the compute dtype, or fp32 (gatherDtype).
+  const gatherBytes = fsdpGatherBytes(scenario, plan) ?? plan.computeBytes;
   const layerBytesQuant = quantized
     ? quantizedBytesPerParam(scenario.quantization) - unshardedQuantBytesPerParam(scenario)
-    : plan.computeBytes;
+    : gatherBytes;
+  // FSDP2 (fully_shard, torchtitan) keeps the last block gathered from the end of forward into backward
+  // (reshard_after_forward=False for it: torchtitan parallelize_llama.py @9dec370, apply_fsdp): that
+  // block is one of the two units counted here, so it adds nothing beyond them.
   const gatheredBytes =
     weightsAreSharded && (gpus > 1 || scenario.offload.params !== 'none')
       ? 2 * gatheredLayerParams * layerBytesQuant
       : 0;
-  const gatheredGradBytes =
-    weightsAreSharded && gpus > 1 && (scenario.method === 'full' || scenario.method === 'freeze')
-      ? traits.gatheredGradientUnits * gatheredLayerParams * plan.computeBytes
-      : 0;
+  // Unsharded gradients of whole units: a full fine-tune's, and a LoRA run's under FSDP1 when the
+  // frozen weights share the flat parameter (fsdp1FrozenGradients).
+  const frozenGrads = fsdp1FrozenGradients(scenario);
+  const unitGradients =
+    weightsAreSharded &&
+    gpus > 1 &&
+    (scenario.method === 'full' || scenario.method === 'freeze' || frozenGrads);
+  // The reduce dtype: fp32 copies each unit's 16-bit gradient into an fp32 buffer before it is
+  // reduce-scattered. FSDP1 casts the flat gradient (torch/distributed/fsdp/_runtime_utils.py,
+  // _post_backward_hook: `flat_param.grad.data = flat_param.grad.to(handle._reduce_dtype)`, the 16-bit
+  // one kept alive by record_stream until the reduction is done; read in copies of torch 2.1-2.3);
+  // FSDP2 copies the gradients into one reduce_dtype buffer and frees them, but that buffer lives until
+  // the next unit reduces (torch/distributed/_composable/fsdp/_fsdp_collectives.py foreach_reduce_scatter
+  // @torch 2.4; fsdp/_fully_shard/_fsdp_param_group.py post_backward keeps it as
+  // comm_ctx.reduce_scatter_state): one unit's gradient forming beside the last unit's reduce input.
+  const reduceBytes =
+    traits.family === 'fsdp' && scenario.parallelism.reduceDtype === 'fp32' ? 4 : plan.computeBytes;
+  const fsdp2 = traits.family === 'fsdp' && fsdpVersion(scenario) === 2;
+  const unitGradBytes = fsdp2
+    ? plan.computeBytes + reduceBytes
+    : traits.gatheredGradientUnits * plan.computeBytes + (reduceBytes > plan.computeBytes ? reduceBytes : 0);
+  const gatheredGradBytes = unitGradients ? gatheredLayerParams * unitGradBytes : 0;
 
   // FSDP's root unit holds what no wrapped block does: the embeddings and the output head (and the
   // final norm). FSDP keeps the root gathered from the start of forward to the end of backward, and
@@ -86,12 +126,13 @@ export function strategyTerms(
     traits.rootUnitGathered && gpus > 1 && !scenario.parallelism.wrapEmbeddings
       ? params.embeddingParams + params.lmHeadParams
       : 0;
-  const rootBytes = rootParams * plan.computeBytes;
+  const rootBytes = rootParams * gatherBytes;
   // Trained root parameters: all of it in a full fine-tune, else the modules_to_save copies.
   const savedCopies = (training.embeddingTrained ? 1 : 0) + (training.lmHeadTrained ? 1 : 0);
   const rootTrainedParams =
     scenario.method === 'full' ? rootParams : savedCopies * shape.vocabSize * shape.hiddenSize;
   const rootGradBytes = rootParams > 0 ? rootTrainedParams * plan.computeBytes : 0;
+  const rootReduceInputBytes = rootParams > 0 ? rootTrainedParams * reduceBytes : 0;
   // The root's gradient forms in two steps. The head's part comes first, at the start of backward; the
   // embeddings' at the very end, when FSDP joins the per-parameter gradients into one flat tensor: the
   // FlatParameter's split-view backward concatenates them (FSDP1, flat_param.py
@@ -143,6 +184,7 @@ export function strategyTerms(
     gatheredGradBytes,
     rootBytes,
     rootGradBytes,
+    rootReduceInputBytes,
     rootHeadGradBytes,
     headWeightParams,
     bucketBytes,

@@ -2,7 +2,7 @@
  * Facts of the stacks with their own training loops: litgpt (Lightning Fabric), torchtune, torchtitan
  * and a plain PyTorch loop. Each was read in the named file at the named ref (docs/frameworks.md).
  */
-import type { Fact, IfUnknown, Pin, Source } from './types.js';
+import type { Fact, IfUnknown, Pin, Source, VersionCondition } from './types.js';
 
 const CURRENT: IfUnknown = { assume: true, why: 'current-release' };
 const BNB_4BIT = ['nf4', 'nf4-dq', 'fp4'] as const;
@@ -60,6 +60,86 @@ export const LITGPT_PINS: readonly Pin[] = [
     source: src('Lightning-AI/litgpt', 'pyproject.toml', 'v0.5.4', 'optional-dependencies.all'),
   },
 ];
+
+/** lit-gpt before 0.5.11 ran Lightning Fabric's FSDPStrategy (FSDP1); 0.5.11 requires torch >= 2.6. */
+const LITGPT_FSDP1_VERSIONS: readonly (readonly VersionCondition[])[] = [
+  [{ package: 'litgpt', below: '0.5.11' }],
+  [{ package: 'torch', below: '2.6' }],
+];
+
+/**
+ * litgpt's FSDP: FSDP1 through Lightning's FSDPStrategy before 0.5.11 (told by the litgpt version, or
+ * by a torch below 2.6, which litgpt 0.5.11 requires: pyproject.toml @v0.5.11 `torch>=2.6`), and then
+ * its frozen-parameter gradients and fp32 gathers; fully_shard from 0.5.11.
+ */
+function litgptFsdpFacts(): Fact[] {
+  const fsdp1Source = src(
+    'Lightning-AI/pytorch-lightning',
+    'src/lightning/fabric/strategies/fsdp.py',
+    LIGHTNING_2023,
+    'FSDPStrategy.__init__',
+  );
+  const byVersion = (id: string, when: readonly VersionCondition[]): Fact[] => [
+    {
+      id: `litgpt.fsdp1${id}`,
+      kind: 'sets',
+      field: 'parallelism.fsdpVersion',
+      value: 1,
+      when,
+      ifUnknown: { assume: false },
+      applies: { strategies: FSDP },
+      source: src('Lightning-AI/litgpt', 'finetune/lora.py', LITGPT_2023, 'setup'),
+      reason:
+        'FSDPStrategy(auto_wrap_policy={Block}, activation_checkpointing_policy={Block}): FullyShardedDataParallel',
+    },
+    {
+      id: `litgpt.fsdp1-frozen-grads${id}`,
+      kind: 'sets',
+      field: 'parallelism.frozenParamGrads',
+      value: true,
+      when: [...when, { package: 'torch', atLeast: '2.0' }],
+      ifUnknown: { assume: false },
+      applies: { methods: ['lora'], strategies: FSDP },
+      source: fsdp1Source,
+      reason:
+        'Lightning sets use_orig_params=True on torch >= 2.0 and litgpt wraps each Block whole, so each flat parameter mixes LoRA and frozen weights and its gradient covers all of them; under no_backward_sync (accumulation) those gradients stay unsharded',
+    },
+    {
+      id: `litgpt.fsdp-mixed-fp32-gather${id}`,
+      kind: 'sets',
+      field: 'parallelism.gatherDtype',
+      value: 'fp32',
+      when: [...when, { package: 'torch', atLeast: '2.0' }],
+      ifUnknown: { assume: false },
+      applies: { strategies: FSDP, precisions: ['bf16-mixed', 'fp16-mixed'] },
+      source: src(
+        'Lightning-AI/pytorch-lightning',
+        'src/lightning/fabric/plugins/precision/fsdp.py',
+        LIGHTNING_2023,
+        'FSDPPrecision.mixed_precision_config',
+      ),
+      reason:
+        'bf16-mixed maps to MixedPrecision(param_dtype=fp32, reduce_dtype=bf16) on torch >= 2.0, with autocast for compute',
+    },
+  ];
+  const [byLitgpt, byTorch] = LITGPT_FSDP1_VERSIONS;
+  return [
+    ...byVersion('', byLitgpt!),
+    ...byVersion('-torch', byTorch!),
+    {
+      id: 'litgpt.fsdp2',
+      kind: 'sets',
+      field: 'parallelism.fsdpVersion',
+      value: 2,
+      when: [{ package: 'litgpt', atLeast: '0.5.11' }],
+      ifUnknown: CURRENT,
+      applies: { strategies: FSDP },
+      source: src('Lightning-AI/litgpt', 'litgpt/finetune/lora.py', LITGPT_HEAD, 'parallelize_fn'),
+      reason:
+        'ModelParallelStrategy + fully_shard per trainable Linear, CheckpointWrapper, Block and the root since PR #2086 (5ac69b06, first in v0.5.11)',
+    },
+  ];
+}
 
 export const LITGPT_FACTS: readonly Fact[] = [
   {
@@ -150,51 +230,7 @@ export const LITGPT_FACTS: readonly Fact[] = [
     reason:
       'devices > 1: FSDPStrategy(activation_checkpointing_policy={Block}); since 0.5.11 parallelize_fn(activation_checkpointing=True) wraps each Block',
   },
-  {
-    id: 'litgpt.fsdp1-frozen-grads',
-    kind: 'mechanism',
-    mechanism: 'fsdp1-frozen-params-get-grads',
-    params: { useOrigParams: true, wrapUnit: 'Block', trainableInUnit: 'LoRA A/B beside frozen weights' },
-    when: [{ package: 'litgpt', below: '0.5.11' }],
-    ifUnknown: { assume: false },
-    applies: { methods: ['lora'], strategies: FSDP },
-    source: src(
-      'Lightning-AI/pytorch-lightning',
-      'src/lightning/fabric/strategies/fsdp.py',
-      LIGHTNING_2023,
-      'FSDPStrategy.__init__',
-    ),
-    reason:
-      'Lightning sets use_orig_params=True on torch >= 2.0 and litgpt wraps each Block whole, so each flat parameter mixes LoRA and frozen weights and its gradient covers all of them; under no_backward_sync (accumulation) those gradients stay unsharded',
-  },
-  {
-    id: 'litgpt.fsdp-mixed-fp32-gather',
-    kind: 'mechanism',
-    mechanism: 'fsdp-mixed-gathers-fp32',
-    params: { paramDtype: 'fp32', autocast: 'bf16' },
-    when: [{ package: 'litgpt', below: '0.5.11' }],
-    ifUnknown: { assume: false },
-    applies: { strategies: FSDP, precisions: ['bf16-mixed', 'fp16-mixed'] },
-    source: src(
-      'Lightning-AI/pytorch-lightning',
-      'src/lightning/fabric/plugins/precision/fsdp.py',
-      LIGHTNING_2023,
-      'FSDPPrecision.mixed_precision_config',
-    ),
-    reason:
-      'bf16-mixed maps to MixedPrecision(param_dtype=fp32, reduce_dtype=bf16) on torch >= 2.0, with autocast for compute',
-  },
-  {
-    id: 'litgpt.fsdp2',
-    kind: 'mechanism',
-    mechanism: 'fsdp2-per-param',
-    params: { shardUnits: 'trainable Linear, CheckpointWrapper, Block, root' },
-    when: [{ package: 'litgpt', atLeast: '0.5.11' }],
-    ifUnknown: CURRENT,
-    applies: { strategies: FSDP },
-    source: src('Lightning-AI/litgpt', 'litgpt/finetune/lora.py', LITGPT_HEAD, 'parallelize_fn'),
-    reason: 'ModelParallelStrategy + fully_shard since PR #2086 (5ac69b06, first in v0.5.11)',
-  },
+  ...litgptFsdpFacts(),
   {
     id: 'litgpt.eval-batch',
     kind: 'sets',
@@ -336,15 +372,13 @@ export const TORCHTUNE_FACTS: readonly Fact[] = [
   },
   {
     id: 'torchtune.fsdp2',
-    kind: 'mechanism',
-    mechanism: 'fsdp2-per-param',
-    params: {
-      shardUnits: 'each TransformerSelfAttentionLayer, custom_sharded_layers, root',
-      reshardAfterForward: true,
-    },
+    kind: 'sets',
+    field: 'parallelism.fsdpVersion',
+    value: 2,
     applies: { strategies: FSDP },
     source: src('pytorch/torchtune', 'torchtune/training/_distributed.py', TORCHTUNE_HEAD, 'shard_model'),
-    reason: 'fully_shard per layer; frozen base and LoRA params are separate DTensors',
+    reason:
+      'fully_shard per TransformerSelfAttentionLayer (and custom_sharded_layers), reshard_after_forward=True; frozen base and LoRA params are separate DTensors',
   },
   {
     id: 'torchtune.load-per-param',
@@ -360,19 +394,6 @@ export const TORCHTUNE_FACTS: readonly Fact[] = [
     ),
     reason:
       "each full tensor is moved to the GPU (full_tensor.to(dtype).to(device)) and then distribute_tensor keeps this rank's chunk",
-  },
-  {
-    id: 'torchtune.selective-by-layer',
-    kind: 'mechanism',
-    mechanism: 'sac-every-nth-layer',
-    params: { option: 'ac_option (int)', when: 'ac_mode: selective' },
-    source: src(
-      'pytorch/torchtune',
-      'torchtune/training/activations.py',
-      TORCHTUNE_HEAD,
-      'checkpoint_wrapper',
-    ),
-    reason: 'selective = every_x_layer full checkpointing; op-level selective is not implemented',
   },
 ];
 
@@ -395,7 +416,7 @@ export const TORCHTITAN_FACTS: readonly Fact[] = [
     id: 'torchtitan.selective',
     kind: 'sets',
     field: 'gradientCheckpointing',
-    value: 'selective',
+    value: 'selective-op',
     source: src(
       'pytorch/torchtitan',
       'train_configs/llama3_8b.toml',
@@ -403,7 +424,7 @@ export const TORCHTITAN_FACTS: readonly Fact[] = [
       'activation_checkpoint',
     ),
     reason:
-      'mode = "selective", selective_ac_option = "op" in the Llama 3 8B config (70B/405B configs: full)',
+      'mode = "selective", selective_ac_option = "op" in the Llama 3 8B config (70B/405B configs: full); the policy (parallelisms/parallelize_llama.py, _apply_ac_to_transformer_block) saves _save_list outputs except every second aten.mm per block: wq, wv, w1, w2 of wq wk wv wo w1 w3 w2',
   },
   {
     id: 'torchtitan.packed',
@@ -438,33 +459,10 @@ export const TORCHTITAN_FACTS: readonly Fact[] = [
       'the launch script exports PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True" (run_train.sh: PYTORCH_ALLOC_CONF at HEAD)',
   },
   {
-    id: 'torchtitan.op-sac',
-    kind: 'mechanism',
-    mechanism: 'sac-every-second-mm',
-    params: {
-      saved: 'aten.mm (odd ones), SDPA flash/efficient, reduce_scatter, aten.max',
-      recomputed: 'every second mm and all else',
-      counterScope: 'per block',
-    },
-    source: src(
-      'pytorch/torchtitan',
-      'torchtitan/parallelisms/parallelize_llama.py',
-      TORCHTITAN_2024,
-      '_apply_ac_to_transformer_block',
-    ),
-    reason:
-      'the policy saves ops in _save_list except when meta["forward_mm_count"] % 2 == 0; Llama order wq wk wv wo w1 w3 w2 keeps wq, wv, w1, w2 outputs',
-  },
-  {
     id: 'torchtitan.fsdp2',
-    kind: 'mechanism',
-    mechanism: 'fsdp2-per-param',
-    params: {
-      shardUnits: 'each TransformerBlock, root',
-      paramDtype: 'bf16',
-      reduceDtype: 'fp32',
-      init: 'meta, then init_weights on shards',
-    },
+    kind: 'sets',
+    field: 'parallelism.fsdpVersion',
+    value: 2,
     applies: { strategies: FSDP },
     source: src(
       'pytorch/torchtitan',
@@ -473,13 +471,13 @@ export const TORCHTITAN_FACTS: readonly Fact[] = [
       'apply_fsdp',
     ),
     reason:
-      'fully_shard(transformer_block, mp_policy=MixedPrecisionPolicy(...)); model built on meta, to_empty + init_weights after sharding: no load peak',
+      'fully_shard(transformer_block, mp_policy=MixedPrecisionPolicy(...)) per block, then the root; the last block is not resharded after forward (reshard_after_forward = int(layer_id) < len(model.layers) - 1), one of the two units the estimator holds gathered; model built on meta, to_empty + init_weights after sharding: no load peak',
   },
   {
     id: 'torchtitan.reduce-fp32',
-    kind: 'mechanism',
-    mechanism: 'fsdp2-reduce-fp32',
-    params: { reduceDtype: 'fp32' },
+    kind: 'sets',
+    field: 'parallelism.reduceDtype',
+    value: 'fp32',
     applies: { strategies: FSDP },
     source: src(
       'pytorch/torchtitan',
@@ -488,21 +486,6 @@ export const TORCHTITAN_FACTS: readonly Fact[] = [
       'training.mixed_precision_reduce',
     ),
     reason: 'mixed_precision_reduce = "float32": the bf16 unsharded gradient of a block is reduced in fp32',
-  },
-  {
-    id: 'torchtitan.last-block-unsharded',
-    kind: 'mechanism',
-    mechanism: 'fsdp2-last-block-unsharded',
-    params: { blocks: 1, dtype: 'bf16' },
-    applies: { strategies: FSDP },
-    source: src(
-      'pytorch/torchtitan',
-      'torchtitan/parallelisms/parallelize_llama.py',
-      TORCHTITAN_2024,
-      'apply_fsdp',
-    ),
-    reason:
-      'reshard_after_forward = int(layer_id) < len(model.layers) - 1 under the "default" policy without PP',
   },
 ];
 

@@ -226,22 +226,37 @@ describe('mechanisms', () => {
       'r099',
       'r100',
     ]);
+    const fields = (versions: Versions | undefined, raw: Record<string, unknown>) =>
+      behaviourDefaults('litgpt', versions, raw).fields;
     for (const row of fsdpLora) {
-      const found = codes('litgpt', versionsOf(row), row.scenario);
-      expect(found, row.id).toContain('fsdp1-frozen-params-get-grads');
-      expect(found, row.id).not.toContain('fsdp2-per-param');
+      // As the row gives it (torch 2.1.0, no litgpt version) and with the source's litgpt version.
+      for (const versions of [row.scenario.versions as Versions, versionsOf(row)]) {
+        expect(fields(versions, row.scenario).parallelism, row.id).toEqual({
+          fsdpVersion: 1,
+          frozenParamGrads: true,
+        });
+      }
     }
     // litgpt's default bf16-mixed under Lightning's FSDP gathers fp32 units; the rows ran bf16-true.
-    expect(
-      codes('litgpt', { litgpt: '0.1.0' }, { ...fsdpLora[0]!.scenario, precision: undefined }),
-    ).toContain('fsdp-mixed-gathers-fp32');
-    expect(codes('litgpt', { litgpt: '0.1.0' }, fsdpLora[0]!.scenario)).not.toContain(
-      'fsdp-mixed-gathers-fp32',
-    );
+    const mixed = { ...fsdpLora[0]!.scenario, precision: undefined };
+    const v2023 = { litgpt: '0.1.0', torch: '2.1.0' };
+    expect(fields(v2023, mixed).parallelism).toMatchObject({ gatherDtype: 'fp32' });
+    expect(fields(v2023, fsdpLora[0]!.scenario).parallelism).not.toHaveProperty('gatherDtype');
+    // Today's litgpt: fully_shard, assumed from the current release, and no frozen gradients.
     const today = behaviourDefaults('litgpt', undefined, fsdpLora[0]!.scenario);
-    expect(today.mechanisms.map((m) => m.code)).toContain('fsdp2-per-param');
+    expect(today.fields.parallelism).toEqual({ fsdpVersion: 2 });
     expect(today.assumed).toContainEqual(
-      expect.objectContaining({ target: 'fsdp2-per-param', package: 'litgpt', why: 'current-release' }),
+      expect.objectContaining({
+        target: 'parallelism.fsdpVersion',
+        package: 'litgpt',
+        why: 'current-release',
+      }),
+    );
+    // A scenario that says FSDP2 is not given FSDP1's frozen gradients by a torch version.
+    const said = { ...fsdpLora[0]!.scenario, parallelism: { strategy: 'fsdp', gpus: 2, fsdpVersion: 2 } };
+    expect(fields({ torch: '2.1.0' }, said).parallelism).toEqual({ frozenParamGrads: true });
+    expect(codes('litgpt', { torch: '2.1.0' }, fsdpLora[0]!.scenario)).not.toContain(
+      'fsdp2-trainable-upcast-fp32',
     );
   });
 
@@ -252,19 +267,24 @@ describe('mechanisms', () => {
       microBatchSize: 2,
       seqLen: 8192,
     });
-    expect(d.mechanisms.map((m) => m.code)).toEqual([
-      'sac-every-second-mm',
-      'fsdp2-per-param',
-      'fsdp2-reduce-fp32',
-      'fsdp2-last-block-unsharded',
-    ]);
+    expect(d.mechanisms).toEqual([]);
     expect(d.fields).toEqual({
       precision: 'bf16-mixed',
-      gradientCheckpointing: 'selective',
+      gradientCheckpointing: 'selective-op',
       padding: 'packed',
-      parallelism: { syncEachMicroBatch: true },
+      parallelism: { fsdpVersion: 2, reduceDtype: 'fp32', syncEachMicroBatch: true },
       expandableSegments: true,
     });
+  });
+
+  it('torchtune shards with fully_shard', () => {
+    const d = behaviourDefaults('torchtune', undefined, {
+      model: 'llama-3.1-8b',
+      method: 'lora',
+      parallelism: { strategy: 'fsdp', gpus: 2 },
+    });
+    expect(d.fields.parallelism).toEqual({ fsdpVersion: 2, syncEachMicroBatch: true });
+    expect(d.mechanisms.map((m) => m.code)).toEqual(['fsdp-load-per-unit']);
   });
 });
 
@@ -334,7 +354,15 @@ describe('explicit fields', () => {
       offload: { activations: 'none' },
       loss: 'standard',
       padding: 'max-length',
-      parallelism: { strategy: 'fsdp', gpus: 2, syncEachMicroBatch: false },
+      parallelism: {
+        strategy: 'fsdp',
+        gpus: 2,
+        syncEachMicroBatch: false,
+        fsdpVersion: 1,
+        frozenParamGrads: false,
+        gatherDtype: 'compute',
+        reduceDtype: 'compute',
+      },
       expandableSegments: false,
       loadDtype: 'auto',
       prepareKbitUpcast: 'kept',

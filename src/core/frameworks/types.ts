@@ -20,6 +20,10 @@ export const BEHAVIOUR_FIELDS = [
   'quantizedFrom',
   'quantizedInputsKept',
   'fusedOptimizer',
+  'parallelism.fsdpVersion',
+  'parallelism.frozenParamGrads',
+  'parallelism.gatherDtype',
+  'parallelism.reduceDtype',
   'gradientCheckpointing',
   'offload.activations',
   'loss',
@@ -42,24 +46,10 @@ export type BehaviourValue = string | number | boolean;
  * (docs/frameworks.md, "Mechanisms not modelled yet", gives each one's memory formula).
  */
 export const MECHANISMS = [
-  /** FSDP1 use_orig_params=True with trainable and frozen params in one flat parameter: frozen ones get gradients. */
-  'fsdp1-frozen-params-get-grads',
-  /** FSDP2 fully_shard: per-parameter DTensor shards, no flat-parameter padding, frozen params get no gradient. */
-  'fsdp2-per-param',
-  /** FSDP2 MixedPrecisionPolicy(reduce_dtype=fp32) over bf16 compute: each unit's unsharded gradient is cast to fp32 before reduce-scatter. */
-  'fsdp2-reduce-fp32',
-  /** torchtitan: the last transformer block is not resharded after forward (FSDP would prefetch it at once). */
-  'fsdp2-last-block-unsharded',
   /** Accelerate's FSDP2 under mixed precision upcasts trainable 16-bit parameters to fp32 before sharding. */
   'fsdp2-trainable-upcast-fp32',
-  /** Lightning's FSDPPrecision('bf16-mixed') sets param_dtype=fp32: units are all-gathered in fp32. */
-  'fsdp-mixed-gathers-fp32',
   /** Loading: each FSDP unit (or each parameter) is put on the GPU whole, then sharded; the peak at load is one unit. */
   'fsdp-load-per-unit',
-  /** Op-level selective checkpointing that saves matmul, attention and reduce-scatter outputs but recomputes every second matmul. */
-  'sac-every-second-mm',
-  /** "Selective" by layer: every Nth block fully checkpointed, the others keep all their activations. */
-  'sac-every-nth-layer',
   /** Hugging Face's own AdamW (adamw_hf) loops over parameters: one parameter-sized temporary, not a state-sized list. */
   'optimizer-per-param-loop',
 ] as const;

@@ -48,6 +48,10 @@ export interface FieldErrorParams {
   'sync-needs-fsdp': { readonly strategy: string };
   'wrap-needs-fsdp': { readonly strategy: string };
   'needs-zero': { readonly strategy: string };
+  /** An FSDP setting (its version, mixed-precision dtypes, frozen gradients) under another strategy. */
+  'needs-fsdp': { readonly strategy: string };
+  /** checkpointEvery without gradientCheckpointing "every-nth". */
+  'needs-every-nth': { readonly checkpointing: string };
   'single-one-gpu': { readonly gpus: number };
   'offload-needs-sharding': { readonly strategy: string };
   'param-offload-needs-full-shard': { readonly strategy: string };

@@ -84,8 +84,21 @@ describe('the field table and the Scenario type', () => {
       method: 'freeze',
       trainableLayers: 4,
       optimizerInBackward: true,
-      parallelism: { strategy: 'fsdp', gpus: 2, wrapEmbeddings: true, syncEachMicroBatch: true },
+      gradientCheckpointing: 'every-nth',
+      checkpointEvery: 3,
+      parallelism: {
+        strategy: 'fsdp',
+        gpus: 2,
+        wrapEmbeddings: true,
+        syncEachMicroBatch: true,
+        fsdpVersion: 1,
+        frozenParamGrads: true,
+        gatherDtype: 'fp32',
+        reduceDtype: 'fp32',
+      },
     });
+    expect(second.parallelism).toMatchObject({ fsdpVersion: 1, gatherDtype: 'fp32', reduceDtype: 'fp32' });
+    expect(second.checkpointEvery).toBe(3);
     const third = parseScenario({
       model: 'llama-3.1-8b',
       method: 'qlora',

@@ -19,6 +19,7 @@ import {
   modelRef,
   moduleList,
   number,
+  numberChoice,
   targets,
   versions,
 } from './kinds.js';
@@ -33,7 +34,9 @@ import {
   DEEPSPEED_STRATEGIES,
   defaultPrecision,
   FRAMEWORKS,
+  FSDP_DTYPES,
   FSDP_STRATEGIES,
+  FSDP_VERSIONS,
   fusesInTorch,
   KBIT_UPCASTS,
   LOAD_DTYPES,
@@ -77,7 +80,7 @@ function bitsandbytesBase(reason: 'bnb-head' | 'bnb-from' | 'bnb-inputs'): Rule<
   };
 }
 
-const onlyFsdp = (reason: 'sync-needs-fsdp' | 'wrap-needs-fsdp'): Rule<V> => ({
+const onlyFsdp = (reason: 'sync-needs-fsdp' | 'wrap-needs-fsdp' | 'needs-fsdp'): Rule<V> => ({
   reason,
   kind: 'applies',
   ok: (v) => FSDP_STRATEGIES.has(strategyOf(v)),
@@ -121,6 +124,8 @@ export const LIMITS = {
   'evaluation.generateTokens': 10_485_760,
   /** As microBatchSize. */
   'evaluation.generateBatch': 65_536,
+  /** A checkpointing period past the deepest model's layer count checkpoints no layer at all. */
+  checkpointEvery: 1024,
 } as const;
 
 export const SCENARIO_GROUPS = {
@@ -367,6 +372,19 @@ export const SCENARIO_FIELDS = {
     flags: [{ name: 'gradient-checkpointing', metavar: 'C' }],
     form: { key: 'gradientCheckpointing', control: 'select', testId: 'checkpointing' },
   },
+  checkpointEvery: {
+    kind: count(LIMITS.checkpointEvery),
+    rules: [
+      {
+        reason: 'needs-every-nth',
+        kind: 'applies',
+        ok: (v) => v.gradientCheckpointing === 'every-nth',
+        params: (v) => ({ checkpointing: String(v.gradientCheckpointing) }),
+      },
+    ],
+    flags: [{ name: 'checkpoint-every', metavar: 'N', example: '2' }],
+    form: { key: 'checkpointEvery', control: 'number', testId: 'checkpoint-every' },
+  },
   attention: {
     kind: choice(ATTENTIONS),
     default: 'sdpa',
@@ -423,6 +441,31 @@ export const SCENARIO_FIELDS = {
     rules: [onlyFsdp('sync-needs-fsdp')],
     flags: [{ name: 'sync-each-micro-batch' }],
     form: { key: 'syncEachMicroBatch', control: 'checkbox', testId: 'sync-each-micro-batch' },
+  },
+  'parallelism.fsdpVersion': {
+    kind: numberChoice(FSDP_VERSIONS),
+    rules: [onlyFsdp('needs-fsdp')],
+    flags: [{ name: 'fsdp-version', metavar: 'N' }],
+    form: { key: 'fsdpVersion', control: 'select', testId: 'fsdp-version', defaultOption: true },
+  },
+  'parallelism.frozenParamGrads': {
+    kind: flag(),
+    ...onlyTrue,
+    rules: [onlyFsdp('needs-fsdp')],
+    flags: [{ name: 'frozen-param-grads' }],
+    form: { key: 'frozenParamGrads', control: 'checkbox', testId: 'frozen-param-grads' },
+  },
+  'parallelism.gatherDtype': {
+    kind: choice(FSDP_DTYPES),
+    keep: (value) => value === 'fp32',
+    rules: [onlyFsdp('needs-fsdp')],
+    flags: [{ name: 'fsdp-gather-dtype', metavar: 'D' }],
+  },
+  'parallelism.reduceDtype': {
+    kind: choice(FSDP_DTYPES),
+    keep: (value) => value === 'fp32',
+    rules: [onlyFsdp('needs-fsdp')],
+    flags: [{ name: 'fsdp-reduce-dtype', metavar: 'D' }],
   },
   'parallelism.reduceBucketSize': {
     kind: elementsOrAuto(),

@@ -49,6 +49,26 @@ export function choice(
   };
 }
 
+/**
+ * One of a few numbers (FSDP's version: 1 or 2). A flag's or form's text is read as the number; JSON
+ * may give the number or its text ("2").
+ */
+export function numberChoice(values: readonly number[]): FieldKind {
+  const words = values.map(String);
+  return {
+    type: 'choice',
+    values: words,
+    parse(value, path) {
+      const n = typeof value === 'string' && words.includes(value) ? Number(value) : value;
+      if (typeof n === 'number' && values.includes(n)) return n;
+      throw fieldError('not-one-of', path, { value: shown(value), accepted: words });
+    },
+    fromText: (text) => text.trim(),
+    fromForm: (text) => (text.trim() === '' ? undefined : text.trim()),
+    toText: asText,
+  };
+}
+
 /** A whole number from 1 to `max`: the field's limit, past which no training run goes. */
 export function count(max: number): FieldKind {
   return {

@@ -7,6 +7,8 @@ import type {
   Attention,
   Checkpointing,
   Framework,
+  FsdpDtype,
+  FsdpVersion,
   KbitUpcast,
   LoadDtype,
   Loss,
@@ -132,6 +134,12 @@ export interface Scenario {
    */
   readonly fusedOptimizer?: true;
   readonly gradientCheckpointing: Checkpointing;
+  /**
+   * With gradientCheckpointing "every-nth": every this-many-th decoder layer is fully checkpointed and
+   * the others keep all their activations (torchtitan selective_ac_option = "2", torchtune ac_option).
+   * Absent: 2.
+   */
+  readonly checkpointEvery?: number;
   readonly attention: Attention;
   /**
    * torch.compile over the model and its loss (torchtune `compile`, Hugging Face `torch_compile`).
@@ -154,6 +162,30 @@ export interface Scenario {
      * inside no_sync(). Present only when true.
      */
     readonly syncEachMicroBatch?: true;
+    /**
+     * Which PyTorch FSDP: 1, FullyShardedDataParallel, whose units are flat parameters; 2, fully_shard
+     * (torch ≥ 2.4), which shards every parameter as its own DTensor, so frozen parameters never get
+     * a gradient. Absent: 1.
+     */
+    readonly fsdpVersion?: FsdpVersion;
+    /**
+     * FSDP1 with use_orig_params=True and trained and frozen parameters in one unit: the unit's flat
+     * parameter requires a gradient, and that gradient covers the frozen parameters too (Lightning
+     * Fabric's FSDPStrategy under litgpt < 0.5.11). Only with FSDP1. Present only when true.
+     */
+    readonly frozenParamGrads?: true;
+    /**
+     * The dtype FSDP all-gathers the weights in: "fp32" when its mixed-precision param_dtype is fp32
+     * (Lightning's FSDPPrecision "bf16-mixed", which computes under autocast). Present only when "fp32";
+     * absent: the compute dtype.
+     */
+    readonly gatherDtype?: FsdpDtype;
+    /**
+     * The dtype FSDP reduce-scatters gradients in: "fp32" when its mixed-precision reduce_dtype is fp32
+     * (torchtitan's MixedPrecisionPolicy, mixed_precision_reduce = "float32"): each unit's 16-bit
+     * gradient is copied into an fp32 buffer first. Present only when "fp32"; absent: the compute dtype.
+     */
+    readonly reduceDtype?: FsdpDtype;
     /**
      * DeepSpeed ZeRO's gradient reduce bucket, in elements (`zero_optimization.reduce_bucket_size`): a
      * number, or "auto", which the Hugging Face integration sizes as hidden_size². Absent: DeepSpeed's

@@ -15,11 +15,21 @@ export const OPTIMIZERS = [
   'adafactor',
   'lion',
 ] as const;
-export const CHECKPOINTING = ['none', 'full', 'selective'] as const;
+/**
+ * Activation checkpointing: none; full (each layer keeps its input and is recomputed in backward);
+ * selective (every matmul output kept, the elementwise ops recomputed); selective-op (torchtitan's
+ * op-level policy: the SDPA outputs and every second matmul output kept, the rest recomputed);
+ * every-nth (per-layer: every checkpointEvery-th layer fully checkpointed, the others keep everything).
+ */
+export const CHECKPOINTING = ['none', 'full', 'selective', 'selective-op', 'every-nth'] as const;
 export const ATTENTIONS = ['eager', 'sdpa', 'flash'] as const;
 export const LOSSES = ['standard', 'chunked', 'fused'] as const;
 export const STRATEGIES = ['single', 'ddp', 'zero1', 'zero2', 'zero3', 'fsdp', 'fsdp-grad-op'] as const;
 export const OFFLOADS = ['none', 'cpu', 'nvme'] as const;
+/** Which PyTorch FSDP runs an FSDP strategy: 1, FullyShardedDataParallel (flat parameters); 2, fully_shard (per-parameter DTensors). */
+export const FSDP_VERSIONS = [1, 2] as const;
+/** The dtype FSDP all-gathers the weights or reduce-scatters the gradients in: the compute dtype, or fp32. */
+export const FSDP_DTYPES = ['compute', 'fp32'] as const;
 /** Saved activations go to pinned CPU memory only; no trainer streams them to NVMe. */
 export const ACTIVATION_OFFLOADS = ['none', 'cpu'] as const;
 export const QUANTIZED_FROM = ['fp16', 'bf16', 'fp32'] as const;
@@ -96,6 +106,8 @@ export const BITSANDBYTES_QUANTIZATIONS: ReadonlySet<Quantization> = new Set([
 export type Precision = (typeof PRECISIONS)[number];
 export type Optimizer = (typeof OPTIMIZERS)[number];
 export type Checkpointing = (typeof CHECKPOINTING)[number];
+export type FsdpVersion = (typeof FSDP_VERSIONS)[number];
+export type FsdpDtype = (typeof FSDP_DTYPES)[number];
 export type Attention = (typeof ATTENTIONS)[number];
 export type Loss = (typeof LOSSES)[number];
 export type Strategy = (typeof STRATEGIES)[number];
