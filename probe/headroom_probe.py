@@ -36,7 +36,8 @@ imported, and when an allocation fails it writes the snapshot (`torch.cuda.memor
 to the log as `memory-snapshot.pickle` (`memory-snapshot.rankN.pickle` per rank), from PyTorch's own
 out-of-memory observer, before the exception unwinds and frees what filled the card. The log then
 holds a `snapshot` event naming the file, which `headroom diagnose RUN` and `headroom snapshot` read.
-`headroom_probe.dump_snapshot()` writes one whenever you ask. Cost: PyTorch's notes put the trace
+`headroom_probe.dump_snapshot()` writes one whenever you ask; a process that wrote none writes one
+at exit (reason `exit`: its trace still holds the last peak). Cost: PyTorch's notes put the trace
 collection at about 2 us per allocation (docs/source/torch_cuda_memory.rst, "Understanding CUDA Memory
 Usage": "fast (2us per trace), so you may consider enabling this on production jobs"), and the trace
 is a ring of at most HEADROOM_SNAPSHOT entries (default 100,000), so its host memory is bounded.
@@ -209,6 +210,8 @@ class _Probe:
         self.recording = False
         # The out-of-memory snapshot is written once: by the observer, else by the exception hook.
         self.oom_dumped = False
+        # Whether this process wrote any snapshot: without one, the exit writes its last (the trace's peak).
+        self.dumped = False
         self.lock = threading.RLock()
         self.fd = None
         self.broken = False
@@ -464,6 +467,7 @@ class _Probe:
                 except Exception:
                     pass
                 return None
+            self.dumped = True
             if reason == "oom":
                 self.oom_dumped = True
             self.ensure_started()
@@ -483,6 +487,9 @@ class _Probe:
     def end(self):
         if not self.started or os.getpid() != self.pid:
             return
+        # Recording and nothing written yet: the trace's ring still holds the run's last peak.
+        if self.recording and not self.dumped:
+            self.dump_snapshot("exit")
         record = self.base("end")
         record.update({"reason": self.uncaught or "exit", "steps": self.steps})
         self.write(record)
@@ -536,7 +543,7 @@ def dump_snapshot():
     """Writes the allocator snapshot now (HEADROOM_SNAPSHOT must be set); returns its path or None."""
     if _probe is None or not _probe.recording:
         return None
-    return _probe.dump_snapshot("request")
+    return _probe.dump_snapshot("manual")
 
 
 def enabled():

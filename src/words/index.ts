@@ -41,6 +41,7 @@ import { PLAN_RUNGS } from './plan-rungs.js';
 import { REMEDIES } from './remedies.js';
 import { REPORT } from './report.js';
 import { RUN, RUN_END, RUN_EVENTS, RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS, RUN_STATUS } from './run.js';
+import { RUN_SNAPSHOT } from './run-snapshot.js';
 import { RUNS } from './runs.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
 import { UI_ESTIMATE } from './ui-estimate.js';
@@ -100,6 +101,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   RUN_EVENTS,
   RUN_END,
   RUN_STATUS,
+  RUN_SNAPSHOT,
   RUNS,
   REPORT,
   HUB_PROGRESS,
