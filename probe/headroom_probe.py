@@ -31,8 +31,8 @@ event the peak between the last step and the failure. Code of yours that reads
 
 Allocator snapshots: with HEADROOM_SNAPSHOT=1 (or a number: the most trace entries kept; `headroom
 run --snapshot` sets it) the probe turns on PyTorch's memory-history recording
-(`torch.cuda.memory._record_memory_history`, torch >= 2.1; the legacy form on 2.0) as soon as torch is
-imported, and when an allocation fails it writes the snapshot (`torch.cuda.memory._snapshot()`) next
+(`torch.cuda.memory._record_memory_history`, torch >= 2.1; the legacy form on 2.0) when the probe is
+imported (it imports torch then, if the script has not yet), and when an allocation fails it writes the snapshot (`torch.cuda.memory._snapshot()`) next
 to the log as `memory-snapshot.pickle` (`memory-snapshot.rankN.pickle` per rank), from PyTorch's own
 out-of-memory observer, before the exception unwinds and frees what filled the card. The log then
 holds a `snapshot` event naming the file, which `headroom diagnose RUN` and `headroom snapshot` read.
@@ -534,6 +534,14 @@ def _install(env=None):
         _previous_threading_excepthook = threading.excepthook
         threading.excepthook = _threading_excepthook
     atexit.register(_probe.end)
+    # Recording asked for and the probe imported before torch: import it now, so the history starts
+    # before the script loads its weights (otherwise the first probe call would start it, and
+    # everything allocated before would have no stack). Importing torch initialises no device.
+    if _probe.snapshot_entries is not None and "torch" not in sys.modules:
+        try:
+            import torch  # noqa: F401
+        except Exception:
+            pass
     # torch imported before the probe (the usual order): record from now on, weights included.
     _probe.start_recording()
     return _probe

@@ -87,6 +87,21 @@ class SnapshotTest(ProbeTest):
         off = run_script(script, log=self.log)
         self.assertEqual(off.stdout.strip(), "None")
 
+    def test_the_probe_imported_before_torch_records_from_its_import(self):
+        script = """
+        import headroom_probe
+        import torch
+        torch.cuda.standin_allocate(2**30)
+        print(torch.cuda.memory.history["calls"])
+        headroom_probe.step(1)
+        """
+        result = run_script(script, log=self.log, env={"HEADROOM_SNAPSHOT": "1"})
+        self.assertRan(result)
+        self.assertIn("'max_entries': 100000", result.stdout)
+        data = pickle.loads(self.snapshot_file().read_bytes())
+        # The allocation made before the first step is in the trace, with its stack.
+        self.assertEqual([(e["action"], e["size"]) for e in data["device_traces"][0]], [("alloc", 2**30)])
+
     def test_a_process_that_wrote_none_writes_one_at_exit(self):
         script = """
         import torch, headroom_probe

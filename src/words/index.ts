@@ -8,6 +8,7 @@ import { CALIBRATION_HINTS } from './calibration-hints.js';
 import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
 import { CHART } from './chart.js';
+import { DIAGNOSE_SNAPSHOT } from './diagnose-snapshot.js';
 import { DIAGNOSIS } from './diagnosis.js';
 import { ENV_MISSING, ENV_WORDS } from './env.js';
 import { ERROR_HINTS, ERROR_SOURCES, ERROR_WORDS } from './errors.js';
@@ -89,6 +90,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   EVIDENCE,
   REMEDIES,
   DIAGNOSIS,
+  DIAGNOSE_SNAPSHOT,
   ESTIMATE_ERROR,
   CALIBRATION,
   CALIBRATION_HINTS,
