@@ -131,3 +131,37 @@ describe('headroom run --snapshot, on a run that runs out of memory', () => {
     expect(human.stdout).toContain('transformers/modeling_utils.py:4000 from_pretrained');
   });
 });
+
+describe('headroom run --snapshot-entries', () => {
+  it('refuses a bound the probe would not keep, naming the flag, before anything is recorded', () => {
+    const { env } = standinHome('headroom-run-snapshot-bad-');
+    for (const [value, message] of [
+      ['0', '--snapshot-entries 0: not a whole number of at least 1'],
+      ['20000000', '--snapshot-entries 20000000: not a whole number from 1 to 10000000'],
+    ] as const) {
+      const r = headroom(env, 'run', '--no-smi', '--snapshot-entries', value, '--', 'python3', '-c', 'pass');
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([1, `error: ${message}`]);
+    }
+    expect(JSON.parse(headroom(env, 'runs', '--json').stdout)).toEqual([]);
+  });
+
+  it('hands the child the bound as HEADROOM_SNAPSHOT', () => {
+    const { env } = standinHome('headroom-run-snapshot-env-');
+    delete env.HEADROOM_SNAPSHOT;
+    const script = 'import os; print("HS=" + os.environ.get("HEADROOM_SNAPSHOT", "unset"))';
+    const bound = headroom(
+      env,
+      'run',
+      '--no-smi',
+      '--snapshot-entries',
+      '5000',
+      '--',
+      'python3',
+      '-c',
+      script,
+    );
+    expect(bound.stdout).toContain('HS=5000');
+    const plain = headroom(env, 'run', '--no-smi', '--', 'python3', '-c', script);
+    expect(plain.stdout).toContain('HS=unset');
+  });
+});
