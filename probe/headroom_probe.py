@@ -31,12 +31,13 @@ event the peak between the last step and the failure. Code of yours that reads
 
 Allocator snapshots: with HEADROOM_SNAPSHOT=1 (or a number: the most trace entries kept; `headroom
 run --snapshot` sets it) the probe turns on PyTorch's memory-history recording
-(`torch.cuda.memory._record_memory_history`, torch >= 2.1; the legacy form on 2.0) as soon as torch is
-imported, and when an allocation fails it writes the snapshot (`torch.cuda.memory._snapshot()`) next
+(`torch.cuda.memory._record_memory_history`, torch >= 2.1; the legacy form on 2.0) when the probe is
+imported (it imports torch then, if the script has not yet), and when an allocation fails it writes the snapshot (`torch.cuda.memory._snapshot()`) next
 to the log as `memory-snapshot.pickle` (`memory-snapshot.rankN.pickle` per rank), from PyTorch's own
 out-of-memory observer, before the exception unwinds and frees what filled the card. The log then
 holds a `snapshot` event naming the file, which `headroom diagnose RUN` and `headroom snapshot` read.
-`headroom_probe.dump_snapshot()` writes one whenever you ask. Cost: PyTorch's notes put the trace
+`headroom_probe.dump_snapshot()` writes one whenever you ask; a process that wrote none writes one
+at exit (reason `exit`: its trace still holds the last peak). Cost: PyTorch's notes put the trace
 collection at about 2 us per allocation (docs/source/torch_cuda_memory.rst, "Understanding CUDA Memory
 Usage": "fast (2us per trace), so you may consider enabling this on production jobs"), and the trace
 is a ring of at most HEADROOM_SNAPSHOT entries (default 100,000), so its host memory is bounded.
@@ -209,6 +210,8 @@ class _Probe:
         self.recording = False
         # The out-of-memory snapshot is written once: by the observer, else by the exception hook.
         self.oom_dumped = False
+        # Whether this process wrote any snapshot: without one, the exit writes its last (the trace's peak).
+        self.dumped = False
         self.lock = threading.RLock()
         self.fd = None
         self.broken = False
@@ -464,6 +467,7 @@ class _Probe:
                 except Exception:
                     pass
                 return None
+            self.dumped = True
             if reason == "oom":
                 self.oom_dumped = True
             self.ensure_started()
@@ -483,6 +487,9 @@ class _Probe:
     def end(self):
         if not self.started or os.getpid() != self.pid:
             return
+        # Recording and nothing written yet: the trace's ring still holds the run's last peak.
+        if self.recording and not self.dumped:
+            self.dump_snapshot("exit")
         record = self.base("end")
         record.update({"reason": self.uncaught or "exit", "steps": self.steps})
         self.write(record)
@@ -527,6 +534,14 @@ def _install(env=None):
         _previous_threading_excepthook = threading.excepthook
         threading.excepthook = _threading_excepthook
     atexit.register(_probe.end)
+    # Recording asked for and the probe imported before torch: import it now, so the history starts
+    # before the script loads its weights (otherwise the first probe call would start it, and
+    # everything allocated before would have no stack). Importing torch initialises no device.
+    if _probe.snapshot_entries is not None and "torch" not in sys.modules:
+        try:
+            import torch  # noqa: F401
+        except Exception:
+            pass
     # torch imported before the probe (the usual order): record from now on, weights included.
     _probe.start_recording()
     return _probe
@@ -536,7 +551,7 @@ def dump_snapshot():
     """Writes the allocator snapshot now (HEADROOM_SNAPSHOT must be set); returns its path or None."""
     if _probe is None or not _probe.recording:
         return None
-    return _probe.dump_snapshot("request")
+    return _probe.dump_snapshot("manual")
 
 
 def enabled():

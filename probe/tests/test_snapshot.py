@@ -82,10 +82,45 @@ class SnapshotTest(ProbeTest):
         result = run_script(script, log=self.log, env={"HEADROOM_SNAPSHOT": "1"})
         self.assertRan(result)
         self.assertEqual(result.stdout.strip(), str(self.snapshot_file().resolve()))
-        self.assertEqual([e["reason"] for e in read_events(self.log) if e["event"] == "snapshot"], ["request"])
+        self.assertEqual([e["reason"] for e in read_events(self.log) if e["event"] == "snapshot"], ["manual"])
         # Without HEADROOM_SNAPSHOT there is no history to dump.
         off = run_script(script, log=self.log)
         self.assertEqual(off.stdout.strip(), "None")
+
+    def test_the_probe_imported_before_torch_records_from_its_import(self):
+        script = """
+        import headroom_probe
+        import torch
+        torch.cuda.standin_allocate(2**30)
+        print(torch.cuda.memory.history["calls"])
+        headroom_probe.step(1)
+        """
+        result = run_script(script, log=self.log, env={"HEADROOM_SNAPSHOT": "1"})
+        self.assertRan(result)
+        self.assertIn("'max_entries': 100000", result.stdout)
+        data = pickle.loads(self.snapshot_file().read_bytes())
+        # The allocation made before the first step is in the trace, with its stack.
+        self.assertEqual([(e["action"], e["size"]) for e in data["device_traces"][0]], [("alloc", 2**30)])
+
+    def test_a_process_that_wrote_none_writes_one_at_exit(self):
+        script = """
+        import torch, headroom_probe
+        torch.cuda.standin_allocate(3 * 2**30)
+        headroom_probe.step(1)
+        """
+        result = run_script(script, log=self.log, env={"HEADROOM_SNAPSHOT": "1"})
+        self.assertRan(result)
+        events = read_events(self.log)
+        self.assertEqual([e["event"] for e in events][-2:], ["snapshot", "end"])
+        snap = events[-2]
+        self.assertEqual((snap["reason"], snap["step"]), ("exit", 1))
+        data = pickle.loads(self.snapshot_file().read_bytes())
+        self.assertEqual(data["segments"][0]["allocated_size"], 3 * 2**30)
+        # An OOM's snapshot is not overwritten at exit: one snapshot event, the OOM's.
+        Path(self.log).unlink()
+        oom = run_script(OOM_SCRIPT, log=self.log, env={"HEADROOM_SNAPSHOT": "1"})
+        self.assertRan(oom, code=1)
+        self.assertEqual([e["reason"] for e in read_events(self.log) if e["event"] == "snapshot"], ["oom"])
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type DiagnosisResult, diagnose, type ScenarioContext } from '../core/diagnose/index.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import type { RunRecord } from '../core/run-record.js';
-import { diagnoseRun } from '../io/diagnose-run.js';
+import { diagnoseRun, type RunSnapshotDiagnosis } from '../io/diagnose-run.js';
 import { headroomHome, LEDGER_FILE, Ledger } from '../io/ledger.js';
 import { readLogFile, readLogStream } from '../io/read-log.js';
 import { requireRun, runScenarioContext } from '../io/run-context.js';
@@ -15,6 +15,7 @@ import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { catalogGpu, loadScenario } from './_scenario-input.js';
+import { renderSnapshotSection, snapshotJson } from './render-diagnose-snapshot.js';
 import { diagnosisJson, renderDiagnosis } from './render-diagnosis.js';
 
 export const help = `headroom diagnose — why did it run out of memory, and what to change?
@@ -33,11 +34,14 @@ For a recorded run (headroom run, headroom watch) it also reads the steps the pr
 growing step after step, during evaluation, reserved climbing over flat allocated, one rank above the
 others, a card full but stable — and the nvidia-smi samples (other processes, leftovers of earlier runs,
 memory no process accounts for). The run's scenario prices the changes; flags replace it.
+A run recorded with headroom run --snapshot is also explained from its allocator snapshot: what was
+live when the allocation failed, in five parts (weights, gradients, optimizer states, activations,
+runtime), the largest allocation sites, and, with a scenario, which part the estimate got wrong.
 
 ${SCENARIO_FLAGS_HELP.replace('MODEL | --model ID', '--model ID        ')}
 
 Output:
-  --json                    { oom, phase, findings } (oom in oom_corpus.jsonl's field names, bytes;
+  --json                    { oom, phase, findings[, snapshot] } (oom in oom_corpus.jsonl's field names, bytes;
                             each finding: code, severity, group, params, evidence and remedies as
                             data, and words: its title, action, evidence and changes in --lang)
 ${LANG_HELP}
@@ -139,11 +143,14 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   let result: DiagnosisResult;
   let runLine: string | undefined;
   let skippedBytes = 0;
+  let snapshot: RunSnapshotDiagnosis | null = null;
   if (recorded) {
     const { ledger, run } = recorded;
     try {
       const scenario = flagged ?? (await storedScenario(run, ctx));
-      result = diagnoseRun(ledger, run, { scenario });
+      const diagnosis = diagnoseRun(ledger, run, { scenario, snapshot: true });
+      result = diagnosis;
+      snapshot = diagnosis.snapshot;
       runLine = say(DIAGNOSIS, lang, {
         code: 'run-head',
         params: { id: run.id, name: run.name, status: run.status, steps: run.steps },
@@ -159,13 +166,19 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     result = diagnose({ text: log.text, scenario: flagged, gpu });
   }
   if (values.json) {
-    ctx.stdout.write(`${JSON.stringify(diagnosisJson(result, lang), null, 2)}\n`);
+    const json = {
+      ...diagnosisJson(result, lang),
+      ...(snapshot ? { snapshot: snapshotJson(snapshot, lang) } : {}),
+    };
+    ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     return 0;
   }
   const style = styleFor(ctx.stdout);
   const width = Math.max(60, Math.min(ctx.stdout.columns ?? 100, 110));
   ctx.stdout.write(
-    `${renderDiagnosis({ diagnosis: result, lang, style, width, ...(runLine ? { runLine } : {}) })}\n`,
+    `${renderDiagnosis({ diagnosis: result, lang, style, width, ...(runLine ? { runLine } : {}) })}${
+      snapshot ? renderSnapshotSection(snapshot, lang, style) : ''
+    }\n`,
   );
   if (skippedBytes > 0)
     ctx.stderr.write(`note: the log is long; its first ${skippedBytes} bytes were not read\n`);

@@ -17,6 +17,7 @@ import { estimateErrorWords } from '../words/estimate-error.js';
 import { FORMATS } from '../words/format.js';
 import type { Lang } from '../words/lang.js';
 import { eventWords, RUN, RUN_END, RUN_EVENTS, RUN_STATUS, type RunLineParams } from '../words/run.js';
+import { RUN_SNAPSHOT } from '../words/run-snapshot.js';
 import { RUNS, type RunsWordParams } from '../words/runs.js';
 import { renderStepChart, sparkline } from './_chart.js';
 import { renderTable, type Style, visibleWidth } from './_output.js';
@@ -96,6 +97,7 @@ export function runJson(run: RunRecord, now: number = Date.now()): Record<string
     stderrPath: run.stderrPath,
     monitorPid: run.monitorPid,
     childPid: run.childPid,
+    snapshots: run.snapshots,
   };
 }
 
@@ -248,7 +250,19 @@ export function renderRunSummary(
   now: number = Date.now(),
   lang: Lang = 'en',
 ): string {
-  return renderSummary(summarizeRun(run, steps, events, now), style, lang);
+  const summary = renderSummary(summarizeRun(run, steps, events, now), style, lang);
+  return run.snapshots.length === 0 ? summary : `${summary}\n${renderSnapshotLines(run, style, lang)}`;
+}
+
+/** The allocator snapshots a run's probe wrote, one line each, and how to read them. */
+export function renderSnapshotLines(run: RunRecord, style: Style, lang: Lang = 'en'): string {
+  const lines = [`  ${say(RUN_SNAPSHOT, lang, { code: 'heading', params: {} })}`];
+  for (const s of run.snapshots) {
+    const params = { reason: s.reason, rank: s.rank, step: s.step, bytes: s.bytes, path: s.path };
+    lines.push(`    ${say(RUN_SNAPSHOT, lang, { code: 'line', params })}`);
+  }
+  lines.push(style.dim(`    ${say(RUN_SNAPSHOT, lang, { code: 'read', params: { runId: run.id } })}`));
+  return lines.join('\n');
 }
 
 /** The kinds of event `runs show` lists. */

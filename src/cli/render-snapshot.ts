@@ -242,7 +242,7 @@ export function renderSnapshotDiff(input: {
   );
   lines.push(
     '',
-    `  ${style.bold(d.basis === 'trace-peak' ? words.labels.byPartAtPeak : words.labels.byPartAtEnd)}`,
+    `  ${style.bold(d.basis !== 'end-state' ? words.labels.byPartAtPeak : words.labels.byPartAtEnd)}`,
   );
   lines.push(
     indent(

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { constants, hostname } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
 import { requiredDeviceBytes } from '../core/margin.js';
@@ -22,6 +22,7 @@ import {
   prelaunchChecks,
   visibleGpus as visibleGpusOf,
 } from '../core/run/prelaunch.js';
+import { DEFAULT_SNAPSHOT_ENTRIES, type SnapshotRecording, snapshotRecording } from '../core/run/snapshot.js';
 import { endEvents, exitCodeOf, type ProcessExit, runStatus, spawnFailure } from '../core/run/status.js';
 import type { EstimatedPeak } from '../core/run-record.js';
 import { withAllocatorSetting } from '../core/scenario.js';
@@ -35,13 +36,14 @@ import { refuseFolder, type UserFileKind } from '../io/user-file.js';
 import { say as sayWords } from '../words/catalog.js';
 import type { Lang } from '../words/lang.js';
 import { RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS } from '../words/run.js';
+import { RUN_SNAPSHOT } from '../words/run-snapshot.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { liveTimings, startLiveView } from './_live-view.js';
 import { type Style, styleFor } from './_output.js';
 import { RUN_METRICS_HELP, RUN_METRICS_OPTIONS, startRunMetrics } from './_run-metrics.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
-import { FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
+import { countFlag, FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 import { renderRunSummary, runJson, storedEvent, w } from './render-run.js';
 
 export { UNLISTED_USE_BYTES } from '../core/run/prelaunch.js';
@@ -75,6 +77,12 @@ Options:
   --log FILE                where the probe writes (default: the run's folder in HEADROOM_HOME)
   --json                    print the run's record as JSON on stdout, alone: the command's own
                             stdout goes to stderr then (headroom run --json -- … | jq parses)
+  --snapshot                record PyTorch's memory history in the training (HEADROOM_SNAPSHOT=1):
+                            an out-of-memory writes the allocator snapshot beside the probe log
+                            (memory-snapshot[.rankN].pickle), the run points at it, and
+                            headroom diagnose RUN says which tensors filled the card
+  --snapshot-entries N      the most trace entries kept, a bound on the host memory the history
+                            takes (implies --snapshot)                          [${DEFAULT_SNAPSHOT_ENTRIES}]
 ${RUN_METRICS_HELP}
 ${LANG_HELP}
 
@@ -102,6 +110,8 @@ const OPTIONS = {
   'status-every': { type: 'string' },
   log: { type: 'string' },
   json: { type: 'boolean' },
+  snapshot: { type: 'boolean' },
+  'snapshot-entries': { type: 'string' },
   ...RUN_METRICS_OPTIONS,
 } as const;
 
@@ -336,6 +346,7 @@ async function startCommand(
     readonly logPath: string;
     readonly stderrPath: string;
     readonly json: boolean;
+    readonly snapshot: SnapshotRecording | null;
   },
 ): Promise<ChildProcess> {
   const { command, runId } = options;
@@ -345,6 +356,8 @@ async function startCommand(
     ...ctx.env,
     HEADROOM_LOG: options.logPath,
     HEADROOM_RUN_ID: String(runId),
+    // --snapshot: the probe records memory history and writes the snapshot on an OOM.
+    ...(options.snapshot ? { HEADROOM_SNAPSHOT: options.snapshot.env } : {}),
     PYTHONPATH: [probeDir(), ctx.env.PYTHONPATH].filter((p) => p !== undefined && p !== '').join(delimiter),
   };
   // With --json our stdout is the record alone (so `headroom run --json -- … | jq` parses): the
@@ -446,6 +459,10 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   }
   // The probe writes --log FILE: a folder there would fail in the training, after its start-up.
   if (typeof values.log === 'string') refuseFolder(values.log, PROBE_LOG);
+  const snapshot = snapshotRecording({
+    snapshot: values.snapshot === true,
+    entries: countFlag(values, 'snapshot-entries') ?? null,
+  });
   const { intervalMs, statusEveryMs, queryTimeoutMs } = liveTimings(values, ctx.env);
   const err = styleFor(ctx.stderr, ctx.env);
   const voice: Voice = { lang, err, say: (text) => ctx.stderr.write(`${text}\n`) };
@@ -483,7 +500,18 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     });
     metrics.follow(ledger.home, runId);
     const json = values.json === true;
-    const child = await startCommand(ctx, ledger, voice, { command, runId, logPath, stderrPath, json });
+    if (snapshot) {
+      const note = { entries: snapshot.entries, dir: dirname(logPath) };
+      voice.say(err.dim(sayWords(RUN_SNAPSHOT, lang, { code: 'recording', params: note })));
+    }
+    const child = await startCommand(ctx, ledger, voice, {
+      command,
+      runId,
+      logPath,
+      stderrPath,
+      json,
+      snapshot,
+    });
     const exited = new Promise<ProcessExit>((settle) =>
       child.once('exit', (code, signal) => settle({ code, signal })),
     );

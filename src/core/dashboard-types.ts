@@ -4,7 +4,7 @@
  */
 import type { Estimate } from './estimate.js';
 import type { PeakChange } from './run-diff.js';
-import type { RunStatus } from './run-record.js';
+import type { RunSnapshot, RunStatus } from './run-record.js';
 
 export interface RunSummary {
   readonly id: number;
@@ -61,6 +61,8 @@ export interface RunDetail {
   readonly oom: { readonly t: number; readonly text: string } | null;
   readonly findings: readonly FindingView[];
   readonly estimate: Estimate | null;
+  /** The allocator snapshots the probe wrote, each opened by the snapshot page (`#/snapshot?run=ID&rank=N`). */
+  readonly snapshots: readonly Pick<RunSnapshot, 'rank' | 'reason' | 'bytes' | 'step'>[];
 }
 
 export interface RunDiff {

@@ -99,6 +99,26 @@ describe('parseProbeLine', () => {
     });
   });
 
+  it('reads a snapshot record: its file, size, reason and bound; an older probe\'s "request" is manual', () => {
+    const line = (reason: string) =>
+      parseProbeLine(
+        `{${base},"event":"snapshot","path":"/runs/7/memory-snapshot.pickle","bytes":4096,"reason":"${reason}","entries":100000,"step":3}`,
+      );
+    const oom = line('oom');
+    expect(oom.ok && oom.event).toMatchObject({
+      event: 'snapshot',
+      path: '/runs/7/memory-snapshot.pickle',
+      bytes: 4096,
+      reason: 'oom',
+      entries: 100000,
+      step: 3,
+    });
+    const asked = line('request');
+    expect(asked.ok && asked.event.event === 'snapshot' && asked.event.reason).toBe('manual');
+    const bad = line('bored');
+    expect(!bad.ok && bad.problem.detail).toBe('"reason" is "bored", not oom, exit or manual');
+  });
+
   it('a non-finite loss arrives as null with its text', () => {
     const parsed = parseProbeLine(
       `{${base},"event":"step","step":1,"loss":null,"lossText":"nan","devices":[]}`,

@@ -9,6 +9,8 @@
  * reading them), so the maximum over all events is the run's peak.
  */
 
+import { SNAPSHOT_REASONS, type SnapshotReason } from './run-record.js';
+
 /** Schema version written by the probe. */
 export const PROBE_SCHEMA_VERSION = 1;
 /** Longest line read; a longer one is reported, not parsed (the probe cuts its texts well below this). */
@@ -98,6 +100,19 @@ export interface ProbeException extends ProbeBase {
   readonly devices: readonly ProbeDeviceStats[];
 }
 
+/**
+ * An allocator snapshot the probe wrote (HEADROOM_SNAPSHOT): the file, its size, why. A probe before
+ * this reader said `request` for one the script asked for: read as `manual`.
+ */
+export interface ProbeSnapshot extends ProbeBase {
+  readonly event: 'snapshot';
+  readonly path: string;
+  readonly bytes: number;
+  readonly reason: SnapshotReason;
+  readonly entries: number | null;
+  readonly step: number | null;
+}
+
 export interface ProbeEnd extends ProbeBase {
   readonly event: 'end';
   readonly reason: 'exit' | 'oom' | 'exception';
@@ -117,6 +132,7 @@ export type ProbeEvent =
   | ProbeStep
   | ProbePhase
   | ProbeException
+  | ProbeSnapshot
   | ProbeEnd
   | ProbeOther;
 
@@ -279,6 +295,26 @@ function readEvent(o: Json): ProbeEvent {
         thread: strOrNull(o, 'thread'),
         devices: devices(o),
       };
+    case 'snapshot': {
+      const said = str(o, 'reason');
+      const reason = said === 'request' ? 'manual' : said;
+      if (!(SNAPSHOT_REASONS as readonly string[]).includes(reason))
+        throw new Invalid(`"reason" is "${said}", not oom, exit or manual`);
+      return {
+        v,
+        t,
+        pid,
+        rank,
+        localRank,
+        worldSize,
+        event: 'snapshot',
+        path: str(o, 'path'),
+        bytes: num(o, 'bytes'),
+        reason: reason as SnapshotReason,
+        entries: numOrNull(o, 'entries'),
+        step: numOrNull(o, 'step'),
+      };
+    }
     case 'end': {
       const reason = str(o, 'reason');
       if (reason !== 'exit' && reason !== 'oom' && reason !== 'exception')

@@ -134,6 +134,7 @@ const RUN: RunRecord = {
   peakReserved: null,
   peakDevice: null,
   peakGpuUsed: null,
+  snapshots: [],
 };
 
 describe('calibrateRun', () => {

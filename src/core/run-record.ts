@@ -68,6 +68,27 @@ export interface RunRecord {
   readonly peakDevice: LayerPeak | null;
   /** nvidia-smi's memory.used of a whole GPU the run used (other processes included). */
   readonly peakGpuUsed: LayerPeak | null;
+  /** The allocator snapshots the probe wrote (HEADROOM_SNAPSHOT, headroom run --snapshot), in order. */
+  readonly snapshots: readonly RunSnapshot[];
+}
+
+/** Why the probe wrote a snapshot: an allocation failed, the process ended, or the script asked. */
+export const SNAPSHOT_REASONS = ['oom', 'exit', 'manual'] as const;
+export type SnapshotReason = (typeof SNAPSHOT_REASONS)[number];
+
+/** An allocator snapshot a run's probe wrote: the file, whose it is and why (the probe's `snapshot` event). */
+export interface RunSnapshot {
+  readonly tMs: number;
+  readonly pid: number;
+  readonly rank: number;
+  /** The file as the probe wrote it (absolute: memory-snapshot[.rankN].pickle beside its log). */
+  readonly path: string;
+  readonly bytes: number;
+  readonly reason: SnapshotReason;
+  /** The most trace entries kept (HEADROOM_SNAPSHOT); null when the probe did not say. */
+  readonly entries: number | null;
+  /** The last step recorded before it. */
+  readonly step: number | null;
 }
 
 /** One device of one rank at one step (a step without device figures has `device` null). */
@@ -127,7 +148,7 @@ export interface ProcessSampleRecord {
 export type RunEventSource = 'probe' | 'stderr' | 'headroom' | 'sampler';
 
 /**
- * Kinds: from the probe `start`, `device`, `phase`, `oom`, `exception`, `end`, `other`; from the
+ * Kinds: from the probe `start`, `device`, `phase`, `oom`, `exception`, `snapshot`, `end`, `other`; from the
  * command's stderr `oom-text` (the out-of-memory message and its traceback) and `stderr-tail`; from
  * headroom `prelaunch` (a warning before start), `probe-bad-line`, `spawn-error`, `interrupted`,
  * `note`; from the sampler `sampler-problem`.

@@ -4,20 +4,28 @@
  * through the pure diagnoser (src/core/diagnose). The CLI and the dashboard server call this.
  */
 
+import { readFileSync, statSync } from 'node:fs';
 import { findGpu } from '../core/catalog/index.js';
 import {
   type DiagnosisResult,
   diagnose,
+  explainSnapshot,
   probeCapacityBytes,
   type ScenarioContext,
+  type SnapshotExplainFinding,
+  type SnapshotExplanation,
   type Timeline,
   timelineFromSteps,
 } from '../core/diagnose/index.js';
 import { matchCatalogGpu } from '../core/env.js';
+import { isUserError } from '../core/errors.js';
+import { estimate } from '../core/estimate.js';
 import { minOf } from '../core/extremes.js';
 import type { RunRecord } from '../core/run-record.js';
+import { analyseSnapshot } from '../core/snapshot/analyse.js';
 import { MIB } from '../core/units.js';
 import type { Ledger } from './ledger.js';
+import { MAX_SNAPSHOT_BYTES, runSnapshotFile } from './read-snapshot.js';
 import { recordedBitsandbytes, requireRun, runScenarioContextSync } from './run-context.js';
 
 export interface DiagnoseRunOptions {
@@ -26,6 +34,14 @@ export interface DiagnoseRunOptions {
    * a catalog id or an inline config (no I/O); null: none.
    */
   readonly scenario?: ScenarioContext | null;
+  /** Read the allocator snapshot the run's probe wrote, when it has one (a large file takes seconds). */
+  readonly snapshot?: boolean;
+}
+
+/** What the run's allocator snapshot says, or why it could not be read. */
+export interface RunSnapshotDiagnosis {
+  readonly explanation: SnapshotExplanation | null;
+  readonly problem: SnapshotExplainFinding | null;
 }
 
 /** A recorded run's diagnosis, as data; `--json` prints `{ oom, phase, findings }` with their words. */
@@ -34,6 +50,8 @@ export interface RunDiagnosis extends DiagnosisResult {
   readonly timeline: Timeline;
   /** The setup the remedies were priced with; null when none was known. */
   readonly scenario: ScenarioContext | null;
+  /** The snapshot's explanation (options.snapshot); null when not asked or the run has none. */
+  readonly snapshot: RunSnapshotDiagnosis | null;
 }
 
 /**
@@ -67,5 +85,53 @@ export function diagnoseRun(
     scenario,
     bitsandbytes: recordedBitsandbytes(ledger, record.id),
   });
-  return { ...result, run: record, timeline, scenario };
+  const snapshot = options.snapshot ? runSnapshotDiagnosis(ledger, record, scenario) : null;
+  return { ...result, run: record, timeline, scenario, snapshot };
+}
+
+/**
+ * The run's allocator snapshot explained (src/core/diagnose/snapshot.ts), with the estimate of its
+ * scenario beside the parts; null when the run's probe wrote none.
+ */
+export function runSnapshotDiagnosis(
+  ledger: Ledger,
+  run: RunRecord,
+  scenario: ScenarioContext | null,
+): RunSnapshotDiagnosis | null {
+  if (run.snapshots.length === 0) return null;
+  const file = runSnapshotFile(run, ledger.runDir(run.id));
+  if (!file.ok) {
+    const path = file.path ?? '';
+    return { explanation: null, problem: { code: 'snapshot-refused', params: { path } } };
+  }
+  const pointer = file.snapshot!;
+  let bytes: Uint8Array;
+  try {
+    if (statSync(file.path).size > MAX_SNAPSHOT_BYTES)
+      return unreadable(file.path, `over ${MAX_SNAPSHOT_BYTES} bytes`);
+    const buffer = readFileSync(file.path);
+    bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  } catch {
+    return { explanation: null, problem: { code: 'snapshot-missing', params: { path: file.path } } };
+  }
+  try {
+    const report = analyseSnapshot(bytes, { source: file.path, top: 1000 });
+    const planned = scenario
+      ? estimate({
+          scenario: scenario.scenario,
+          shape: scenario.shape,
+          exactParams: scenario.exactParams ?? null,
+          gpu: scenario.gpu ?? null,
+        })
+      : null;
+    const source = { path: file.path, rank: pointer.rank, reason: pointer.reason, bytes: pointer.bytes };
+    return { explanation: explainSnapshot(report, source, planned), problem: null };
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    return unreadable(file.path, error.message);
+  }
+}
+
+function unreadable(path: string, detail: string): RunSnapshotDiagnosis {
+  return { explanation: null, problem: { code: 'snapshot-unreadable', params: { path, detail } } };
 }

@@ -27,6 +27,7 @@ import {
   millis,
   nullable,
   runRef,
+  SNAPSHOTS,
   STEPS,
   since,
   TABLES,
@@ -63,14 +64,30 @@ function tableInfo(path: string, table: string): unknown[] {
 }
 
 describe('the declared ledger tables', () => {
-  it('create the schema-1 ledger, statement for statement', () => {
+  it('create the schema-1 ledger, statement for statement, and the snapshots table schema 2 added', () => {
     const home = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
     Ledger.open(home).close();
     const fresh = storedSchema(join(home, 'ledger.db'));
     const old = storedSchema(join(v1Home(), 'ledger.db'));
-    expect(Object.keys(fresh).sort()).toEqual(Object.keys(old).sort());
+    expect(Object.keys(fresh).sort()).toEqual([...Object.keys(old), 'snapshots', 'snapshots_run'].sort());
     for (const name of Object.keys(old)) expect([name, fresh[name]]).toEqual([name, old[name]]);
-    expect(LEDGER_SCHEMA_VERSION).toBe(1);
+    expect(LEDGER_SCHEMA_VERSION).toBe(2);
+    expect(migrationSql(TABLES, 1)).toEqual([createSql(SNAPSHOTS)]);
+  });
+
+  it('bring a schema-1 ledger to schema 2 when it is opened: the snapshots table, as a fresh one has it', () => {
+    const home = v1Home();
+    Ledger.open(home).close();
+    const path = join(home, 'ledger.db');
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    db.close();
+    const fresh = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
+    Ledger.open(fresh).close();
+    expect(tableInfo(path, 'snapshots')).toEqual(tableInfo(join(fresh, 'ledger.db'), 'snapshots'));
+    const ledger = Ledger.open(home);
+    expect(ledger.getRun(1)!.snapshots).toEqual([]);
+    ledger.close();
   });
 
   it('name each column after its field in snake_case', () => {
@@ -163,14 +180,14 @@ describe('the declared ledger tables', () => {
 });
 
 describe('a later schema version', () => {
-  // Made up: version 2 adds a column to steps and a table of per-rank rows.
+  // Made up: version 3 adds a column to steps and a table of per-rank rows.
   const STEPS_V2 = defineTable({
     ...STEPS,
-    columns: { ...STEPS.columns, gradNormBytes: since(2, nullable(integer())) },
+    columns: { ...STEPS.columns, gradNormBytes: since(3, nullable(integer())) },
   });
   const RANKS = defineTable({
     name: 'rank_samples',
-    since: 2,
+    since: 3,
     columns: { runId: runRef(), tMs: millis(), rank: integer(), host: nullable(text()) },
     indexes: [{ name: 'rank_samples_run', on: ['runId', 'rank'] }],
   });
@@ -179,9 +196,10 @@ describe('a later schema version', () => {
   it('is reached from a schema-1 ledger by the statements derived from the declarations', () => {
     expect(migrationSql(V2, 1)).toEqual([
       'ALTER TABLE steps ADD COLUMN grad_norm_bytes INTEGER;',
+      createSql(SNAPSHOTS),
       createSql(RANKS),
     ]);
-    expect(migrationSql(V2, 2)).toEqual([]);
+    expect(migrationSql(V2, 3)).toEqual([]);
     const path = join(v1Home(), 'ledger.db');
     const db = new Database(path);
     applySql(db, migrationSql(V2, 1));

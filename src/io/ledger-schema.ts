@@ -10,11 +10,11 @@
  * Column names are the JS field in snake_case (`peakAllocatedBytes` → `peak_allocated_bytes`).
  */
 import type Database from 'better-sqlite3';
-import type { EstimatedPeak, RunEventSource, RunStatus } from '../core/run-record.js';
+import type { EstimatedPeak, RunEventSource, RunStatus, SnapshotReason } from '../core/run-record.js';
 import { RUN_STATUSES } from '../core/run-record.js';
 
-/** Schema version of the ledger file (SQLite `user_version`). */
-export const LEDGER_SCHEMA_VERSION = 1;
+/** Schema version of the ledger file (SQLite `user_version`); 2 added the snapshots table. */
+export const LEDGER_SCHEMA_VERSION = 2;
 
 /** What better-sqlite3 binds and returns. */
 export type SqlValue = number | bigint | string | null;
@@ -472,6 +472,24 @@ export const EVENTS = defineTable({
   indexes: [{ name: 'events_run', on: ['runId', 'kind'] }],
 });
 
+/** The allocator snapshots a run's probe wrote (its `snapshot` events): where, whose, how large, why. */
+export const SNAPSHOTS = defineTable({
+  name: 'snapshots',
+  since: 2,
+  columns: {
+    runId: runRef(),
+    tMs: millis(),
+    pid: integer(),
+    rank: integer(),
+    path: text(),
+    bytes: integer(),
+    reason: word<SnapshotReason>(),
+    entries: count(),
+    step: count(),
+  },
+  indexes: [{ name: 'snapshots_run', on: ['runId'] }],
+});
+
 /** How far each probe file of a run has been read (its byte offset), committed with the rows. */
 export const LOG_FILES = defineTable({
   name: 'log_files',
@@ -492,6 +510,7 @@ export const TABLES: readonly AnyTable[] = [
   PROCESS_SAMPLES,
   EVENTS,
   LOG_FILES,
+  SNAPSHOTS,
 ];
 
 /** The tables a run's rows can be exported from (`runs export --table`), by their flag name. */

@@ -91,6 +91,7 @@ describe('Ledger', () => {
       peakReserved: null,
       peakDevice: null,
       peakGpuUsed: null,
+      snapshots: [],
     });
     ledger.updateRun(1, {
       status: 'oom',
@@ -272,6 +273,62 @@ describe('Ledger', () => {
     ]);
   });
 
+  it('keeps the snapshots the probe wrote, per rank, on the run and as events', () => {
+    const { id } = ledger.createRun(NEW_RUN);
+    const snap = (t: number, rank: number, reason: string, step: number | null) =>
+      event({
+        event: 'snapshot',
+        t,
+        rank,
+        path: `/l/memory-snapshot.rank${rank}.pickle`,
+        bytes: 1000 + rank,
+        reason,
+        entries: 5000,
+        step,
+      });
+    ledger.ingestProbe(id, [
+      {
+        path: '/l/probe.rank0.jsonl',
+        endOffset: 10,
+        lines: [
+          { offset: 0, event: snap(2, 0, 'request', 4) },
+          { offset: 5, event: snap(3, 1, 'oom', null) },
+        ],
+      },
+    ]);
+    const expected = [
+      {
+        tMs: 2000,
+        pid: 42,
+        rank: 0,
+        path: '/l/memory-snapshot.rank0.pickle',
+        bytes: 1000,
+        reason: 'manual',
+        entries: 5000,
+        step: 4,
+      },
+      {
+        tMs: 3000,
+        pid: 42,
+        rank: 1,
+        path: '/l/memory-snapshot.rank1.pickle',
+        bytes: 1001,
+        reason: 'oom',
+        entries: 5000,
+        step: null,
+      },
+    ];
+    expect(ledger.snapshots(id)).toEqual(expected);
+    expect(ledger.getRun(id)!.snapshots).toEqual(expected);
+    const other = ledger.createRun(NEW_RUN);
+    expect(ledger.listRuns().map((r) => r.snapshots.length)).toEqual([2, 0]);
+    expect(ledger.getRun(other.id)!.snapshots).toEqual([]);
+    expect(ledger.events(id, ['snapshot']).map((e) => [e.rank, e.step, e.message])).toEqual([
+      [0, 4, '/l/memory-snapshot.rank0.pickle'],
+      [1, null, '/l/memory-snapshot.rank1.pickle'],
+    ]);
+  });
+
   it('a second connection reads what the first committed (a dashboard while a run records)', () => {
     const { id } = ledger.createRun(NEW_RUN);
     const reader = Ledger.open(home);
@@ -343,7 +400,7 @@ describe('Ledger.open refuses what is not its ledger, and leaves it untouched', 
     const db = new Database(join(home, 'ledger.db'));
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => Ledger.open(home)).toThrow(/was written by a newer headroom \(schema 2; this one reads 1\)/);
+    expect(() => Ledger.open(home)).toThrow(/was written by a newer headroom \(schema 3; this one reads 2\)/);
   });
 
   it('a HEADROOM_HOME that is a file', () => {

@@ -12,6 +12,7 @@
  *   ledger.gpuSamples(run.id);                      // nvidia-smi per GPU
  *   ledger.processSamples(run.id);                  // nvidia-smi per process (ours flagged)
  *   ledger.events(run.id, ['oom', 'oom-text']);     // the probe's OOM record and stderr's OOM text
+ *   run.snapshots;                                  // allocator snapshots the probe wrote (path, rank, why)
  *   ledger.close();
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -27,6 +28,7 @@ import type {
   RunEvent,
   RunEventSource,
   RunRecord,
+  RunSnapshot,
   StepRecord,
 } from '../core/run-record.js';
 import {
@@ -46,6 +48,7 @@ import {
   PROCESS_SAMPLES,
   type RowOf,
   RUNS,
+  SNAPSHOTS,
   type SqlRow,
   STEPS,
   TABLES,
@@ -70,6 +73,7 @@ const gpuSamples = codec(GPU_SAMPLES);
 const processSamples = codec(PROCESS_SAMPLES);
 const events = codec(EVENTS);
 const logFiles = codec(LOG_FILES);
+const snapshots = codec(SNAPSHOTS);
 const meta = codec(META);
 
 // A record is its table's row without the run it belongs to: the compiler holds each to the other.
@@ -79,7 +83,8 @@ const recordsMatchTables: [
   Same<Omit<RowOf<typeof GPU_SAMPLES>, 'runId'>, GpuSampleRecord>,
   Same<Omit<RowOf<typeof PROCESS_SAMPLES>, 'runId'>, ProcessSampleRecord>,
   Same<Omit<RowOf<typeof EVENTS>, 'runId'>, RunEvent>,
-] = [true, true, true, true];
+  Same<Omit<RowOf<typeof SNAPSHOTS>, 'runId'>, RunSnapshot>,
+] = [true, true, true, true, true];
 void recordsMatchTables;
 
 const stepRecord = steps.reader(exportFields(STEPS) as (keyof StepRecord)[]);
@@ -88,6 +93,7 @@ const processSampleRecord = processSamples.reader(
   exportFields(PROCESS_SAMPLES) as (keyof ProcessSampleRecord)[],
 );
 const eventRecord = events.reader(exportFields(EVENTS) as (keyof RunEvent)[]);
+const snapshotRecord = snapshots.reader(exportFields(SNAPSHOTS) as (keyof RunSnapshot)[]);
 
 /** The fields an event is written with (its id is the database's). */
 const EVENT_FIELDS = ['runId', ...exportFields(EVENTS).filter((f) => f !== 'id')] as (
@@ -167,8 +173,11 @@ function layer(row: RunRow, field: PeakLayerField): LayerPeak | null {
   };
 }
 
-/** A stored run (its row, and the count of its distinct steps) as the record the rest of headroom reads. */
-function toRun(stored: Row): RunRecord {
+/**
+ * A stored run (its row, the count of its distinct steps and its snapshots) as the record the rest of
+ * headroom reads.
+ */
+function toRun(stored: Row, runSnapshots: readonly RunSnapshot[]): RunRecord {
   const row = runs.read(stored);
   const fromScenario = (key: string) =>
     typeof row.scenario?.[key] === 'number' ? (row.scenario[key] as number) : null;
@@ -198,6 +207,7 @@ function toRun(stored: Row): RunRecord {
     peakReserved: layer(row, 'peakReserved'),
     peakDevice: layer(row, 'peakDevice'),
     peakGpuUsed: layer(row, 'peakGpuUsed'),
+    snapshots: runSnapshots,
   };
 }
 
@@ -358,6 +368,8 @@ export class Ledger {
   ingestProbe(runId: number, batches: readonly ProbeBatch[]): void {
     const stepInsert = steps.insert();
     const insertStep = stepInsert.bind(this.prepare(stepInsert.sql));
+    const snapshotInsert = snapshots.insert();
+    const insertSnapshot = snapshotInsert.bind(this.prepare(snapshotInsert.sql));
     const setOffset = this.prepare(
       `${logFiles.insert().sql} ON CONFLICT (run_id, path) DO UPDATE SET offset = excluded.offset`,
     );
@@ -426,10 +438,26 @@ export class Ledger {
             lastStep = lastStep === null ? e.step : Math.max(lastStep, e.step);
             continue;
           }
+          if (e.event === 'snapshot') {
+            insertSnapshot({
+              runId,
+              tMs,
+              pid: e.pid,
+              rank: e.rank,
+              path: e.path,
+              bytes: e.bytes,
+              reason: e.reason,
+              entries: e.entries,
+              step: e.step,
+            });
+          }
           const devices =
             e.event === 'phase' || e.event === 'oom' || e.event === 'exception' ? e.devices : [];
           // A phase or error event's peaks belong to the interval after the last step.
-          const step = e.event === 'phase' || e.event === 'oom' || e.event === 'exception' ? e.step : null;
+          const step =
+            e.event === 'phase' || e.event === 'oom' || e.event === 'exception' || e.event === 'snapshot'
+              ? e.step
+              : null;
           consider(devices, tMs, step);
           this.insertEvent(runId, {
             tMs,
@@ -445,7 +473,9 @@ export class Ledger {
                 ? e.message.split('\n')[0]!.slice(0, 2000)
                 : e.event === 'phase'
                   ? `${e.previous ?? '?'} → ${e.phase}`
-                  : null,
+                  : e.event === 'snapshot'
+                    ? e.path
+                    : null,
             data: e.event === 'other' ? e.raw : (e as unknown as Record<string, unknown>),
           });
         }
@@ -538,7 +568,27 @@ export class Ledger {
 
   /** Every run, oldest first. */
   listRuns(): RunRecord[] {
-    return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map(toRun);
+    const byRun = new Map<number, RunSnapshot[]>();
+    for (const row of this.prepare(
+      `SELECT run_id, ${snapshotRecord.select} FROM snapshots ORDER BY rowid`,
+    ).all() as Row[]) {
+      const id = Number(row.run_id);
+      const list = byRun.get(id) ?? [];
+      list.push(snapshotRecord.read(row));
+      byRun.set(id, list);
+    }
+    return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map((row) =>
+      toRun(row, byRun.get(Number(row.id)) ?? []),
+    );
+  }
+
+  /** The allocator snapshots a run's probe wrote, in the order written. */
+  snapshots(runId: number): RunSnapshot[] {
+    return (
+      this.prepare(`SELECT ${snapshotRecord.select} FROM snapshots WHERE run_id = ? ORDER BY rowid`).all(
+        runId,
+      ) as Row[]
+    ).map(snapshotRecord.read);
   }
 
   /** A run by id, or by name (the latest run of that name); `last` is the latest run. */
@@ -549,7 +599,7 @@ export class Ledger {
     else if (/^\d+$/.test(key))
       row = this.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
     else row = this.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
-    return row ? toRun(row) : undefined;
+    return row ? toRun(row, this.snapshots(Number(row.id))) : undefined;
   }
 
   /** The latest run recorded from a probe log path. */
@@ -557,7 +607,7 @@ export class Ledger {
     const row = this.prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`).get(
       logPath,
     ) as Row | undefined;
-    return row ? toRun(row) : undefined;
+    return row ? toRun(row, this.snapshots(Number(row.id))) : undefined;
   }
 
   /** Step records in the order written, optionally for one rank. */

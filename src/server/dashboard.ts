@@ -10,7 +10,7 @@ import { headroomHome, Ledger } from '../io/ledger.js';
 import { ledgerMetricsSource } from '../io/metrics-ledger.js';
 import { exposition } from '../io/metrics-registry.js';
 import type { PrometheusConfig } from '../io/prometheus.js';
-import { runSnapshotPath } from '../io/read-snapshot.js';
+import { type RunSnapshotFile, runSnapshotFile } from '../io/read-snapshot.js';
 import type { Lang } from '../words/lang.js';
 import { createApp } from './app.js';
 import { buildDemoRun } from './demo-run.js';
@@ -38,11 +38,12 @@ export function runFindings(ledger: Ledger, run: RunRecord, lang: Lang = 'en'): 
   return findingViews(diagnoseRun(ledger, run).findings, lang);
 }
 
-/** Where a recorded run's snapshot is, or null when the ledger has no such run. */
-function runSnapshotFile(home: string, id: number): string | null {
+/** Which snapshot file of a recorded run may be served (read-snapshot.ts), or null when there is no such run. */
+function findRunSnapshot(home: string, id: number, rank?: number): RunSnapshotFile | null {
   const ledger = Ledger.open(home);
   try {
-    return ledger.getRun(String(id)) ? runSnapshotPath(ledger.runDir(id)) : null;
+    const run = ledger.getRun(String(id));
+    return run ? runSnapshotFile(run, ledger.runDir(id), rank) : null;
   } finally {
     ledger.close();
   }
@@ -60,7 +61,7 @@ export async function createDashboardApp(options: DashboardOptions): Promise<Hon
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.hosts === undefined ? {} : { hosts: options.hosts }),
     extend: (api) => {
-      mountRunSnapshot(api, (id) => runSnapshotFile(home, id));
+      mountRunSnapshot(api, (id, rank) => findRunSnapshot(home, id, rank));
       mountFleet(api, options.prometheus ?? null);
       mountRuns(api, {
         openLedger: () => Ledger.open(home),

@@ -221,6 +221,8 @@ export function buildDemoRun(lang: Lang = 'en'): DemoRun {
       oom: { t: oomAt, text: oomText },
       findings,
       estimate: est,
+      // The demo is made up from figures: no allocator snapshot to open.
+      snapshots: [],
     },
   };
 }

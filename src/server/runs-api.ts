@@ -17,8 +17,9 @@ import { DEFAULT_MAX_POINTS, keepPeaks } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
+import { chooseSnapshot } from '../core/run/snapshot.js';
 import { diffRuns } from '../core/run-diff.js';
-import type { GpuSampleRecord, RunEvent, RunRecord, StepRecord } from '../core/run-record.js';
+import type { GpuSampleRecord, RunEvent, RunRecord, RunSnapshot, StepRecord } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
 import type { Ledger } from '../io/ledger.js';
 import { say } from '../words/catalog.js';
@@ -134,6 +135,15 @@ export function phaseBands(events: readonly RunEvent[], startMs: number, endMs: 
   }));
 }
 
+/** One snapshot per rank, the one the snapshot route serves for it (chooseSnapshot), ranks in order. */
+function latestPerRank(snapshots: readonly RunSnapshot[]): RunDetail['snapshots'] {
+  const ranks = [...new Set(snapshots.map((s) => s.rank))].sort((a, b) => a - b);
+  return ranks.map((rank) => {
+    const s = chooseSnapshot(snapshots, rank)!;
+    return { rank: s.rank, reason: s.reason, bytes: s.bytes, step: s.step };
+  });
+}
+
 /** The estimate for a run's scenario, when it names a catalog model; null otherwise. */
 function estimateOf(run: RunRecord): Estimate | null {
   if (!run.scenario) return null;
@@ -174,6 +184,7 @@ export function runDetail(
     oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
     findings: deps.diagnoseRun(ledger, run, lang),
     estimate: estimateOf(run),
+    snapshots: latestPerRank(run.snapshots),
   };
 }
 

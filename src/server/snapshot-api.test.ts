@@ -1,9 +1,10 @@
 /** The snapshot API: an upload analysed with its limit, a hostile one refused, a recorded run's snapshot. */
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test/data.js';
 import { startRun, tempHome } from '../../test/ledger-fixture.js';
+import { parseProbeLine } from '../core/probe-log.js';
 import { Ledger } from '../io/ledger.js';
 import { runSnapshotPath } from '../io/read-snapshot.js';
 import { createApp } from './app.js';
@@ -101,5 +102,107 @@ describe('GET /api/runs/:id/snapshot', () => {
       `run ${bare.id} has no memory snapshot`,
     );
     expect((await app.request('/api/runs/999/snapshot')).status).toBe(404);
+  });
+});
+
+describe('GET /api/runs/:id/snapshot of a run whose probe wrote snapshots', () => {
+  /** A run whose probe log is in its folder and names these snapshot files. */
+  function recorded(home: string, files: readonly { path: string; rank: number; reason: string }[]) {
+    const run = startRun(home, 'recorded', null);
+    run.finish('oom', 1);
+    const ledger = Ledger.open(home);
+    const dir = ledger.runDir(run.id);
+    mkdirSync(dir, { recursive: true });
+    ledger.updateRun(run.id, { logPath: join(dir, 'probe.jsonl') });
+    ledger.ingestProbe(run.id, [
+      {
+        path: join(dir, 'probe.jsonl'),
+        endOffset: 1,
+        lines: files.map((f, i) => {
+          const line = JSON.stringify({
+            v: 1,
+            t: 1_767_225_700 + i,
+            pid: 7,
+            rank: f.rank,
+            localRank: f.rank,
+            worldSize: 2,
+            event: 'snapshot',
+            path: f.path,
+            bytes: bytes.length,
+            reason: f.reason,
+            entries: 100000,
+            step: 3,
+          });
+          const parsed = parseProbeLine(line);
+          if (!parsed.ok) throw new Error(parsed.problem.message);
+          return { offset: i, event: parsed.event };
+        }),
+      },
+    ]);
+    ledger.close();
+    return { id: run.id, dir };
+  }
+
+  it("serves each rank's recorded file, by run id and rank only", async () => {
+    const home = tempHome();
+    const ledger = Ledger.open(home);
+    const dir = ledger.runDir(1);
+    ledger.close();
+    const run = recorded(home, [
+      { path: join(dir, 'memory-snapshot.rank0.pickle'), rank: 0, reason: 'exit' },
+      { path: join(dir, 'memory-snapshot.rank1.pickle'), rank: 1, reason: 'oom' },
+    ]);
+    expect(run.dir).toBe(dir);
+    copyFileSync(FIXTURE, join(dir, 'memory-snapshot.rank0.pickle'));
+    copyFileSync(FIXTURE, join(dir, 'memory-snapshot.rank1.pickle'));
+    const app = await createDashboardApp({
+      webRoot: '/nonexistent',
+      env: { HEADROOM_HOME: home },
+      demo: false,
+    });
+    const oom = await app.request(`/api/runs/${run.id}/snapshot`);
+    expect(oom.status).toBe(200);
+    expect(((await oom.json()) as { file: string }).file).toBe(`run ${run.id} snapshot`);
+    const rank0 = await app.request(`/api/runs/${run.id}/snapshot?rank=0`);
+    expect([rank0.status, ((await rank0.json()) as { segments: number }).segments]).toEqual([200, 10]);
+    expect((await app.request(`/api/runs/${run.id}/snapshot?rank=5`)).status).toBe(404);
+    expect((await app.request(`/api/runs/${run.id}/snapshot?rank=-1`)).status).toBe(400);
+    // A path in the query is not a parameter of this route: it still answers with the recorded file.
+    const named = await app.request(`/api/runs/${run.id}/snapshot?rank=0&path=/etc/passwd`);
+    expect(((await named.json()) as { segments: number }).segments).toBe(10);
+  });
+
+  it("refuses a recorded path outside the run's folders, another name, or a link out of them", async () => {
+    const home = tempHome();
+    const elsewhere = join(tempHome(), 'memory-snapshot.pickle');
+    copyFileSync(FIXTURE, elsewhere);
+    const outside = recorded(home, [{ path: elsewhere, rank: 0, reason: 'oom' }]);
+    const ledger = Ledger.open(home);
+    const dir2 = ledger.runDir(outside.id + 1);
+    ledger.close();
+    mkdirSync(dir2, { recursive: true });
+    writeFileSync(join(dir2, 'secrets.pickle'), bytes);
+    const renamed = recorded(home, [{ path: join(dir2, 'secrets.pickle'), rank: 0, reason: 'oom' }]);
+    expect(renamed.dir).toBe(dir2);
+    const ledger3 = Ledger.open(home);
+    const dir3 = ledger3.runDir(renamed.id + 1);
+    ledger3.close();
+    mkdirSync(dir3, { recursive: true });
+    symlinkSync(elsewhere, join(dir3, 'memory-snapshot.pickle'));
+    const linked = recorded(home, [{ path: join(dir3, 'memory-snapshot.pickle'), rank: 0, reason: 'oom' }]);
+    const app = await createDashboardApp({
+      webRoot: '/nonexistent',
+      env: { HEADROOM_HOME: home },
+      demo: false,
+    });
+    for (const id of [outside.id, renamed.id, linked.id]) {
+      const res = await app.request(`/api/runs/${id}/snapshot`);
+      expect([id, res.status]).toEqual([id, 403]);
+      const json = (await res.json()) as { error: { code: string; message: string } };
+      expect(json.error).toMatchObject({
+        code: 'forbidden',
+        message: `run ${id}'s snapshot is recorded outside its folders; it is not served`,
+      });
+    }
   });
 });

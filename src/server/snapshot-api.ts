@@ -12,6 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HeadroomUserError } from '../core/errors.js';
 import { analyseSnapshot, type SnapshotAnswer } from '../core/snapshot/analyse.js';
 import { formatBytes } from '../core/units.js';
+import type { RunSnapshotFile } from '../io/read-snapshot.js';
 
 /** The route of an uploaded snapshot. */
 export const SNAPSHOT_PATH = '/api/snapshot';
@@ -63,28 +64,55 @@ export function mountSnapshotUpload(api: Hono, limit = SNAPSHOT_BODY_LIMIT_BYTES
   );
 }
 
-/** Mounts GET /runs/:id/snapshot: the snapshot in a recorded run's folder (`path` finds it; null: no such run). */
-export function mountRunSnapshot(api: Hono, path: (runId: number) => string | null): void {
+/**
+ * Mounts GET /runs/:id/snapshot[?rank=N]: the snapshot a recorded run's probe wrote (the OOM's first),
+ * found by `find` from the run's id and rank alone; a client never names a path. Null from `find`: no
+ * such run.
+ */
+export function mountRunSnapshot(
+  api: Hono,
+  find: (runId: number, rank?: number) => RunSnapshotFile | null,
+): void {
   api.get('/runs/:id/snapshot', async (c) => {
     const id = Number(c.req.param('id'));
-    const file = Number.isInteger(id) && id > 0 ? path(id) : null;
-    if (file === null) {
+    const rankText = c.req.query('rank');
+    const rank = rankText === undefined ? undefined : Number(rankText);
+    if (rank !== undefined && !(Number.isInteger(rank) && rank >= 0)) {
+      return c.json(
+        { error: { code: 'bad-request', message: `rank ${rankText}: not a whole number of at least 0` } },
+        400,
+      );
+    }
+    const found = Number.isInteger(id) && id > 0 ? find(id, rank) : null;
+    if (found === null) {
       return c.json({ error: { code: 'not-found', message: `no run ${c.req.param('id')}` } }, 404);
     }
-    const bytes = await readFile(file).catch(() => null);
+    if (!found.ok && found.reason === 'outside') {
+      return c.json(
+        {
+          error: {
+            code: 'forbidden',
+            message: `run ${id}'s snapshot is recorded outside its folders; it is not served`,
+            hint: `headroom snapshot FILE reads it on this machine`,
+          },
+        },
+        403,
+      );
+    }
+    const bytes = found.ok ? await readFile(found.path).catch(() => null) : null;
     if (bytes === null) {
       return c.json(
         {
           error: {
             code: 'not-found',
-            message: `run ${id} has no memory snapshot`,
-            hint: 'dump one from the training script with torch.cuda.memory._dump_snapshot(), then open it here',
+            message: `run ${id} has no memory snapshot${rank === undefined ? '' : ` of rank ${rank}`}`,
+            hint: 'record one: headroom run --snapshot -- COMMAND (or torch.cuda.memory._dump_snapshot() in the script)',
           },
         },
         404,
       );
     }
-    const name = `run ${id} snapshot`;
+    const name = `run ${id} snapshot${rank === undefined ? '' : ` rank ${rank}`}`;
     const report = analyseSnapshot(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
       source: name,
       top: topOf(c),

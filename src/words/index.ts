@@ -8,6 +8,7 @@ import { CALIBRATION_HINTS } from './calibration-hints.js';
 import { CAPACITY } from './capacity.js';
 import type { AnyDomain } from './catalog.js';
 import { CHART } from './chart.js';
+import { DIAGNOSE_SNAPSHOT } from './diagnose-snapshot.js';
 import { DIAGNOSIS } from './diagnosis.js';
 import { ENV_MISSING, ENV_WORDS } from './env.js';
 import { ERROR_HINTS, ERROR_SOURCES, ERROR_WORDS } from './errors.js';
@@ -41,6 +42,7 @@ import { PLAN_RUNGS } from './plan-rungs.js';
 import { REMEDIES } from './remedies.js';
 import { REPORT } from './report.js';
 import { RUN, RUN_END, RUN_EVENTS, RUN_PRELAUNCH, RUN_PRELAUNCH_HINTS, RUN_STATUS } from './run.js';
+import { RUN_SNAPSHOT } from './run-snapshot.js';
 import { RUNS } from './runs.js';
 import { LINK_NAMES, TIME_NOTES } from './time-notes.js';
 import { UI_ESTIMATE } from './ui-estimate.js';
@@ -88,6 +90,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   EVIDENCE,
   REMEDIES,
   DIAGNOSIS,
+  DIAGNOSE_SNAPSHOT,
   ESTIMATE_ERROR,
   CALIBRATION,
   CALIBRATION_HINTS,
@@ -100,6 +103,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   RUN_EVENTS,
   RUN_END,
   RUN_STATUS,
+  RUN_SNAPSHOT,
   RUNS,
   REPORT,
   HUB_PROGRESS,

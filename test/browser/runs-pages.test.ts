@@ -1,8 +1,12 @@
 /** The runs pages in a real browser: a recorded run, a live one, two compared, the demo, and the token. */
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseProbeLine } from '../../src/core/probe-log.js';
+import { analyseSnapshot, mainPeak } from '../../src/core/snapshot/analyse.js';
 import { formatBytes } from '../../src/core/units.js';
+import { Ledger } from '../../src/io/ledger.js';
 import { createDashboardApp } from '../../src/server/dashboard.js';
 import { REPO_ROOT } from '../data.js';
 import { GIB, startRun, tempHome } from '../ledger-fixture.js';
@@ -18,7 +22,37 @@ let browser: BrowserContext;
 let page: Page;
 const home = tempHome();
 let server: { url: string; stop: () => Promise<void> };
-let ids: { ok: number; oom: number };
+let ids: { ok: number; oom: number; snapshot: number };
+const SNAPSHOT = join(REPO_ROOT, 'data', 'fixtures', 'snapshots', 'eor_nn_snapshot.pickle');
+
+/** A run whose probe wrote an allocator snapshot on its OOM (the fixture, in the run's folder). */
+function runWithSnapshot(): number {
+  const run = startRun(home, 'with-snapshot', null);
+  run.finish('oom', 1);
+  const ledger = Ledger.open(home);
+  const dir = ledger.runDir(run.id);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(SNAPSHOT, join(dir, 'memory-snapshot.pickle'));
+  const line = parseProbeLine(
+    JSON.stringify({
+      v: 1,
+      t: 1_767_225_700,
+      pid: 7,
+      event: 'snapshot',
+      path: join(dir, 'memory-snapshot.pickle'),
+      bytes: 1234,
+      reason: 'oom',
+      entries: 100000,
+      step: 3,
+    }),
+  );
+  if (!line.ok) throw new Error(line.problem.message);
+  ledger.ingestProbe(run.id, [
+    { path: join(dir, 'probe.jsonl'), endOffset: 1, lines: [{ offset: 0, event: line.event }] },
+  ]);
+  ledger.close();
+  return run.id;
+}
 
 beforeAll(async () => {
   const a = startRun(home, 'baseline-b2', {
@@ -53,7 +87,7 @@ beforeAll(async () => {
   );
   b.oom(OOM, 12.5);
   b.finish('oom', 13);
-  ids = { ok: a.id, oom: b.id };
+  ids = { ok: a.id, oom: b.id, snapshot: runWithSnapshot() };
   browser = await launch();
   server = await listen(
     await createDashboardApp({ webRoot: WEB, env: { HEADROOM_HOME: home }, demo: true, pollMs: 100 }),
@@ -85,6 +119,22 @@ describe('Runs pages', () => {
     expect(await page.getByTestId('findings').textContent()).toContain('Tried to allocate 2.00 GiB');
     expect(await page.locator('.time-chart canvas').count()).toBe(1);
     await screenshot(page, 'run-page-oom');
+  });
+
+  it("links a run's allocator snapshot to the Snapshot page, which opens it", async () => {
+    await page.goto(`${server.url}/#/runs/${ids.snapshot}`);
+    const link = page.getByTestId('snapshot-link-0');
+    await expect.poll(() => link.textContent()).toBe('Allocator snapshot at the out-of-memory (rank 0)');
+    expect(await page.getByTestId('run-snapshots').textContent()).toContain(formatBytes(1234));
+    await link.click();
+    const peak = mainPeak(analyseSnapshot(new Uint8Array(readFileSync(SNAPSHOT))))!;
+    await expect
+      .poll(() => page.getByTestId('snapshot-peak').textContent(), { timeout: 20_000 })
+      .toBe(formatBytes(peak.activeBytes));
+    // A run without one has no link.
+    await page.goto(`${server.url}/#/runs/${ids.oom}`);
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('oom');
+    expect(await page.getByTestId('run-snapshots').count()).toBe(0);
   });
 
   it('shows the demo run with its diagnosis', async () => {

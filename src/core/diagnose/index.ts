@@ -24,4 +24,13 @@ export { priceRemedies, type RemediedPart, type ScenarioContext } from './remedi
 export type { RemedyChange, RemedyCode, RemedyParams } from './remedy-codes.js';
 export type { RunSamples } from './rule-kit.js';
 export { probeCapacityBytes, timelineFromSteps, timelinePhase } from './run-timeline.js';
+export {
+  EXPLAIN_SITES,
+  explainSnapshot,
+  type SnapshotExplainFinding,
+  type SnapshotExplainParams,
+  type SnapshotExplanation,
+  type SnapshotMoment,
+  type SnapshotSource,
+} from './snapshot.js';
 export type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';

@@ -18,8 +18,8 @@ export interface PartComparison {
 }
 
 export interface SnapshotComparison {
-  /** Which moment of the snapshot was measured. */
-  readonly basis: 'trace-peak' | 'end-state';
+  /** Which moment of the snapshot was measured (`oom`: an out-of-memory event of the trace). */
+  readonly basis: 'trace-peak' | 'end-state' | 'oom';
   readonly parts: readonly PartComparison[];
   /** The estimate's torch-allocated peak (peak.allocatedBytes). */
   readonly estimateAllocatedBytes: number;
@@ -69,6 +69,15 @@ export function measuredView(report: SnapshotReport): { basis: SnapshotCompariso
  */
 export function compareWithEstimate(report: SnapshotReport, estimate: Estimate): SnapshotComparison {
   const { basis, view } = measuredView(report);
+  return compareViewWithEstimate(basis, view, estimate);
+}
+
+/** Compares what was live at one moment of a snapshot (`view`) with the estimate, part by part. */
+export function compareViewWithEstimate(
+  basis: SnapshotComparison['basis'],
+  view: LiveView,
+  estimate: Estimate,
+): SnapshotComparison {
   const est = allocatedParts(estimate);
   const parts = SNAPSHOT_PARTS.map(
     (part): PartComparison => ({

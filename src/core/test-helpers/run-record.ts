@@ -29,6 +29,7 @@ export function runRecord(over: Partial<RunRecord> = {}): RunRecord {
     peakReserved: null,
     peakDevice: null,
     peakGpuUsed: null,
+    snapshots: [],
     ...over,
   };
 }

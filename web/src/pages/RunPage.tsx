@@ -6,6 +6,7 @@ import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
 import { estimateErrorWords } from '../../../src/words/estimate-error.js';
 import { RUN_STATUS } from '../../../src/words/run.js';
+import { RUN_SNAPSHOT } from '../../../src/words/run-snapshot.js';
 import { uiRunsWords } from '../../../src/words/ui-runs.js';
 import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
 import { type Band, TimeChart, type TimeSeries } from '../components/TimeChart.js';
@@ -216,6 +217,21 @@ export function RunPage({ id }: { id: number }) {
             ))}
           </ol>
           {detail.oom ? <pre className="oom-text">{detail.oom.text}</pre> : null}
+          {detail.snapshots.length > 0 ? (
+            <ul className="snapshots" data-testid="run-snapshots">
+              {detail.snapshots.map((s) => (
+                <li key={s.rank}>
+                  <a href={`#/snapshot?run=${run.id}&rank=${s.rank}`} data-testid={`snapshot-link-${s.rank}`}>
+                    {say(RUN_SNAPSHOT, lang, {
+                      code: 'open-link',
+                      params: { reason: s.reason, rank: s.rank },
+                    })}
+                  </a>{' '}
+                  <span className="muted">{formatBytes(s.bytes)}</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </aside>
       </div>
     </div>

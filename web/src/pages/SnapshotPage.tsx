@@ -2,7 +2,7 @@
  * A PyTorch memory snapshot: pick or drop the .pickle, the server analyses it (POST /api/snapshot, see
  * src/server/snapshot-api.ts for why not in the browser), and the page shows the timeline of live and
  * reserved memory, the peak's parts as the estimate page's bar, the largest sites and the findings.
- * `#/snapshot?run=ID` opens the snapshot a recorded run keeps.
+ * `#/snapshot?run=ID[&rank=N]` opens the snapshot a recorded run's probe wrote (the run page links it).
  */
 import { type DragEvent, useCallback, useEffect, useMemo, useState } from 'react';
 import type { LiveView, SnapshotAnswer } from '../../../src/core/snapshot/analyse.js';
@@ -109,7 +109,9 @@ export function SnapshotPage({ query }: { query: string }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [over, setOver] = useState(false);
-  const run = new URLSearchParams(query).get('run');
+  const params = new URLSearchParams(query);
+  const run = params.get('run');
+  const rank = params.get('rank');
 
   const start = useCallback((promise: Promise<SnapshotAnswer>) => {
     setBusy(true);
@@ -127,8 +129,13 @@ export function SnapshotPage({ query }: { query: string }) {
     );
   }, []);
   useEffect(() => {
-    if (run !== null) start(load(`/api/runs/${encodeURIComponent(run)}/snapshot`));
-  }, [run, start]);
+    if (run !== null)
+      start(
+        load(
+          `/api/runs/${encodeURIComponent(run)}/snapshot${rank === null ? '' : `?rank=${encodeURIComponent(rank)}`}`,
+        ),
+      );
+  }, [run, rank, start]);
   const open = (file: File | undefined) => {
     if (file) start(load(`/api/snapshot?name=${encodeURIComponent(file.name)}`, file));
   };

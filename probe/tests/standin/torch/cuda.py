@@ -92,8 +92,9 @@ def _mirror():
     os.replace(path + ".tmp", path)
 
 
-def standin_allocate(nbytes, device=None):
-    """Allocates `nbytes` on a device (raises OutOfMemoryError past the capacity)."""
+def standin_allocate(nbytes, device=None, frames=None):
+    """Allocates `nbytes` on a device (raises OutOfMemoryError past the capacity). `frames`: the stack
+    the trace records for it, innermost first, as torch records them (default: train.py train_step)."""
     global _initialized
     _initialized = True
     d = _device(device)
@@ -104,7 +105,7 @@ def standin_allocate(nbytes, device=None):
         d.ooms += 1
         # PyTorch records the OOM in the trace, then calls its out-of-memory observers, then raises
         # (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator::malloc).
-        memory.standin_trace("oom", 0, nbytes)
+        memory.standin_trace("oom", 0, nbytes, frames)
         from . import _C
 
         for observer in list(_C.observers):
@@ -127,7 +128,7 @@ def standin_allocate(nbytes, device=None):
                 _gib(d.reserved - d.allocated),
             )
         )
-    memory.standin_trace("alloc", d.allocated, nbytes)
+    memory.standin_trace("alloc", d.allocated, nbytes, frames)
     d.allocated += nbytes
     if needed > d.reserved:
         d.reserved = needed
