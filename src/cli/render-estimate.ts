@@ -229,8 +229,15 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   const f = FORMATS[lang];
   const terms = (result.peakTerms ?? []).map((t) => ({ label: peakTermLabel(lang, t.term), bytes: t.bytes }));
   const reserve = view(lang, { code: 'terms-reserve', params: {} });
+  // Padded batches: the reserve's growth over the run, on its own row (allocator.ts).
+  const growth = result.breakdown.variableLengthReserveBytes;
+  const growthLabel = view(lang, { code: 'terms-reserve-growth', params: {} });
   const outside = view(lang, { code: 'terms-outside', params: {} });
-  const labelWidth = Math.max(...terms.map((t) => displayWidth(t.label)), displayWidth(outside));
+  const labelWidth = Math.max(
+    ...terms.map((t) => displayWidth(t.label)),
+    displayWidth(outside),
+    growth > 0 ? displayWidth(growthLabel) : 0,
+  );
   // A term's row has a bar against the nvidia-smi peak; a total's row says what it adds up to.
   const row = (label: string, bytes: number, total?: string): string =>
     `    ${padDisplay(label, labelWidth)}  ${f.bytes(bytes).padStart(10)}  ${
@@ -240,11 +247,18 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
     `  ${view(lang, { code: 'terms-heading', params: { phase: result.peakPhase } })}`,
     ...terms.map((t) => row(t.label, t.bytes)),
     style.bold(row(view(lang, { code: 'terms-allocated', params: {} }), allocatedBytes, '')),
-    row(
-      reserve,
-      reservedBytes - allocatedBytes,
-      view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } }),
-    ),
+    ...(growth > 0
+      ? [
+          row(reserve, reservedBytes - allocatedBytes - growth, ''),
+          row(growthLabel, growth, view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } })),
+        ]
+      : [
+          row(
+            reserve,
+            reservedBytes - allocatedBytes,
+            view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } }),
+          ),
+        ]),
     row(
       outside,
       deviceBytes - reservedBytes,

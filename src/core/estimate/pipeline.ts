@@ -64,6 +64,7 @@ export function estimate(input: EstimateInput): Estimate {
       weightsBytes: states.weightsBytes,
       persistentBytes: peaks.persistentBytes,
       heldGradientBytes: peakPhase === 'optimizer-step' ? states.gradientsBytes : strategy.gradsDuringForward,
+      lossBytes: act.lossResidentBytes + act.lossBackwardBytes,
     },
     scenario,
   );
@@ -95,6 +96,7 @@ export function estimate(input: EstimateInput): Estimate {
     // The reserve model: the bytes that churn at the peak, and the share of them the allocator keeps.
     churnBytes: Math.round(reserve.churnBytes),
     allocatorFragmentationShare: reserve.share,
+    variableLengthReserveBytes: Math.round(reserve.growthBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),
     ncclBytes: Math.round(runtime.ncclBytes),
   };
