@@ -229,8 +229,15 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   const f = FORMATS[lang];
   const terms = (result.peakTerms ?? []).map((t) => ({ label: peakTermLabel(lang, t.term), bytes: t.bytes }));
   const reserve = view(lang, { code: 'terms-reserve', params: {} });
+  // Padded batches: the reserve's growth over the run, on its own row (allocator.ts).
+  const growth = result.breakdown.variableLengthReserveBytes;
+  const growthLabel = view(lang, { code: 'terms-reserve-growth', params: {} });
   const outside = view(lang, { code: 'terms-outside', params: {} });
-  const labelWidth = Math.max(...terms.map((t) => displayWidth(t.label)), displayWidth(outside));
+  const labelWidth = Math.max(
+    ...terms.map((t) => displayWidth(t.label)),
+    displayWidth(outside),
+    growth > 0 ? displayWidth(growthLabel) : 0,
+  );
   // A term's row has a bar against the nvidia-smi peak; a total's row says what it adds up to.
   const row = (label: string, bytes: number, total?: string): string =>
     `    ${padDisplay(label, labelWidth)}  ${f.bytes(bytes).padStart(10)}  ${
@@ -250,5 +257,7 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
       deviceBytes - reservedBytes,
       view(lang, { code: 'terms-device', params: { bytes: deviceBytes } }),
     ),
+    // Not in the sum: the climb if batches keep reaching the cap, which the upper bound carries.
+    ...(growth > 0 ? [style.dim(row(growthLabel, growth, ''))] : []),
   ].join('\n');
 }

@@ -49,6 +49,8 @@ export interface EstimateViewParams {
   readonly 'terms-heading': { readonly phase: Phase };
   readonly 'terms-allocated': NoParams;
   readonly 'terms-reserve': NoParams;
+  /** Batches padded to their longest sample: the reserve the allocator adds over the run (allocator.ts). */
+  readonly 'terms-reserve-growth': NoParams;
   readonly 'terms-outside': NoParams;
   readonly 'terms-reserved': { readonly bytes: number };
   readonly 'terms-device': { readonly bytes: number };
@@ -150,6 +152,8 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
         `how the ${PHASE_WORDS.en[p.phase]} peak adds up (torch allocated, then above it):`,
       'terms-allocated': () => '= allocated',
       'terms-reserve': () => '+ allocator reserve and fragmentation',
+      'terms-reserve-growth': () =>
+        '  (+ reserve climb if padded batches keep reaching the cap: in the upper bound)',
       'terms-outside': () => '+ outside torch (CUDA context, NCCL, paged states)',
       'terms-reserved': (p, f) => `= reserved ${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi ${f.bytes(p.bytes)}`,
@@ -188,6 +192,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-heading': (p) => `${PHASE_WORDS.zh[p.phase]}峰值的构成（先是 torch 已分配的各项，再往上）：`,
       'terms-allocated': () => '= 已分配（allocated）',
       'terms-reserve': () => '+ 分配器预留与碎片',
+      'terms-reserve-growth': () => '  （若填充后的批次反复达到上限，预留还会增长：已计入上界）',
       'terms-outside': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
       'terms-reserved': (p, f) => `= 已保留（reserved）${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi 显示 ${f.bytes(p.bytes)}`,
@@ -232,6 +237,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
     'terms-heading': { phase: 'backward' },
     'terms-allocated': {},
     'terms-reserve': {},
+    'terms-reserve-growth': {},
     'terms-outside': {},
     'terms-reserved': { bytes: 14_670_000_000 },
     'terms-device': { bytes: 15_180_000_000 },

@@ -86,6 +86,7 @@ export function estimate(input: EstimateInput): Estimate {
               ? 0
               : strategy.gradsDuringForward,
         oneBlock: phase === 'load' && load.warmup,
+        lossBytes: phase === peakPhase ? act.lossResidentBytes + act.lossBackwardBytes : 0,
       },
       scenario,
     );
@@ -125,6 +126,7 @@ export function estimate(input: EstimateInput): Estimate {
     // The reserve model: the bytes that churn at the peak, and the share of them the allocator keeps.
     churnBytes: Math.round(reserve.churnBytes),
     allocatorFragmentationShare: reserve.share,
+    variableLengthReserveBytes: Math.round(reserve.growthBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),
     ncclBytes: Math.round(runtime.ncclBytes),
   };

@@ -119,6 +119,8 @@ export type Breakdown = {
   readonly churnBytes: number;
   /** The share of the churn the allocator keeps as reserve. */
   readonly allocatorFragmentationShare: number;
+  /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
+  readonly variableLengthReserveBytes: number;
   /** The CUDA context outside torch. */
   readonly cudaContextBytes: number;
   /** NCCL's buffers when more than one GPU is used. */

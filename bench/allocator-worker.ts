@@ -1,0 +1,35 @@
+/**
+ * One slice of bench:allocator's sweep, run in its own process: the cases named on the command line
+ * (indices into sweepCases()), each with the default allocator and with expandable segments, printed
+ * as one JSON line each (the climb at REPORTED_STEPS only, to keep the stored runs small).
+ */
+import type { LengthComparison } from '../src/core/allocator/replay.js';
+import { decoderStepPattern } from '../src/core/allocator/step-pattern.js';
+import { REPORTED_STEPS, runSweepCase, sweepCases } from '../src/core/allocator/sweep.js';
+import { resolveModelRef } from '../src/core/model-ref.js';
+
+const cases = sweepCases();
+const brief = (r: LengthComparison) => ({
+  churnBytes: r.churnBytes,
+  fixedShare: r.fixedShare,
+  allocatedDifferenceBytes: r.allocatedDifferenceBytes,
+  extraAt: REPORTED_STEPS.map((step) => r.extraShareByStep[step - 1]!),
+});
+for (const arg of process.argv.slice(2)) {
+  const index = Number(arg);
+  const c = cases[index]!;
+  const shape = resolveModelRef(c.model)!.shape;
+  // The loss's tensors at the cap: what the logits hold from forward into backward, and their gradients.
+  const pattern = decoderStepPattern(shape, {
+    e: 2,
+    loss: c.loss,
+    checkpointing: c.checkpointing,
+    fullGradients: false,
+    loraRank: 16,
+  });
+  const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+  const lossBytes = (sum(pattern.lossSavedPerToken) + sum(pattern.lossBackwardPerToken)) * c.batch * c.cap;
+  const plain = brief(runSweepCase(shape, c, false));
+  const expandable = brief(runSweepCase(shape, c, true));
+  console.log(JSON.stringify({ index, case: c, lossBytes, plain, expandable }));
+}

@@ -1,0 +1,145 @@
+/**
+ * Allocator benchmark: PyTorch's caching allocator replayed (src/core/allocator) over training runs of
+ * padded batches against the same runs at one fixed length. Prints how the reserve climbs with the
+ * steps and, over the whole sweep, the term src/core/estimate/allocator.ts adds for padding "longest".
+ * Writes bench/results/allocator.md and the runs, bench/results/allocator-runs.json (which
+ * src/core/estimate/allocator.test.ts reads the term's constants back from).
+ * Run: npm run bench:allocator
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  quantile,
+  REPORTED_STEPS,
+  reserveGrowthTerm,
+  SWEEP_STEPS,
+  type SweepCase,
+  type SweepRow,
+  sweepCases,
+} from '../src/core/allocator/sweep.js';
+import { RESERVE_GROWTH } from '../src/core/estimate/allocator.js';
+
+interface Level {
+  readonly churnBytes: number;
+  readonly fixedShare: number;
+  readonly allocatedDifferenceBytes: number;
+  readonly extraAt: readonly number[];
+}
+export interface StoredRun {
+  readonly index: number;
+  readonly case: SweepCase;
+  readonly lossBytes: number;
+  readonly plain: Level;
+  readonly expandable: Level;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cases = sweepCases();
+const workers = Math.max(1, Math.min(availableParallelism(), 16));
+
+function runSlice(indices: number[]): Promise<StoredRun[]> {
+  return new Promise((resolve, reject) => {
+    const args = ['--import', 'tsx', join(here, 'allocator-worker.ts'), ...indices.map(String)];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`bench:allocator: a worker exited with ${code}`));
+      else
+        resolve(
+          out
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as StoredRun),
+        );
+    });
+  });
+}
+
+const started = performance.now();
+const slices: number[][] = Array.from({ length: workers }, () => []);
+for (let i = 0; i < cases.length; i++) slices[i % workers]!.push(i);
+const runs = (await Promise.all(slices.filter((s) => s.length > 0).map(runSlice)))
+  .flat()
+  .sort((a, b) => a.index - b.index);
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+const label = (c: SweepCase): string =>
+  `${c.model} b${c.batch}×≤${c.cap} ${c.loss}${c.checkpointing ? ' ckpt' : ''} ${c.skew === 1 ? 'uniform' : 'short'}`;
+const last = (l: Level): number => l.extraAt[REPORTED_STEPS.indexOf(SWEEP_STEPS)]!;
+const lines: string[] = [];
+const say = (line = ''): void => {
+  lines.push(line);
+};
+
+say(
+  `# Allocator replay: reserve under padded batches (${cases.length} runs × 2 allocators, ${SWEEP_STEPS} steps)`,
+);
+say();
+say('The reserve a padded run (each batch padded to its longest sample) holds above the same run at one');
+say('fixed length (its longest batch), as a share of the churn (allocated peak less the weights), by step.');
+say();
+say(`| run | allocator | fixed: reserve/churn | ${REPORTED_STEPS.map((s) => `+ after ${s}`).join(' | ')} |`);
+say(`|---|---|---|${REPORTED_STEPS.map(() => '---').join('|')}|`);
+for (const r of runs) {
+  const c = r.case;
+  if (c.skew !== 1 || c.checkpointing || c.loss === 'fused' || c.model !== 'llama-3.2-3b') continue;
+  for (const [name, x] of [
+    ['default', r.plain],
+    ['expandable', r.expandable],
+  ] as const)
+    say(`| ${label(c)} | ${name} | ${pct(x.fixedShare)} | ${x.extraAt.map(pct).join(' | ')} |`);
+}
+say();
+say(`Over the whole sweep, the added reserve after ${SWEEP_STEPS} steps, as a share of the churn:`);
+say();
+say('| loss | allocator | n | median | p90 | max |');
+say('|---|---|---|---|---|---|');
+for (const loss of ['standard', 'chunked', 'fused'] as const) {
+  const of = runs.filter((r) => r.case.loss === loss);
+  for (const [name, pick] of [
+    ['default', (r: StoredRun) => last(r.plain)],
+    ['expandable', (r: StoredRun) => last(r.expandable)],
+  ] as const) {
+    const xs = of.map(pick);
+    say(
+      `| ${loss} | ${name} | ${xs.length} | ${pct(quantile(xs, 0.5))} | ${pct(quantile(xs, 0.9))} | ${pct(Math.max(...xs))} |`,
+    );
+  }
+}
+const rows: SweepRow[] = runs.map((r) => ({
+  churnBytes: r.plain.churnBytes,
+  lossBytes: r.lossBytes,
+  extraShare: last(r.plain),
+  expandableExtraShare: last(r.expandable),
+}));
+const term = reserveGrowthTerm(rows);
+say();
+say('The term, read off these runs (least squares through the origin; expandable: the 90th percentile):');
+say();
+say('| | from this sweep | in src/core/estimate/allocator.ts |');
+say('|---|---|---|');
+say(`| × the loss's tensors | ${term.lossFactor.toFixed(3)} | ${RESERVE_GROWTH.lossFactor} |`);
+say(`| × the rest of the churn | ${term.layerFactor.toFixed(3)} | ${RESERVE_GROWTH.layerFactor} |`);
+say(
+  `| expandable segments, × the churn | ${term.expandableShare.toFixed(3)} | ${RESERVE_GROWTH.expandableShare} |`,
+);
+say();
+const drift = Math.max(...runs.map((r) => Math.abs(r.plain.allocatedDifferenceBytes))) / 2 ** 20;
+say(
+  `Allocated high-water, padded less fixed: at most ${drift.toFixed(0)} MiB (unsplit rests of up to 1 MiB each, which memory_allocated counts).`,
+);
+say(`(${((performance.now() - started) / 1000).toFixed(0)} s on ${workers} processes)`);
+
+const report = lines.join('\n');
+console.log(report);
+mkdirSync(join(here, 'results'), { recursive: true });
+writeFileSync(join(here, 'results', 'allocator-runs.json'), `${JSON.stringify(runs)}\n`);
+writeFileSync(join(here, 'results', 'allocator.md'), `${report}\n`);
+console.log('\nwrote bench/results/allocator.md and bench/results/allocator-runs.json');

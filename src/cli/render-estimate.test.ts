@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { findGpu } from '../core/catalog/index.js';
+import { estimate } from '../core/estimate.js';
+import { resolveModelRef } from '../core/model-ref.js';
+import { parseScenario } from '../core/scenario.js';
+import { formatBytes } from '../core/units.js';
+import { styleFor } from './_output.js';
+import { renderPeakTerms } from './render-estimate.js';
+
+const plain = styleFor({ isTTY: false }, {});
+function explain(padding: string, lang: 'en' | 'zh' = 'en') {
+  const scenario = parseScenario({
+    model: 'llama-3.2-3b',
+    method: 'lora',
+    precision: 'bf16-true',
+    microBatchSize: 4,
+    seqLen: 768,
+    padding,
+  });
+  const e = estimate({
+    scenario,
+    shape: resolveModelRef('llama-3.2-3b')!.shape,
+    gpu: findGpu('a100-sxm-80gb')!,
+    terms: true,
+  });
+  return { e, text: renderPeakTerms(e, plain, lang) };
+}
+
+describe('renderPeakTerms', () => {
+  it('names the reserve’s possible climb over a padded run on a row of its own, outside the sum', () => {
+    const { e, text } = explain('longest');
+    const growth = e.breakdown.variableLengthReserveBytes;
+    expect(growth).toBeGreaterThan(2 ** 30);
+    const reserve = e.peak.reservedBytes - e.peak.allocatedBytes;
+    expect(text).toMatch(
+      new RegExp(
+        `\\+ allocator reserve and fragmentation +${formatBytes(reserve)}  = reserved ${formatBytes(e.peak.reservedBytes)}$`,
+        'm',
+      ),
+    );
+    expect(text).toContain(
+      `(+ reserve climb if padded batches keep reaching the cap: in the upper bound)  ${formatBytes(growth).padStart(10)}`,
+    );
+    expect(explain('longest', 'zh').text).toContain('若填充后的批次反复达到上限');
+  });
+  it('keeps one reserve row for fixed-length batches', () => {
+    const { e, text } = explain('max-length');
+    expect(text).not.toContain('reserve growth');
+    const reserve = formatBytes(e.peak.reservedBytes - e.peak.allocatedBytes);
+    expect(text).toMatch(
+      new RegExp(
+        `\\+ allocator reserve and fragmentation +${reserve}  = reserved ${formatBytes(e.peak.reservedBytes)}$`,
+        'm',
+      ),
+    );
+  });
+});

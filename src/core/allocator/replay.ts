@@ -1,0 +1,171 @@
+/**
+ * A run replayed through the allocator simulation: the weights once, then one training step per batch
+ * length (step-pattern.ts), and the allocator's levels after each step. With lengths that vary (batches
+ * padded to their longest sample) the reserve climbs over the run while the allocated peak stays at the
+ * longest batch's; with one fixed length it settles after the first step. docs/allocator.md.
+ */
+import type { AllocatorConfig } from './rules.js';
+import { type Allocation, CachingAllocatorSim } from './simulator.js';
+import type { StepPattern } from './step-pattern.js';
+
+/** The allocator's levels over a run: after each step, its high-water marks so far. */
+export interface RunReplay {
+  /** max_memory_reserved after each step. */
+  readonly reservedHighWater: readonly number[];
+  /** max_memory_allocated after each step. */
+  readonly allocatedHighWater: readonly number[];
+  /** What the weights alone hold (allocated), before the first step. */
+  readonly persistentBytes: number;
+}
+
+/** One training step of `tokens` tokens (micro-batch × padded length). */
+export function replayStep(sim: CachingAllocatorSim, pattern: StepPattern, tokens: number): void {
+  const bytes = (perToken: number): number => Math.max(1, Math.round(perToken * tokens));
+  const layers: Allocation[][] = [];
+  const forwardSaved = pattern.recompute ? [pattern.savedPerToken[1]!] : pattern.savedPerToken;
+  let hidden = sim.malloc(bytes(pattern.savedPerToken[1]!));
+  for (let l = 0; l < pattern.layers; l++) {
+    const kept: Allocation[] = [];
+    let temp: Allocation | null = null;
+    for (let i = 0; i < Math.max(forwardSaved.length, pattern.forwardTempPerToken.length); i++) {
+      if (i < forwardSaved.length) kept.push(sim.malloc(bytes(forwardSaved[i]!)));
+      if (i < pattern.forwardTempPerToken.length) {
+        const next = sim.malloc(bytes(pattern.forwardTempPerToken[i]!));
+        if (temp) sim.free(temp);
+        temp = next;
+      }
+    }
+    // The layer's output replaces its input as the residual stream.
+    const out = sim.malloc(bytes(pattern.savedPerToken[1]!));
+    if (temp) sim.free(temp);
+    sim.free(hidden);
+    hidden = out;
+    layers.push(kept);
+  }
+  const loss = pattern.lossSavedPerToken.map((b) => sim.malloc(bytes(b)));
+  sim.free(hidden);
+  // The loss's backward: the logits' gradients, then the gradient of the last hidden state.
+  let grad = sim.malloc(bytes(pattern.savedPerToken[1]!));
+  const lossGrads = pattern.lossBackwardPerToken.map((b) => sim.malloc(bytes(b)));
+  for (const a of lossGrads) sim.free(a);
+  for (const a of loss) sim.free(a);
+  const gradients: Allocation[] = [];
+  for (let l = pattern.layers - 1; l >= 0; l--) {
+    const kept = layers[l]!;
+    // Full checkpointing rebuilds the layer's saved tensors from its kept input.
+    if (pattern.recompute) for (const b of pattern.savedPerToken) kept.push(sim.malloc(bytes(b)));
+    let temp: Allocation | null = null;
+    for (const b of pattern.backwardTempPerToken) {
+      const next = sim.malloc(bytes(b));
+      if (temp) sim.free(temp);
+      temp = next;
+      const done = kept.pop();
+      if (done) sim.free(done);
+    }
+    for (const g of pattern.gradientBytesPerLayer) gradients.push(sim.malloc(g));
+    for (const a of kept) sim.free(a);
+    const next = sim.malloc(bytes(pattern.savedPerToken[1]!));
+    if (temp) sim.free(temp);
+    sim.free(grad);
+    grad = next;
+  }
+  sim.free(grad);
+  // optimizer.step(), then zero_grad(set_to_none=True).
+  for (const g of gradients) sim.free(g);
+}
+
+/** The run: weights first, then a step per entry of `tokensPerStep`, levels recorded after each. */
+export function replayRun(
+  pattern: StepPattern,
+  tokensPerStep: readonly number[],
+  config: Partial<AllocatorConfig> = {},
+  options: { readonly emptyCacheEvery?: number } = {},
+): RunReplay {
+  const sim = new CachingAllocatorSim(config);
+  for (const w of pattern.weightBytes) sim.malloc(w);
+  const persistentBytes = sim.stats().allocatedBytes;
+  const reservedHighWater: number[] = [];
+  const allocatedHighWater: number[] = [];
+  tokensPerStep.forEach((tokens, step) => {
+    replayStep(sim, pattern, tokens);
+    if (options.emptyCacheEvery && (step + 1) % options.emptyCacheEvery === 0) sim.emptyCache();
+    const s = sim.stats();
+    reservedHighWater.push(s.peakReservedBytes);
+    allocatedHighWater.push(s.peakAllocatedBytes);
+  });
+  return { reservedHighWater, allocatedHighWater, persistentBytes };
+}
+
+/** A seeded generator of uniform numbers in [0, 1) (mulberry32): the same lengths on every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Padded lengths of `steps` batches: each batch `batch` samples long, each sample `1 + ⌊cap · u^skew⌋`
+ * tokens for u uniform in [0, 1) (skew 1: lengths uniform up to the cap; 2: mostly short, as
+ * instruction data is), the batch padded to its longest sample (DataCollatorWithPadding,
+ * padding="longest").
+ */
+export function paddedLengths(steps: number, batch: number, cap: number, skew = 1, seed = 1): number[] {
+  const random = seededRandom(seed);
+  const out: number[] = [];
+  for (let s = 0; s < steps; s++) {
+    let longest = 1;
+    for (let b = 0; b < batch; b++)
+      longest = Math.max(longest, Math.min(cap, 1 + Math.floor(cap * random() ** skew)));
+    out.push(longest);
+  }
+  return out;
+}
+
+/** Fixed against padded lengths: the reserve a run of varying lengths adds, as a share of the churn. */
+export interface LengthComparison {
+  /** The churn at the longest batch: its allocated peak less the weights. */
+  readonly churnBytes: number;
+  /** reserved − allocated of the fixed-length run, over the churn. */
+  readonly fixedShare: number;
+  /** The padded run's reserve high-water above the fixed run's after each step, over the churn. */
+  readonly extraShareByStep: readonly number[];
+  /** The padded run's allocated high-water less the fixed run's, at the end (≈ 0: same longest batch). */
+  readonly allocatedDifferenceBytes: number;
+}
+
+/**
+ * Replays `lengths` (micro-batch `batch`) against a run of the same number of steps all at the longest
+ * of them, on the same allocator settings.
+ */
+export function compareLengths(
+  pattern: StepPattern,
+  lengths: readonly number[],
+  batch: number,
+  config: Partial<AllocatorConfig> = {},
+): LengthComparison {
+  const longest = Math.max(...lengths);
+  const fixed = replayRun(
+    pattern,
+    lengths.map(() => longest * batch),
+    config,
+  );
+  const padded = replayRun(
+    pattern,
+    lengths.map((l) => l * batch),
+    config,
+  );
+  const allocated = fixed.allocatedHighWater.at(-1)!;
+  const reserved = fixed.reservedHighWater.at(-1)!;
+  const churn = allocated - fixed.persistentBytes;
+  return {
+    churnBytes: churn,
+    fixedShare: (reserved - allocated) / churn,
+    extraShareByStep: padded.reservedHighWater.map((r) => (r - reserved) / churn),
+    allocatedDifferenceBytes: padded.allocatedHighWater.at(-1)! - allocated,
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * What one training step of a decoder asks the allocator for, tensor by tensor, as bytes per token (the
+ * activations, which scale with the batch's length) or whole bytes (weights, gradients), and the order
+ * it asks and gives back: forward keeps each layer's saved tensors and drops its temporaries, the loss
+ * keeps the logits, backward makes each layer's activation gradients and frees what the layer saved,
+ * reverse order, and the weight gradients live until the optimizer step's zero_grad. The tensors are
+ * those of a Hugging Face Llama-style layer (docs/memory-model.md §5); the allocator simulation replays
+ * them (replay.ts). docs/allocator.md.
+ */
+import type { ModelShape } from '../architecture.js';
+
+export interface StepPattern {
+  readonly layers: number;
+  /** Each decoder layer's tensors saved for backward, bytes per token, in the order forward makes them. */
+  readonly savedPerToken: readonly number[];
+  /** Forward's temporaries in a layer, bytes per token: each lives until the next one is made. */
+  readonly forwardTempPerToken: readonly number[];
+  /** Backward's activation gradients in a layer, bytes per token: each lives until the next one is made. */
+  readonly backwardTempPerToken: readonly number[];
+  /** Full checkpointing: forward keeps the layer's input alone and backward rebuilds its saved tensors. */
+  readonly recompute: boolean;
+  /** What the loss keeps from forward to backward (logits, log-softmax), bytes per token. */
+  readonly lossSavedPerToken: readonly number[];
+  /** The loss's backward temporaries (the logits' gradients), bytes per token. */
+  readonly lossBackwardPerToken: readonly number[];
+  /** Weight tensors held all run (bytes). */
+  readonly weightBytes: readonly number[];
+  /** Each layer's weight gradients (bytes): made in its backward, freed at zero_grad. */
+  readonly gradientBytesPerLayer: readonly number[];
+}
+
+export interface PatternOptions {
+  /** Bytes per element of activations and weights (2 for bf16). */
+  readonly e: number;
+  readonly loss: 'standard' | 'chunked' | 'fused';
+  readonly checkpointing: boolean;
+  /** Every weight trains (full fine-tuning): its gradient is allocated in backward. Otherwise LoRA-sized gradients. */
+  readonly fullGradients: boolean;
+  /** LoRA rank for the adapters' weights and gradients on q and v (when not full). */
+  readonly loraRank: number;
+  /**
+   * Scale the saved tensors so one layer saves this many bytes per token (the estimator's figure,
+   * layer-activations.ts), keeping their proportions.
+   */
+  readonly savedBytesPerToken?: number;
+}
+
+/** Chunks of a chunked cross-entropy (torchtune CEWithChunkedOutputLoss num_output_chunks = 8). */
+const LOSS_CHUNKS = 8;
+
+/** A Llama-style decoder layer's tensors (HF modeling_llama.py with SDPA), dense MLP. */
+export function decoderStepPattern(
+  shape: Pick<
+    ModelShape,
+    | 'hiddenSize'
+    | 'numLayers'
+    | 'numHeads'
+    | 'numKvHeads'
+    | 'headDim'
+    | 'valueHeadDim'
+    | 'vocabSize'
+    | 'intermediateSize'
+  >,
+  options: PatternOptions,
+): StepPattern {
+  const { e } = options;
+  const h = shape.hiddenSize;
+  const q = shape.numHeads * shape.headDim;
+  const kv = shape.numKvHeads * shape.headDim;
+  const o = shape.numHeads * shape.valueHeadDim;
+  const I = shape.intermediateSize;
+  const V = shape.vocabSize;
+  // RMSNorm's fp32 input, the normed q/k/v input, rotated q and k, v (SDPA repeats grouped heads), the
+  // attention output and its log-sum-exp, the second norm's input, the MLP input, gate, up, activation
+  // and product.
+  let saved = [
+    4 * h,
+    e * h,
+    e * q,
+    e * q,
+    e * q,
+    e * o,
+    4 * shape.numHeads,
+    4 * h,
+    e * h,
+    e * I,
+    e * I,
+    e * I,
+    e * I,
+  ];
+  if (options.savedBytesPerToken !== undefined) {
+    const sum = saved.reduce((a, b) => a + b, 0);
+    const scale = options.savedBytesPerToken / sum;
+    saved = saved.map((b) => b * scale);
+  }
+  // q/k/v before RoPE, o_proj's output, the residual sum, down_proj's output and the second residual.
+  const forwardTemp = [e * q, e * kv, e * kv, 4 * h, e * h, e * h, e * h, e * h];
+  // The gradients of the MLP's intermediates, of its input, of the attention's q/k/v and output, of the
+  // norms' fp32 inputs, and the residual's.
+  const backwardTemp = [e * h, e * I, e * I, e * I, 4 * h, e * h, e * o, e * q, e * q, e * q, 4 * h, e * h];
+  const perLayerWeights = [h * q, h * kv, h * kv, o * h, h * I, h * I, I * h].map((n) => n * e);
+  const loraWeights = [h + q, h + kv].map((n) => n * options.loraRank * 4);
+  let lossSaved: number[];
+  let lossBackward: number[];
+  switch (options.loss) {
+    case 'standard':
+      lossSaved = [e * V, 4 * V];
+      lossBackward = [4 * V, 4 * V];
+      break;
+    case 'chunked':
+      lossSaved = Array.from({ length: LOSS_CHUNKS }, () => ((e + 4) * V) / LOSS_CHUNKS);
+      lossBackward = [(8 * V) / LOSS_CHUNKS];
+      break;
+    case 'fused':
+      lossSaved = [];
+      lossBackward = [];
+      break;
+  }
+  const weights: number[] = [V * h * e, V * h * e];
+  for (let l = 0; l < shape.numLayers; l++) {
+    weights.push(...perLayerWeights, h * e, h * e);
+    if (!options.fullGradients) weights.push(...loraWeights);
+  }
+  return {
+    layers: shape.numLayers,
+    savedPerToken: saved,
+    forwardTempPerToken: forwardTemp,
+    backwardTempPerToken: backwardTemp,
+    recompute: options.checkpointing,
+    lossSavedPerToken: lossSaved,
+    lossBackwardPerToken: lossBackward,
+    weightBytes: weights,
+    gradientBytesPerLayer: options.fullGradients ? [...perLayerWeights, h * e, h * e] : loraWeights,
+  };
+}

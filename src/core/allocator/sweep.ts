@@ -1,0 +1,126 @@
+/**
+ * The simulated runs the variable-length reserve term comes from (src/core/estimate/allocator.ts):
+ * dense decoders from 0.5B to 8B, micro-batches and length caps as fine-tuning recipes set them, the
+ * three losses, with and without full checkpointing, uniform and short-skewed sample lengths; each
+ * replayed for a run of steps with padded lengths against the same run at its longest length.
+ * `npm run bench:allocator` prints them; docs/allocator.md.
+ */
+import type { ModelShape } from '../architecture.js';
+import { compareLengths, type LengthComparison, paddedLengths } from './replay.js';
+import { decoderStepPattern } from './step-pattern.js';
+
+export type SweepLoss = 'standard' | 'chunked' | 'fused';
+
+export interface SweepCase {
+  readonly model: string;
+  readonly batch: number;
+  readonly cap: number;
+  readonly loss: SweepLoss;
+  readonly checkpointing: boolean;
+  /** The sample-length skew (replay.ts paddedLengths): 1 uniform, 2 mostly short. */
+  readonly skew: number;
+}
+
+export const SWEEP_MODELS = ['qwen2.5-0.5b', 'llama-3.2-3b', 'llama-3.1-8b'] as const;
+export const SWEEP_BATCHES: readonly (readonly [batch: number, cap: number])[] = [
+  [1, 512],
+  [4, 768],
+  [2, 2048],
+];
+export const SWEEP_LOSSES: readonly SweepLoss[] = ['standard', 'chunked', 'fused'];
+/** The run the term is read at: the reserve's high-water after this many steps. */
+export const SWEEP_STEPS = 300;
+/** The steps bench:allocator reports the climb at. */
+export const REPORTED_STEPS: readonly number[] = [1, 10, 30, 100, 300];
+
+/** Every case of the sweep, in a fixed order. */
+export function sweepCases(models: readonly string[] = SWEEP_MODELS): SweepCase[] {
+  const out: SweepCase[] = [];
+  for (const model of models)
+    for (const [batch, cap] of SWEEP_BATCHES)
+      for (const loss of SWEEP_LOSSES)
+        for (const checkpointing of [false, true])
+          for (const skew of [1, 2]) out.push({ model, batch, cap, loss, checkpointing, skew });
+  return out;
+}
+
+/** One case replayed: LoRA (rank 16 on q and v) on a bf16 base, as most padded runs are. */
+export function runSweepCase(
+  shape: ModelShape,
+  c: SweepCase,
+  expandableSegments: boolean,
+  steps: number = SWEEP_STEPS,
+): LengthComparison {
+  const pattern = decoderStepPattern(shape, {
+    e: 2,
+    loss: c.loss,
+    checkpointing: c.checkpointing,
+    fullGradients: false,
+    loraRank: 16,
+  });
+  return compareLengths(pattern, paddedLengths(steps, c.batch, c.cap, c.skew), c.batch, {
+    expandableSegments,
+  });
+}
+
+/** The q-quantile of some numbers (linear between ranks). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+/** One replayed case as bench:allocator stores it (bench/results/allocator-runs.json). */
+export interface SweepRow {
+  /** The churn at the longest batch (default allocator). */
+  readonly churnBytes: number;
+  /** What the loss's tensors hold at the longest batch: the logits kept for backward and their gradients. */
+  readonly lossBytes: number;
+  /** The reserve the padded run added after SWEEP_STEPS steps, default allocator, over the churn. */
+  readonly extraShare: number;
+  /** The same with expandable segments, over that run's churn. */
+  readonly expandableExtraShare: number;
+}
+
+/** The variable-length reserve term: bytes per byte of the loss's tensors and of the rest of the churn. */
+export interface ReserveGrowthTerm {
+  readonly lossFactor: number;
+  readonly layerFactor: number;
+  /** With expandable segments: the 90th percentile of the added reserve over the churn. */
+  readonly expandableShare: number;
+}
+
+/**
+ * The term read off the sweep: the added reserve (bytes) as α·(loss tensors) + β·(rest of the churn), by
+ * least squares through the origin over every case; with expandable segments, one share of the churn,
+ * the sweep's 90th percentile (the added reserve is small and has no structure to fit).
+ */
+export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm {
+  let sll = 0;
+  let slr = 0;
+  let srr = 0;
+  let sly = 0;
+  let sry = 0;
+  for (const row of rows) {
+    const l = row.lossBytes;
+    const r = Math.max(0, row.churnBytes - row.lossBytes);
+    const y = row.extraShare * row.churnBytes;
+    sll += l * l;
+    slr += l * r;
+    srr += r * r;
+    sly += l * y;
+    sry += r * y;
+  }
+  const det = sll * srr - slr * slr;
+  return {
+    lossFactor: (sly * srr - sry * slr) / det,
+    layerFactor: (sry * sll - sly * slr) / det,
+    expandableShare: quantile(
+      rows.map((r) => r.expandableExtraShare),
+      0.9,
+    ),
+  };
+}

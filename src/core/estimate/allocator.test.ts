@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { reserveGrowthTerm, runSweepCase, type SweepCase, sweepCases } from '../allocator/sweep.js';
+import { findGpu } from '../catalog/index.js';
+import { estimate } from '../estimate.js';
+import { resolveModelRef } from '../model-ref.js';
+import { parseScenario } from '../scenario.js';
+import { RESERVE_GROWTH, reserveGrowthBytes } from './allocator.js';
+
+interface StoredRun {
+  readonly index: number;
+  readonly case: SweepCase;
+  readonly lossBytes: number;
+  readonly plain: { readonly churnBytes: number; readonly extraAt: readonly number[] };
+  readonly expandable: { readonly churnBytes: number; readonly extraAt: readonly number[] };
+}
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const runs = JSON.parse(
+  readFileSync(join(root, 'bench', 'results', 'allocator-runs.json'), 'utf8'),
+) as StoredRun[];
+
+function run(fields: Record<string, unknown>) {
+  const scenario = parseScenario({
+    model: 'llama-3.2-3b',
+    method: 'lora',
+    precision: 'bf16-true',
+    ...fields,
+  });
+  return estimate({
+    scenario,
+    shape: resolveModelRef('llama-3.2-3b')!.shape,
+    gpu: findGpu('a100-sxm-80gb')!,
+  });
+}
+
+describe('the variable-length reserve term', () => {
+  it('is the one read off the stored allocator runs (bench:allocator), to three decimals', () => {
+    expect(runs).toHaveLength(sweepCases().length);
+    const term = reserveGrowthTerm(
+      runs.map((r) => ({
+        churnBytes: r.plain.churnBytes,
+        lossBytes: r.lossBytes,
+        extraShare: r.plain.extraAt.at(-1)!,
+        expandableExtraShare: r.expandable.extraAt.at(-1)!,
+      })),
+    );
+    expect(term.lossFactor).toBeCloseTo(RESERVE_GROWTH.lossFactor, 3);
+    expect(term.layerFactor).toBeCloseTo(RESERVE_GROWTH.layerFactor, 3);
+    expect(term.expandableShare).toBeCloseTo(RESERVE_GROWTH.expandableShare, 3);
+  });
+
+  it('the stored runs come from this simulator: one replayed again gives the same climb', () => {
+    const stored = runs.find(
+      (r) => r.case.model === 'qwen2.5-0.5b' && r.case.loss === 'fused' && r.case.checkpointing,
+    )!;
+    const again = runSweepCase(resolveModelRef(stored.case.model)!.shape, stored.case, false);
+    expect(again.churnBytes).toBe(stored.plain.churnBytes);
+    expect(again.extraShareByStep.at(-1)).toBeCloseTo(stored.plain.extraAt.at(-1)!, 12);
+  }, 20_000);
+
+  it('adds α per byte of the loss tensors and β per byte of the rest of the churn, only for padding longest', () => {
+    const peak = { peakPhase: 'backward' as const, lossBytes: 4e9 };
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'longest' })).toBeCloseTo(1.888 * 4e9 + 0.428 * 6e9, -3);
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'longest', expandableSegments: true })).toBeCloseTo(
+      0.064 * 10e9,
+      -3,
+    );
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'max-length' })).toBe(0);
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'packed' })).toBe(0);
+    expect(reserveGrowthBytes({ ...peak, peakPhase: 'load' }, 10e9, { padding: 'longest' })).toBe(0);
+    // The loss's tensors are part of the churn: never counted beyond it.
+    expect(reserveGrowthBytes(peak, 3e9, { padding: 'longest' })).toBeCloseTo(1.888 * 3e9, -3);
+  });
+
+  it('is reported beside the point (for upper), and leaves every level of the point alone', () => {
+    const fields = { microBatchSize: 4, seqLen: 768 };
+    const fixed = run(fields);
+    const padded = run({ ...fields, padding: 'longest' });
+    expect(padded.peak.allocatedBytes).toBe(fixed.peak.allocatedBytes);
+    const growth = padded.breakdown.variableLengthReserveBytes;
+    expect(fixed.breakdown.variableLengthReserveBytes).toBe(0);
+    // Standard loss: 4 + 8 bytes per logit of 128,256 × 3,072 tokens are the loss's tensors.
+    const loss = 12 * 128_256 * 3072;
+    const churn = padded.breakdown.churnBytes;
+    expect(growth).toBeCloseTo(1.888 * loss + 0.428 * (churn - loss), -2);
+    expect(growth).toBeGreaterThan(0);
+    expect(padded.peak.reservedBytes).toBe(fixed.peak.reservedBytes);
+    expect(padded.peak.deviceBytes).toBe(fixed.peak.deviceBytes);
+    expect(run({ ...fields, padding: 'packed' }).peak).toEqual(fixed.peak);
+  });
+});
