@@ -134,6 +134,7 @@ const RUN: RunRecord = {
   peakReserved: null,
   peakDevice: null,
   peakGpuUsed: null,
+  versions: null,
 };
 
 describe('calibrateRun', () => {

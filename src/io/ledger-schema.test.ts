@@ -63,14 +63,29 @@ function tableInfo(path: string, table: string): unknown[] {
 }
 
 describe('the declared ledger tables', () => {
-  it('create the schema-1 ledger, statement for statement', () => {
+  it('create the schema-1 ledger plus schema 2’s runs.versions, statement for statement', () => {
     const home = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
     Ledger.open(home).close();
     const fresh = storedSchema(join(home, 'ledger.db'));
     const old = storedSchema(join(v1Home(), 'ledger.db'));
     expect(Object.keys(fresh).sort()).toEqual(Object.keys(old).sort());
-    for (const name of Object.keys(old)) expect([name, fresh[name]]).toEqual([name, old[name]]);
-    expect(LEDGER_SCHEMA_VERSION).toBe(1);
+    const v2: Record<string, string> = { ...old, runs: old.runs!.replace(/\)$/, ',versionsTEXT)') };
+    for (const name of Object.keys(old)) expect([name, fresh[name]]).toEqual([name, v2[name]]);
+    expect(LEDGER_SCHEMA_VERSION).toBe(2);
+    expect(migrationSql(TABLES, 1)).toEqual(['ALTER TABLE runs ADD COLUMN versions TEXT;']);
+  });
+
+  it('migrate a schema-1 ledger to the columns a fresh one has', () => {
+    const home = v1Home();
+    const ledger = Ledger.open(home);
+    try {
+      expect(ledger.getRun(1)?.versions).toBeNull();
+    } finally {
+      ledger.close();
+    }
+    const fresh = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
+    Ledger.open(fresh).close();
+    expect(tableInfo(join(home, 'ledger.db'), 'runs')).toEqual(tableInfo(join(fresh, 'ledger.db'), 'runs'));
   });
 
   it('name each column after its field in snake_case', () => {
@@ -163,25 +178,25 @@ describe('the declared ledger tables', () => {
 });
 
 describe('a later schema version', () => {
-  // Made up: version 2 adds a column to steps and a table of per-rank rows.
+  // Made up: version 3 adds a column to steps and a table of per-rank rows.
   const STEPS_V2 = defineTable({
     ...STEPS,
-    columns: { ...STEPS.columns, gradNormBytes: since(2, nullable(integer())) },
+    columns: { ...STEPS.columns, gradNormBytes: since(3, nullable(integer())) },
   });
   const RANKS = defineTable({
     name: 'rank_samples',
-    since: 2,
+    since: 3,
     columns: { runId: runRef(), tMs: millis(), rank: integer(), host: nullable(text()) },
     indexes: [{ name: 'rank_samples_run', on: ['runId', 'rank'] }],
   });
   const V2: readonly AnyTable[] = [...TABLES.map((t) => (t.name === 'steps' ? STEPS_V2 : t)), RANKS];
 
   it('is reached from a schema-1 ledger by the statements derived from the declarations', () => {
-    expect(migrationSql(V2, 1)).toEqual([
+    expect(migrationSql(V2, 2)).toEqual([
       'ALTER TABLE steps ADD COLUMN grad_norm_bytes INTEGER;',
       createSql(RANKS),
     ]);
-    expect(migrationSql(V2, 2)).toEqual([]);
+    expect(migrationSql(V2, 3)).toEqual([]);
     const path = join(v1Home(), 'ledger.db');
     const db = new Database(path);
     applySql(db, migrationSql(V2, 1));

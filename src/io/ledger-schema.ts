@@ -14,7 +14,7 @@ import type { EstimatedPeak, RunEventSource, RunStatus } from '../core/run-recor
 import { RUN_STATUSES } from '../core/run-record.js';
 
 /** Schema version of the ledger file (SQLite `user_version`). */
-export const LEDGER_SCHEMA_VERSION = 1;
+export const LEDGER_SCHEMA_VERSION = 2;
 
 /** What better-sqlite3 binds and returns. */
 export type SqlValue = number | bigint | string | null;
@@ -380,6 +380,8 @@ export const RUNS = defineTable({
     peakGpuUsedBytes: count(),
     peakGpuUsedAtMs: peakAt(),
     peakGpuUsedGpu: count(),
+    /** The package versions the probe found installed when the run started, by the scenario's names (issue #19). */
+    versions: since(2, jsonOrNull<Readonly<Record<string, string>>>()),
   },
   indexes: [{ name: 'runs_log_path', on: ['logPath'] }],
 });

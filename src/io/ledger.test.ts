@@ -91,6 +91,7 @@ describe('Ledger', () => {
       peakReserved: null,
       peakDevice: null,
       peakGpuUsed: null,
+      versions: null,
     });
     ledger.updateRun(1, {
       status: 'oom',
@@ -118,7 +119,16 @@ describe('Ledger', () => {
       path: '/l/probe.jsonl',
       endOffset: 999,
       lines: [
-        { offset: 0, event: event({ event: 'start', t: 1.0, argv: ['train.py'] }) },
+        {
+          offset: 0,
+          event: event({
+            event: 'start',
+            t: 1.0,
+            argv: ['train.py'],
+            torch: '2.5.1+cu121',
+            packages: { transformers: '4.46.0', 'flash-attn': '2.6.3', numpy: '2.1.0', peft: null },
+          }),
+        },
         {
           offset: 100,
           event: event({
@@ -182,6 +192,8 @@ describe('Ledger', () => {
     expect(run.peakAllocated).toEqual({ bytes: 390 * MIB, atMs: 4000, step: 2, gpu: 0 });
     expect(run.peakReserved).toEqual({ bytes: 410 * MIB, atMs: 4000, step: 2, gpu: 0 });
     expect([run.steps, run.lastStep, run.batchSize, run.seqLen]).toEqual([2, 2, 8, 512]);
+    // The start record's versions, by the scenario's names; a package it does not know is left out.
+    expect(run.versions).toEqual({ torch: '2.5.1+cu121', transformers: '4.46.0', flashAttn: '2.6.3' });
     expect(ledger.logOffsets(id)).toEqual(new Map([['/l/probe.jsonl', 999]]));
     const events = ledger.events(id);
     expect(events.map((e) => [e.kind, e.source, e.step, e.phase, e.message])).toEqual([
@@ -343,7 +355,7 @@ describe('Ledger.open refuses what is not its ledger, and leaves it untouched', 
     const db = new Database(join(home, 'ledger.db'));
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => Ledger.open(home)).toThrow(/was written by a newer headroom \(schema 2; this one reads 1\)/);
+    expect(() => Ledger.open(home)).toThrow(/was written by a newer headroom \(schema 3; this one reads 2\)/);
   });
 
   it('a HEADROOM_HOME that is a file', () => {

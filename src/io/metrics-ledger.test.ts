@@ -219,7 +219,7 @@ describe('LedgerMetricsSource', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => new LedgerMetricsSource({ home }).runs()).toThrow(
-      `${join(home, 'ledger.db')} is a ledger of schema 99; the exposition reads schema 1`,
+      `${join(home, 'ledger.db')} is a ledger of schema 99; the exposition reads schema 2`,
     );
   });
 

@@ -104,7 +104,8 @@ export class LedgerMetricsSource implements MetricsSource {
       db.pragma(`busy_timeout = ${LEDGER_BUSY_TIMEOUT_MS}`);
       const version = Number(db.pragma('user_version', { simple: true }));
       if (version === 0) return []; // created, not yet written
-      if (version !== LEDGER_SCHEMA_VERSION) {
+      // An older ledger has every column read here (schema 2 added runs.versions, not read here).
+      if (version > LEDGER_SCHEMA_VERSION) {
         throw new HeadroomUserError({
           code: 'bad-file',
           where: this.path,
