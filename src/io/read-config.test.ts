@@ -144,7 +144,7 @@ describe('readTrainerConfig over data/fixtures/configs', () => {
     async (_f, e) => {
       const { report } = await readTrainerConfig(pathFor(e.file));
       expect(FORMAT_OF_LABEL[e.trainer]).toContain(report.format);
-      // expected.jsonl (from ../shared) names no framework: each fixture gets its format's, assumed.
+      // expected.jsonl names no framework: each fixture gets its format's, assumed.
       expect(report.scenario.framework).toBe(report.format);
       expect(report.assumed).toContainEqual(expect.objectContaining({ field: 'framework' }));
       expect(report.scenario).toMatchObject(e.scenario);
