@@ -74,6 +74,28 @@ __all__ = [
 
 PROBE_VERSION = "1"
 
+# The packages whose versions decide a framework profile (headroom's src/core/env.ts FRAMEWORK_PACKAGES,
+# distribution names): the start record carries each installed one, read from its metadata.
+FRAMEWORK_PACKAGES = (
+    "torch",
+    "transformers",
+    "peft",
+    "trl",
+    "accelerate",
+    "deepspeed",
+    "bitsandbytes",
+    "torchao",
+    "flash-attn",
+    "torchtune",
+    "litgpt",
+    "lightning",
+    "axolotl",
+    "llamafactory",
+    "ms-swift",
+    "unsloth",
+    "torchtitan",
+)
+
 
 def _installed_version(distribution):
     """A package's installed version from its metadata, without importing it; None when it is absent."""
@@ -83,6 +105,18 @@ def _installed_version(distribution):
         return metadata.version(distribution)
     except Exception:  # not installed, or metadata unreadable: absent either way
         return None
+
+
+def _installed_packages():
+    """The installed versions of FRAMEWORK_PACKAGES by distribution name; those not installed left out."""
+    found = {}
+    for name in FRAMEWORK_PACKAGES:
+        version = _installed_version(name)
+        if version is not None:
+            found[name] = version
+    return found
+
+
 SCHEMA_VERSION = 1
 LOG_ENV = "HEADROOM_LOG"
 SNAPSHOT_ENV = "HEADROOM_SNAPSHOT"
@@ -294,6 +328,8 @@ class _Probe:
                 "cuda": getattr(getattr(torch, "version", None), "cuda", None) if torch is not None else None,
                 # Before 0.43.2 every 4-bit layer keeps its input: the diagnosis counts it.
                 "bitsandbytes": _installed_version("bitsandbytes"),
+                # Every installed package of a framework profile (headroom run records them with the run).
+                "packages": _installed_packages(),
                 "cudaVisibleDevices": self.cuda_visible_devices,
             }
         )

@@ -47,6 +47,7 @@ describe('headroom import', () => {
       gradientCheckpointing: 'full',
       attention: 'flash',
       precision: 'bf16-true',
+      framework: 'axolotl',
     });
     expect(out.mapped).toContainEqual({ key: 'lora_r', value: 32, field: 'lora.rank', to: 32 });
   });
@@ -60,6 +61,15 @@ describe('headroom import', () => {
       /^gradientCheckpointing +full +trainer default: LLaMA-Factory turns gradient checkpointing on/m,
     );
     expect(r.stdout).toMatch(/^parallelism\.strategy +single +not in the file: Headroom default$/m);
+  });
+
+  it('sets the framework of the file’s format, and names the profile fact of each field it fills', () => {
+    const r = headroom(['import', CONFIGS('axolotl__examples__llama-3__qlora.yml')]);
+    expect(r.stdout).toMatch(/^framework +axolotl +trainer default: the file's format is axolotl/m);
+    expect(r.stdout).toMatch(
+      /^quantizedInputsKept +none +not in the file: axolotl profile \(bnb\.inputs-kept-none\)$/m,
+    );
+    expect(r.stdout).not.toContain('profile.applied');
   });
 
   it('a file that is not a config is a user error with a hint', () => {

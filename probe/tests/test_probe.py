@@ -81,6 +81,9 @@ class ProbeTest(unittest.TestCase):
         info = site / "bitsandbytes-0.42.0.dist-info"
         info.mkdir(parents=True)
         (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bitsandbytes\nVersion: 0.42.0\n")
+        peft = site / "peft-0.10.0.dist-info"
+        peft.mkdir()
+        (peft / "METADATA").write_text("Metadata-Version: 2.1\nName: peft\nVersion: 0.10.0\n")
         result = run_script(
             """
             import sys, torch, headroom_probe
@@ -91,7 +94,12 @@ class ProbeTest(unittest.TestCase):
             env={"PYTHONPATH": os.pathsep.join([str(PROBE_DIR), str(STANDIN), str(site)])},
         )
         self.assertRan(result)
-        self.assertEqual(read_events(self.log)[0]["bitsandbytes"], "0.42.0")
+        start = read_events(self.log)[0]
+        self.assertEqual(start["bitsandbytes"], "0.42.0")
+        # The packages a framework profile reads, by distribution name, read from their metadata.
+        self.assertEqual(start["packages"]["bitsandbytes"], "0.42.0")
+        self.assertEqual(start["packages"]["peft"], "0.10.0")
+        self.assertNotIn("numpy", start["packages"])
 
     def test_step_events_carry_the_step_peak_and_reset_it(self):
         result = run_script(

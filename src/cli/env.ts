@@ -22,7 +22,8 @@ Usage:
 capture records: the GPUs (name, memory.total, compute capability, MIG mode and instances, PCIe link)
 and the driver and CUDA versions from nvidia-smi; the GPU interconnect (nvidia-smi topo -m); Python
 framework versions (torch and its CUDA build, transformers, peft, trl, accelerate, deepspeed,
-bitsandbytes, torchao, flash-attn) by asking python3; the free space of DIR and a quick write-throughput
+bitsandbytes, torchao, flash-attn, and the trainers torchtune, litgpt, lightning, axolotl,
+llamafactory, ms-swift, unsloth, torchtitan) by asking python3 (estimate --env FILE reads them); the free space of DIR and a quick write-throughput
 probe (64 MiB written, synced and removed). A part the machine lacks is recorded as missing, with why.
 
   -o, --output FILE         write the JSON there (and print a summary); without it the JSON goes to stdout

@@ -1,10 +1,12 @@
 /** `headroom estimate`: the per-GPU memory of a fine-tuning setup. */
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
+import { parseEnvSnapshot } from '../core/env.js';
+import { versionsFromEnv, withEnvVersions } from '../core/env-versions.js';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { DEFAULT_MARGIN_FRACTION, parseMarginFraction } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
-import { parseScenario, type Scenario } from '../core/scenario.js';
+import { parseScenario, type Scenario, type Versions } from '../core/scenario.js';
 import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
@@ -24,6 +26,7 @@ import {
   scenarioBase,
   sourceOfBase,
 } from './_scenario-input.js';
+import { readEnvFile } from './env.js';
 import { renderEstimate } from './render-estimate.js';
 
 export const help = `headroom estimate — will it fit, and where does the memory go?
@@ -36,6 +39,8 @@ Usage:
 ${SCENARIO_FLAGS_HELP}
 ${FROM_HELP}
 ${HEADROOM_HELP}
+  --env FILE                an environment file (headroom env capture): its package versions fill
+                            the scenario's versions it does not state (--versions and the scenario win)
 
 Output:
   --explain                 how the peak adds up: each term of the peak phase, then the allocator's
@@ -54,6 +59,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   explain: { type: 'boolean' },
   headroom: { type: 'string' },
+  env: { type: 'string' },
   ...LANG_OPTIONS,
 } as const;
 
@@ -71,10 +77,11 @@ export function estimateJson(
 }
 
 async function estimateOne(
-  raw: unknown,
+  given: Readonly<Record<string, unknown>>,
   hub: HubOptions,
   marginFraction: number,
   sources: ScenarioSources,
+  envVersions: Versions = {},
 ): Promise<{
   result: Estimate;
   scenario: Scenario;
@@ -82,7 +89,7 @@ async function estimateOne(
   gpu: GpuSpec | null;
 }> {
   try {
-    const parsed = parseScenario(raw);
+    const parsed = parseScenario(withEnvVersions(given, envVersions));
     const model = await resolveModel(parsed.model, hub);
     checkScenarioAgainstModel(parsed, model);
     const gpu = parsed.gpu === undefined ? null : catalogGpu(parsed.gpu);
@@ -117,6 +124,10 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     values.headroom === undefined
       ? DEFAULT_MARGIN_FRACTION
       : parseMarginFraction(values.headroom, '--headroom');
+  const envVersions =
+    values.env === undefined
+      ? {}
+      : versionsFromEnv(parseEnvSnapshot(await readEnvFile(values.env), values.env));
   if (values.from !== undefined) {
     // A trainer config: one scenario, flags over it; the JSON says what was imported.
     const imported = await scenarioBase(values, 'estimate');
@@ -134,7 +145,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: `headroom estimate llama-3.1-8b --from ${values.from}`,
       });
     }
-    const one = await estimateOne(raw, hub, margin, sources);
+    const one = await estimateOne(raw, hub, margin, sources, envVersions);
     if (values.json) {
       const { mapped, unmapped, assumed } = imported.imported!;
       const json = {
@@ -159,7 +170,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       });
     }
     const { raw, sources } = mergeScenarioFlags({}, values, positionalModel);
-    const one = await estimateOne(raw, hub, margin, sources);
+    const one = await estimateOne(raw, hub, margin, sources, envVersions);
     ctx.stdout.write(
       values.json
         ? `${JSON.stringify(estimateJson(one.result, one.scenario, one.model), null, 2)}\n`
@@ -181,7 +192,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         positionalModel,
         file,
       );
-      const one = await estimateOne(raw, hub, margin, sources);
+      const one = await estimateOne(raw, hub, margin, sources, envVersions);
       if (values.json) {
         const json = estimateJson(one.result, one.scenario, one.model);
         ctx.stdout.write(

@@ -28,7 +28,9 @@ const OPTIONS = { json: { type: 'boolean' }, ...LANG_OPTIONS } as const;
  * precision default follows the method), shown so nothing is hidden. Empty when the imported fields do
  * not parse: the estimate that follows says why.
  */
-function headroomDefaults(scenario: Readonly<Record<string, unknown>>): (readonly [string, unknown])[] {
+function headroomDefaults(
+  scenario: Readonly<Record<string, unknown>>,
+): (readonly [string, unknown, string | undefined])[] {
   let parsed: Scenario;
   try {
     parsed = parseScenario({ ...scenario, model: scenario.model ?? 'model' });
@@ -36,13 +38,15 @@ function headroomDefaults(scenario: Readonly<Record<string, unknown>>): (readonl
     if (isUserError(error)) return [];
     throw error;
   }
-  const out: (readonly [string, unknown])[] = [];
+  const out: (readonly [string, unknown, string | undefined])[] = [];
+  // A field the framework's profile set names its fact.
+  const factOf = new Map(parsed.profile?.applied.map((a) => [a.field as string, a.factId]));
   const walk = (value: unknown, path: string): void => {
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [key, inner] of Object.entries(value)) walk(inner, path === '' ? key : `${path}.${key}`);
-    } else out.push([path, value]);
+    } else out.push([path, value, factOf.get(path)]);
   };
-  const { model: _model, ...fields } = parsed;
+  const { model: _model, profile: _profile, ...fields } = parsed;
   walk(fields, '');
   return out;
 }
@@ -96,9 +100,14 @@ export function renderImport(
   }
   const hasField = (f: string) =>
     [...seen].some((s) => s === f || s.startsWith(`${f}.`) || f.startsWith(`${s}.`));
-  for (const [field, value] of headroomDefaults(report.scenario)) {
+  for (const [field, value, factId] of headroomDefaults(report.scenario)) {
     if (hasField(field)) continue;
-    rows.push([style.dim(field), style.dim(show(value)), style.dim(word('headroom-default'))]);
+    const framework = String(report.scenario.framework);
+    const from =
+      factId === undefined
+        ? word('headroom-default')
+        : w({ code: 'profile-default', params: { framework, factId } });
+    rows.push([style.dim(field), style.dim(show(value)), style.dim(from)]);
   }
   lines.push(renderTable([word('column-field'), word('column-value'), word('column-from')], rows));
   if (report.unmapped.length > 0) {

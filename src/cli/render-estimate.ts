@@ -13,6 +13,7 @@ import type { Scenario } from '../core/scenario.js';
 import { say } from '../words/catalog.js';
 import { ESTIMATE_VIEW, type EstimateViewParams } from '../words/estimate-view.js';
 import { FORMATS } from '../words/format.js';
+import { profileExplain, profileLine } from '../words/frameworks.js';
 import type { Lang } from '../words/lang.js';
 import { peakTermLabel } from '../words/peak-terms.js';
 import { describeScenario } from '../words/scenario-line.js';
@@ -101,6 +102,11 @@ export function renderEstimate(input: {
       }),
     ),
   );
+  // What the framework's profile set for the fields the user left out; each fact's id under --explain.
+  if (scenario.profile) {
+    lines.push(style.dim(profileLine(scenario.profile, scenario.precision, lang)));
+    if (input.explain) lines.push(...profileExplain(scenario.profile, lang).map((l) => style.dim(`  ${l}`)));
+  }
   lines.push('');
   const usable = result.fits?.usableBytes ?? null;
   const scale = Math.max(usable ?? 0, result.peak.deviceBytes);

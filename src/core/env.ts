@@ -116,6 +116,15 @@ export const FRAMEWORK_PACKAGES = [
   'bitsandbytes',
   'torchao',
   'flash-attn',
+  // The trainers whose versions decide framework profiles (src/core/frameworks, docs/frameworks.md).
+  'torchtune',
+  'litgpt',
+  'lightning',
+  'axolotl',
+  'llamafactory',
+  'ms-swift',
+  'unsloth',
+  'torchtitan',
 ] as const;
 
 export interface EnvFrameworks {

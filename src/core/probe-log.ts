@@ -51,6 +51,12 @@ export interface ProbeStart extends ProbeBase {
   /** The installed bitsandbytes (from its metadata); before 0.43.2 every 4-bit layer keeps its input. */
   readonly bitsandbytes: string | null;
   readonly cudaVisibleDevices: string | null;
+  /**
+   * Installed versions by distribution name (torch, transformers, peft, trl, accelerate, deepspeed,
+   * bitsandbytes, …, from their metadata), the packages not installed left out; a probe before
+   * `packages` gives torch and bitsandbytes only.
+   */
+  readonly packages: Readonly<Record<string, string>>;
 }
 
 export interface ProbeDevice extends ProbeBase {
@@ -229,6 +235,7 @@ function readEvent(o: Json): ProbeEvent {
         cuda: strOrNull(o, 'cuda'),
         bitsandbytes: strOrNull(o, 'bitsandbytes'),
         cudaVisibleDevices: strOrNull(o, 'cudaVisibleDevices'),
+        packages: startPackages(o),
       };
     case 'device':
       return {
@@ -339,6 +346,20 @@ function readEvent(o: Json): ProbeEvent {
 const excerpt = (line: string) => (line.length > 200 ? `${line.slice(0, 200)}…` : line);
 
 /** Parses one line of a probe log (without its newline). */
+/** A start record's installed versions: its `packages` (strings only), torch and bitsandbytes as well. */
+function startPackages(o: Readonly<Record<string, unknown>>): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const given = o.packages;
+  if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
+    for (const [name, version] of Object.entries(given)) if (typeof version === 'string') out[name] = version;
+  }
+  for (const name of ['torch', 'bitsandbytes']) {
+    const version = o[name];
+    if (out[name] === undefined && typeof version === 'string') out[name] = version;
+  }
+  return out;
+}
+
 export function parseProbeLine(line: string): ProbeLine {
   if (line.length > MAX_PROBE_LINE_BYTES) {
     return {

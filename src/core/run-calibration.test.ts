@@ -135,6 +135,7 @@ const RUN: RunRecord = {
   peakDevice: null,
   peakGpuUsed: null,
   snapshots: [],
+  versions: null,
 };
 
 describe('calibrateRun', () => {

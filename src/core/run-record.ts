@@ -68,6 +68,11 @@ export interface RunRecord {
   readonly peakDevice: LayerPeak | null;
   /** nvidia-smi's memory.used of a whole GPU the run used (other processes included). */
   readonly peakGpuUsed: LayerPeak | null;
+  /**
+   * The package versions the probe found installed when the run started, by the scenario's `versions`
+   * names (torch, transformers, peft, bitsandbytes, …); null before a probe start record arrived.
+   */
+  readonly versions: Readonly<Record<string, string>> | null;
   /** The allocator snapshots the probe wrote (HEADROOM_SNAPSHOT, headroom run --snapshot), in order. */
   readonly snapshots: readonly RunSnapshot[];
 }

@@ -5,12 +5,20 @@
  * This file is the entry other modules import.
  */
 
+import { scenarioProfile, withFrameworkDefaults, withoutProfileFields } from './frameworks/profiles.js';
 import { LIMITS, SCENARIO_FIELDS, SCENARIO_GROUPS, SCENARIO_TABLE } from './scenario/fields.js';
 import { parserOf } from './scenario/parse.js';
-import { loose } from './scenario/table.js';
+import { given, loose } from './scenario/table.js';
 import type { Scenario } from './scenario/types.js';
 import { allocConfExpandsSegments } from './scenario/values.js';
 
+export type {
+  AppliedField,
+  Assumption,
+  AssumptionReason,
+  ImpliedMechanism,
+  ScenarioProfile,
+} from './frameworks/decision.js';
 export type { FieldErrorParams, FieldErrorReason } from './scenario/field-errors.js';
 export type {
   AnyTable,
@@ -23,6 +31,7 @@ export type {
   Rule,
 } from './scenario/table.js';
 export type {
+  DerivedKey,
   EvaluationConfig,
   FieldPath,
   GroupKey,
@@ -81,15 +90,32 @@ export {
 } from './scenario/values.js';
 export { SCENARIO_FIELDS, SCENARIO_GROUPS, SCENARIO_TABLE };
 
-const parse = parserOf(loose(SCENARIO_TABLE));
+const parseTable = parserOf(loose(SCENARIO_TABLE));
+const parse = (input: unknown): Scenario => parseTable(input) as unknown as Scenario;
 
 /**
- * Validates a scenario object (parsed JSON or built from flags) and fills every default.
+ * Validates a scenario object (parsed JSON or built from flags) and fills every default. A scenario that
+ * names its `framework` first gets the behaviour fields it leaves out from that framework's profile
+ * (src/core/frameworks, docs/frameworks.md), judged against its `versions`; an explicit field always
+ * wins, and the result carries what the profile decided as `profile`. A scenario parsed before may be
+ * parsed again: its `profile` is read back, not refused.
  * Throws HeadroomUserError naming the field and the accepted values.
  * @example parseScenario({ model: 'llama-3.1-8b', method: 'qlora', quantization: 'nf4' })
+ * @example parseScenario({ model: 'llama-2-7b', method: 'qlora', quantization: 'nf4', framework: 'litgpt' }).quantizeHead
+ * // true (litgpt's BitsandbytesPrecision converts the head too); profile.applied names the fact
  */
 export function parseScenario(input: unknown): Scenario {
-  return parse(input) as unknown as Scenario;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return parse(input);
+  const record = input as Readonly<Record<string, unknown>>;
+  if (record.framework === undefined && record.profile === undefined) return parse(input);
+  const { profile: earlier, ...own } = record;
+  const raw = earlier === undefined ? own : withoutProfileFields(own, earlier);
+  // The profile reads these two, so they are checked first, with the errors their fields give.
+  if (given(raw.framework)) SCENARIO_FIELDS.framework.kind.parse(raw.framework, ['framework']);
+  if (given(raw.versions)) SCENARIO_FIELDS.versions.kind.parse(raw.versions, ['versions']);
+  const { scenario, defaults } = withFrameworkDefaults(raw);
+  const parsed = parse(scenario);
+  return defaults ? { ...parsed, profile: scenarioProfile(defaults) } : parsed;
 }
 
 /** Defaults as docs/scenario.md states them (precision: defaultPrecision, by method), from the field table. */

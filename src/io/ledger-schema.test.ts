@@ -64,18 +64,21 @@ function tableInfo(path: string, table: string): unknown[] {
 }
 
 describe('the declared ledger tables', () => {
-  it('create the schema-1 ledger, statement for statement, and the snapshots table schema 2 added', () => {
+  it('create the schema-1 ledger, statement for statement, plus what schema 2 added: the snapshots table and runs.versions', () => {
     const home = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
     Ledger.open(home).close();
     const fresh = storedSchema(join(home, 'ledger.db'));
     const old = storedSchema(join(v1Home(), 'ledger.db'));
     expect(Object.keys(fresh).sort()).toEqual([...Object.keys(old), 'snapshots', 'snapshots_run'].sort());
-    for (const name of Object.keys(old)) expect([name, fresh[name]]).toEqual([name, old[name]]);
+    const v2: Record<string, string> = { ...old, runs: old.runs!.replace(/\)$/, ',versionsTEXT)') };
+    for (const name of Object.keys(old)) expect([name, fresh[name]]).toEqual([name, v2[name]]);
     expect(LEDGER_SCHEMA_VERSION).toBe(2);
-    expect(migrationSql(TABLES, 1)).toEqual([createSql(SNAPSHOTS)]);
+    expect(migrationSql(TABLES, 1).sort()).toEqual(
+      ['ALTER TABLE runs ADD COLUMN versions TEXT;', createSql(SNAPSHOTS)].sort(),
+    );
   });
 
-  it('bring a schema-1 ledger to schema 2 when it is opened: the snapshots table, as a fresh one has it', () => {
+  it('bring a schema-1 ledger to schema 2 when it is opened: the tables and columns a fresh one has', () => {
     const home = v1Home();
     Ledger.open(home).close();
     const path = join(home, 'ledger.db');
@@ -85,8 +88,10 @@ describe('the declared ledger tables', () => {
     const fresh = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
     Ledger.open(fresh).close();
     expect(tableInfo(path, 'snapshots')).toEqual(tableInfo(join(fresh, 'ledger.db'), 'snapshots'));
+    expect(tableInfo(path, 'runs')).toEqual(tableInfo(join(fresh, 'ledger.db'), 'runs'));
     const ledger = Ledger.open(home);
     expect(ledger.getRun(1)!.snapshots).toEqual([]);
+    expect(ledger.getRun(1)!.versions).toBeNull();
     ledger.close();
   });
 
@@ -194,11 +199,17 @@ describe('a later schema version', () => {
   const V2: readonly AnyTable[] = [...TABLES.map((t) => (t.name === 'steps' ? STEPS_V2 : t)), RANKS];
 
   it('is reached from a schema-1 ledger by the statements derived from the declarations', () => {
-    expect(migrationSql(V2, 1)).toEqual([
+    expect(migrationSql(V2, 2)).toEqual([
       'ALTER TABLE steps ADD COLUMN grad_norm_bytes INTEGER;',
-      createSql(SNAPSHOTS),
       createSql(RANKS),
     ]);
+    expect(migrationSql(V2, 1)).toEqual(
+      expect.arrayContaining([
+        'ALTER TABLE runs ADD COLUMN versions TEXT;',
+        createSql(SNAPSHOTS),
+        createSql(RANKS),
+      ]),
+    );
     expect(migrationSql(V2, 3)).toEqual([]);
     const path = join(v1Home(), 'ledger.db');
     const db = new Database(path);

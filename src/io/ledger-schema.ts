@@ -13,7 +13,7 @@ import type Database from 'better-sqlite3';
 import type { EstimatedPeak, RunEventSource, RunStatus, SnapshotReason } from '../core/run-record.js';
 import { RUN_STATUSES } from '../core/run-record.js';
 
-/** Schema version of the ledger file (SQLite `user_version`); 2 added the snapshots table. */
+/** Schema version of the ledger file (SQLite `user_version`); 2 added the snapshots table and runs.versions. */
 export const LEDGER_SCHEMA_VERSION = 2;
 
 /** What better-sqlite3 binds and returns. */
@@ -380,6 +380,8 @@ export const RUNS = defineTable({
     peakGpuUsedBytes: count(),
     peakGpuUsedAtMs: peakAt(),
     peakGpuUsedGpu: count(),
+    /** The package versions the probe found installed when the run started, by the scenario's names (issue #19). */
+    versions: since(2, jsonOrNull<Readonly<Record<string, string>>>()),
   },
   indexes: [{ name: 'runs_log_path', on: ['logPath'] }],
 });

@@ -92,6 +92,7 @@ describe('Ledger', () => {
       peakDevice: null,
       peakGpuUsed: null,
       snapshots: [],
+      versions: null,
     });
     ledger.updateRun(1, {
       status: 'oom',
@@ -119,7 +120,16 @@ describe('Ledger', () => {
       path: '/l/probe.jsonl',
       endOffset: 999,
       lines: [
-        { offset: 0, event: event({ event: 'start', t: 1.0, argv: ['train.py'] }) },
+        {
+          offset: 0,
+          event: event({
+            event: 'start',
+            t: 1.0,
+            argv: ['train.py'],
+            torch: '2.5.1+cu121',
+            packages: { transformers: '4.46.0', 'flash-attn': '2.6.3', numpy: '2.1.0', peft: null },
+          }),
+        },
         {
           offset: 100,
           event: event({
@@ -183,6 +193,8 @@ describe('Ledger', () => {
     expect(run.peakAllocated).toEqual({ bytes: 390 * MIB, atMs: 4000, step: 2, gpu: 0 });
     expect(run.peakReserved).toEqual({ bytes: 410 * MIB, atMs: 4000, step: 2, gpu: 0 });
     expect([run.steps, run.lastStep, run.batchSize, run.seqLen]).toEqual([2, 2, 8, 512]);
+    // The start record's versions, by the scenario's names; a package it does not know is left out.
+    expect(run.versions).toEqual({ torch: '2.5.1+cu121', transformers: '4.46.0', flashAttn: '2.6.3' });
     expect(ledger.logOffsets(id)).toEqual(new Map([['/l/probe.jsonl', 999]]));
     const events = ledger.events(id);
     expect(events.map((e) => [e.kind, e.source, e.step, e.phase, e.message])).toEqual([

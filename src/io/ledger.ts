@@ -15,10 +15,12 @@
  *   run.snapshots;                                  // allocator snapshots the probe wrote (path, rank, why)
  *   ledger.close();
  */
+
 import { mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { versionsFromPackages } from '../core/env-versions.js';
 import { HeadroomUserError } from '../core/errors.js';
 import type { ProbeDeviceStats, ProbeEvent, ProbeLineProblem } from '../core/probe-log.js';
 import type {
@@ -141,6 +143,7 @@ export type RunPatch = Partial<
     | 'logPath'
     | 'stderrPath'
     | 'env'
+    | 'versions'
   >
 >;
 
@@ -208,6 +211,7 @@ function toRun(stored: Row, runSnapshots: readonly RunSnapshot[]): RunRecord {
     peakDevice: layer(row, 'peakDevice'),
     peakGpuUsed: layer(row, 'peakGpuUsed'),
     snapshots: runSnapshots,
+    versions: row.versions,
   };
 }
 
@@ -383,6 +387,7 @@ export class Ledger {
       let batchSize: number | null = null;
       let seqLen: number | null = null;
       let lastStep: number | null = null;
+      let versions: Record<string, string> | null = null;
       const consider = (devices: readonly ProbeDeviceStats[], tMs: number, step: number | null) => {
         for (const d of devices) {
           if (!allocated || d.peakAllocatedBytes > allocated.bytes)
@@ -405,6 +410,8 @@ export class Ledger {
           }
           const e = line.event!;
           const tMs = Math.round(e.t * 1000);
+          // The versions installed where the run started: any rank's start record says the same.
+          if (e.event === 'start') versions = { ...versionsFromPackages(e.packages), ...(versions ?? {}) };
           if (e.event === 'step') {
             const rows = e.devices.length > 0 ? e.devices : [null];
             for (const d of rows) {
@@ -482,6 +489,7 @@ export class Ledger {
         setOffset.run(runId, batch.path, batch.endOffset);
       }
       if (lastStep !== null) setShape.run(batchSize, seqLen, lastStep, lastStep, runId);
+      if (versions !== null) this.updateRun(runId, { versions });
       if (allocated) this.raisePeak(runId, 'peakAllocated', allocated);
       if (reserved) this.raisePeak(runId, 'peakReserved', reserved);
     })();

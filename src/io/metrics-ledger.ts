@@ -104,7 +104,8 @@ export class LedgerMetricsSource implements MetricsSource {
       db.pragma(`busy_timeout = ${LEDGER_BUSY_TIMEOUT_MS}`);
       const version = Number(db.pragma('user_version', { simple: true }));
       if (version === 0) return []; // created, not yet written
-      // Schema 2 added a table the exposition does not read: a ledger of 1 (not yet opened since) reads the same.
+      // Schema 2 added the snapshots table and runs.versions, which the exposition does not read: a ledger
+      // of 1 (not yet opened since) reads the same.
       if (version > LEDGER_SCHEMA_VERSION) {
         throw new HeadroomUserError({
           code: 'bad-file',

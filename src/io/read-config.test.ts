@@ -144,6 +144,9 @@ describe('readTrainerConfig over data/fixtures/configs', () => {
     async (_f, e) => {
       const { report } = await readTrainerConfig(pathFor(e.file));
       expect(FORMAT_OF_LABEL[e.trainer]).toContain(report.format);
+      // expected.jsonl names no framework: each fixture gets its format's, assumed.
+      expect(report.scenario.framework).toBe(report.format);
+      expect(report.assumed).toContainEqual(expect.objectContaining({ field: 'framework' }));
       expect(report.scenario).toMatchObject(e.scenario);
       // Fields the file leaves to the trainer's defaults are filled and listed as assumed.
       if (e.trainerDefaults) {
@@ -269,6 +272,7 @@ describe('a DeepSpeed file referenced by a trainer config', () => {
       parallelism: { strategy: 'zero2' },
       offload: { optimizer: 'cpu', params: 'none' },
       precision: 'bf16-mixed',
+      framework: 'hf-trainer',
     });
   });
 });

@@ -106,6 +106,8 @@ export const IMPORT_REASONS = defineDomain<ImportReasonParams>({
       'dtype-auto': () => `"auto" loads the checkpoint's own dtype, which the file does not say`,
       'dtype-load': () =>
         'the load dtype; a launcher with mixed precision (DeepSpeed, FSDP) may still upcast the weights to fp32',
+      'framework-of-format': (p) =>
+        `the file's format is ${p.format}, so that framework's profile applies (docs/frameworks.md); --framework to change`,
     },
     zh: {
       'trainer-default': (p) => `未设置 ${p.key}：${p.trainer} 默认为 ${p.value}`,
@@ -192,10 +194,13 @@ export const IMPORT_REASONS = defineDomain<ImportReasonParams>({
       'dtype-auto': () => '"auto" 加载检查点自身的 dtype，而文件没有说明是哪种',
       'dtype-load': () =>
         '这是加载时的 dtype；使用混合精度的启动器（DeepSpeed、FSDP）仍可能把权重上转为 fp32',
+      'framework-of-format': (p) =>
+        `文件是 ${p.format} 配置，因此采用该框架的配置（docs/frameworks.md）；用 --framework 更改`,
     },
   },
   examples: {
     'trainer-default': { key: 'lora_r', trainer: 'TRL ModelConfig', value: 16 },
+    'framework-of-format': { format: 'llama-factory' },
     'hf-default-optim': {},
     'axolotl-default-optim': {},
     'axolotl-qlora-base': {},

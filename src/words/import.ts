@@ -18,6 +18,8 @@ export interface ImportReportParams {
   /** An assumed field's "from": a trainer default, and why. */
   'trainer-default': { readonly reason: ImportReason };
   'headroom-default': NoParams;
+  /** A field the file leaves unset that its framework's profile fills: the fact's id (docs/frameworks.md). */
+  'profile-default': { readonly framework: string; readonly factId: string };
   'not-mapped': NoParams;
   'column-key': NoParams;
   'column-why': NoParams;
@@ -56,6 +58,7 @@ export const IMPORT_REPORT = defineDomain<ImportReportParams>({
       'column-from': () => 'from',
       'trainer-default': (p) => `trainer default: ${say(IMPORT_REASONS, 'en', p.reason)}`,
       'headroom-default': () => 'not in the file: Headroom default',
+      'profile-default': (p) => `not in the file: ${p.framework} profile (${p.factId})`,
       'not-mapped': () => 'not mapped',
       'column-key': () => 'key',
       'column-why': () => 'why',
@@ -94,6 +97,7 @@ Use the config directly with --from on estimate, plan, fit, gpus --for and migra
       'column-from': () => '来源',
       'trainer-default': (p) => `${say(IMPORT_REASONS, 'zh', p.reason)}（训练器默认值）`,
       'headroom-default': () => '文件中没有：Headroom 默认值',
+      'profile-default': (p) => `文件中没有：${p.framework} 配置（${p.factId}）`,
       'not-mapped': () => '未映射',
       'column-key': () => '键',
       'column-why': () => '原因',
@@ -129,6 +133,7 @@ JSON），accelerate 启动配置和 DeepSpeed JSON。配置指定的 DeepSpeed 
     'column-from': {},
     'trainer-default': { reason: { code: 'alpha-twice-rank', params: {} } },
     'headroom-default': {},
+    'profile-default': { framework: 'litgpt', factId: 'litgpt.untied-head' },
     'not-mapped': {},
     'column-key': {},
     'column-why': {},

@@ -21,6 +21,7 @@ import { FINDING_ACTIONS } from './finding-actions.js';
 import { FINDINGS } from './findings.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
 import { FLEET_FINDINGS } from './fleet.js';
+import { FRAMEWORK_PROFILE } from './frameworks.js';
 import { HUB_PROGRESS } from './hub-progress.js';
 import { IMPORT_REPORT } from './import.js';
 import { IMPORT_REASONS } from './import-reasons.js';
@@ -53,6 +54,7 @@ import { UI_RUNS } from './ui-runs.js';
 
 export const DOMAINS: readonly AnyDomain[] = [
   ESTIMATE_NOTES,
+  FRAMEWORK_PROFILE,
   PLAN_RUNGS,
   PLAN_RISKS,
   PLAN_DROPPED,

@@ -16,6 +16,7 @@
  *   host.ts, fit.ts             host memory for offload; the verdict against the GPU
  *   notes.ts                    the assumptions, as data
  */
+import { shapeUnderProfile } from '../frameworks/model.js';
 import { paramBreakdown } from '../params.js';
 import { STRATEGY_TRAITS } from '../sharding.js';
 import { activationPlan } from './activations.js';
@@ -43,9 +44,14 @@ type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
  * @example estimate({ scenario: parseScenario({ model: 'llama-3.1-8b' }), shape, gpu })
  */
 export function estimate(input: EstimateInput): Estimate {
-  const { scenario, shape } = input;
+  const { scenario } = input;
+  // The model as the scenario's framework builds it (a head it keeps untied).
+  const { shape, exactParams: exact } = shapeUnderProfile(
+    input.shape,
+    input.exactParams ?? null,
+    scenario.profile,
+  );
   const gpus = scenario.parallelism.gpus;
-  const exact = input.exactParams ?? null;
   const params = paramBreakdown(shape);
   const plan = precisionPlan(scenario);
   const training = trainingPlan(scenario, shape, params);

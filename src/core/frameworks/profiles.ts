@@ -3,16 +3,17 @@
  * state, as one table of sourced facts, and the resolver that fills the fields a user left out. An
  * explicit field always wins. Results are data (fields, codes, params); docs/frameworks.md explains them.
  */
+import { SCENARIO_FIELDS } from '../scenario/fields.js';
 import {
   BITSANDBYTES_QUANTIZATIONS,
   defaultPrecision,
   FRAMEWORKS,
   type Framework,
   type Quantization,
-  SCENARIO_DEFAULTS,
   type VersionKey,
   type Versions,
-} from '../scenario.js';
+} from '../scenario/values.js';
+import type { AppliedField, Assumption, ImpliedMechanism, ScenarioProfile } from './decision.js';
 import {
   ACCELERATE_FACTS,
   AXOLOTL_FACTS,
@@ -38,13 +39,20 @@ import {
   type BehaviourField,
   type BehaviourValue,
   type Fact,
-  type MechanismCode,
-  type MechanismParams,
   type Profile,
   type SameAs,
   type VersionCondition,
 } from './types.js';
 import { inRange, parseVersion } from './version.js';
+
+/** The scenario's own defaults (docs/scenario.md), which the facts' applies-conditions see for a field left out. */
+const DEFAULT = {
+  method: SCENARIO_FIELDS.method.default,
+  quantization: SCENARIO_FIELDS.quantization.default,
+  optimizer: SCENARIO_FIELDS.optimizer.default,
+  microBatchSize: SCENARIO_FIELDS.microBatchSize.default,
+  seqLen: SCENARIO_FIELDS.seqLen.default,
+} as const;
 
 const HF_PACKAGES: readonly VersionKey[] = ['transformers', 'torch', 'peft', 'bitsandbytes', 'accelerate'];
 
@@ -88,37 +96,13 @@ export const FRAMEWORK_PROFILES: Readonly<Record<Framework, Profile>> = {
   pytorch: { packages: ['torch', 'peft', 'bitsandbytes'], facts: [...PYTORCH_FACTS, ...peftFacts(false)] },
 };
 
-/** Why a value was assumed rather than read from the user's versions. */
-export type AssumptionReason =
-  /** No version given (or it did not parse): the behaviour of today's release. */
-  | 'current-release'
-  /** No version given: the more memory-hungry behaviour, because the estimate must not be optimistic. */
-  | 'more-memory'
-  /** The package version was not given but the framework version pins it. */
-  | 'pinned-by-framework';
-
-export interface Assumption {
-  /** The field or mechanism the assumption decided, or `versions.<package>` for an inferred version. */
-  readonly target: BehaviourField | MechanismCode | `versions.${VersionKey}`;
-  readonly value: BehaviourValue | MechanismParams;
-  /** The package whose version was not known. */
-  readonly package: VersionKey;
-  readonly why: AssumptionReason;
-  /** The fact (or pin) it came from. */
-  readonly factId: string;
-}
-
-export interface AppliedField {
-  readonly field: BehaviourField;
-  readonly value: BehaviourValue;
-  readonly factId: string;
-}
-
-export interface ImpliedMechanism {
-  readonly code: MechanismCode;
-  readonly params: MechanismParams;
-  readonly factId: string;
-}
+export type {
+  AppliedField,
+  Assumption,
+  AssumptionReason,
+  ImpliedMechanism,
+  ScenarioProfile,
+} from './decision.js';
 
 /** What a framework profile decides for one scenario. */
 export interface BehaviourDefaults {
@@ -177,12 +161,12 @@ interface View {
 function viewOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourValue>): View {
   const parallelism = isRecord(raw.parallelism) ? raw.parallelism : {};
   return {
-    method: typeof raw.method === 'string' ? raw.method : SCENARIO_DEFAULTS.method,
-    quantization: typeof raw.quantization === 'string' ? raw.quantization : SCENARIO_DEFAULTS.quantization,
+    method: typeof raw.method === 'string' ? raw.method : DEFAULT.method,
+    quantization: typeof raw.quantization === 'string' ? raw.quantization : DEFAULT.quantization,
     quantizer: raw.quantizer ?? resolved.get('quantizer'),
     strategy: typeof parallelism.strategy === 'string' ? parallelism.strategy : 'single',
     gpus: typeof parallelism.gpus === 'number' ? parallelism.gpus : 1,
-    optimizer: typeof raw.optimizer === 'string' ? raw.optimizer : SCENARIO_DEFAULTS.optimizer,
+    optimizer: typeof raw.optimizer === 'string' ? raw.optimizer : DEFAULT.optimizer,
     precision: precisionOf(raw, resolved),
     evaluates: isRecord(raw.evaluation),
   };
@@ -192,11 +176,10 @@ function precisionOf(raw: Raw, resolved: ReadonlyMap<BehaviourField, BehaviourVa
   if (typeof raw.precision === 'string') return raw.precision;
   const fromProfile = resolved.get('precision');
   if (typeof fromProfile === 'string') return fromProfile;
-  const method = typeof raw.method === 'string' ? raw.method : SCENARIO_DEFAULTS.method;
+  const method = typeof raw.method === 'string' ? raw.method : DEFAULT.method;
   // As the field table's default: a base loaded in fp32 and not quantized trains under autocast.
   const loadDtype = raw.loadDtype ?? resolved.get('loadDtype');
-  const quantization =
-    typeof raw.quantization === 'string' ? raw.quantization : SCENARIO_DEFAULTS.quantization;
+  const quantization = typeof raw.quantization === 'string' ? raw.quantization : DEFAULT.quantization;
   if (loadDtype === 'fp32' && quantization === 'none') return 'bf16-mixed';
   return defaultPrecision(method as Parameters<typeof defaultPrecision>[0]);
 }
@@ -226,7 +209,7 @@ function applies(condition: Applies | undefined, view: View): boolean {
 function factValue(value: BehaviourValue | SameAs, raw: Raw): BehaviourValue {
   if (typeof value !== 'object') return value;
   const given = raw[value.sameAs];
-  return typeof given === 'number' ? given : SCENARIO_DEFAULTS[value.sameAs];
+  return typeof given === 'number' ? given : DEFAULT[value.sameAs];
 }
 
 /** Holds, fails, or holds only by assumption (listing the packages whose version was not known). */
@@ -387,6 +370,45 @@ export function withFrameworkDefaults(raw: Raw): {
   const defaults = behaviourDefaults(framework as Framework, versions, raw);
   mergeAbsent(copy, defaults.fields);
   return { scenario: copy, defaults };
+}
+
+/** What a parsed scenario carries of the profile's decision (its `profile`): the data, not the patch. */
+export function scenarioProfile(defaults: BehaviourDefaults): ScenarioProfile {
+  return {
+    framework: defaults.framework,
+    versions: defaults.versions,
+    applied: defaults.applied,
+    assumed: defaults.assumed,
+    mechanisms: defaults.mechanisms,
+    ...(defaults.modelConfig ? { modelConfig: defaults.modelConfig } : {}),
+  };
+}
+
+function deletePath(target: Record<string, unknown>, path: string): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    if (!isRecord(node[key])) return;
+    node = node[key] as Record<string, unknown>;
+  }
+  delete node[keys[keys.length - 1]!];
+}
+
+/**
+ * A scenario parsed before (it carries `earlier`, its `profile`) as the user wrote it: each field the
+ * profile set and that still holds the profile's value is taken out again, so parsing it once more
+ * derives the same fields, or others when the framework, versions or method changed. A field changed
+ * since is the user's now. The input is not changed.
+ */
+export function withoutProfileFields(raw: Raw, earlier: unknown): Record<string, unknown> {
+  const copy = clone(raw) as Record<string, unknown>;
+  const applied = isRecord(earlier) && Array.isArray(earlier.applied) ? earlier.applied : [];
+  for (const entry of applied) {
+    if (!isRecord(entry) || typeof entry.field !== 'string' || entry.field.startsWith('modelConfig.'))
+      continue;
+    if (at(copy, entry.field) === entry.value) deletePath(copy, entry.field);
+  }
+  return copy;
 }
 
 /** Every fact of every profile, once (shared facts appear in several profiles). */

@@ -2,7 +2,7 @@
  * The shape of a framework profile (issue #19): facts about what a training stack does, each read in
  * that stack's code at a named file and version. docs/frameworks.md is the same table in prose.
  */
-import type { Method, Optimizer, Precision, Quantization, Strategy, VersionKey } from '../scenario.js';
+import type { Method, Optimizer, Precision, Quantization, Strategy, VersionKey } from '../scenario/values.js';
 
 /**
  * The scenario fields a profile can fill when the user left them out, as paths into the scenario

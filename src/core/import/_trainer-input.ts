@@ -142,6 +142,9 @@ export function mapHfOptimizer(
     if (optimizer) b.map(key, value, 'optimizer', optimizer);
     else b.skip(key, value, 'unresolved', because('optimizer-not-modelled'));
     if (optimizer && HF_FUSED_OPTIMIZERS.has(value)) b.map(key, value, 'fusedOptimizer', true);
+    // A torch AdamW named without "fused" (adamw_torch: foreach) is not fused, whatever the trainer's
+    // default would be: said, so a framework profile does not assume the fused default over it.
+    else if (optimizer === 'adamw') b.map(key, value, 'fusedOptimizer', false);
   } else if (value !== undefined && value !== null) {
     b.skip(key, value, 'unresolved', because('optimizer-name-expected'));
   } else if (unsetReason !== undefined) {

@@ -306,6 +306,8 @@ describe('importConfig', () => {
       ['attention', 'sdpa'],
       ['optimizer', 'adamw'],
       ['fusedOptimizer', true],
+      // The file is a LLaMA-Factory config: its framework profile applies (src/core/frameworks).
+      ['framework', 'llama-factory'],
     ]);
   });
 
@@ -323,6 +325,7 @@ describe('importConfig', () => {
       parallelism: { gpus: 16, strategy: 'zero2', reduceBucketSize: 5e8 },
       offload: { optimizer: 'cpu', params: 'none' },
       precision: 'bf16-mixed',
+      framework: 'accelerate',
     });
   });
 
@@ -355,6 +358,7 @@ describe('importConfig', () => {
       method: 'lora',
       parallelism: { strategy: 'fsdp' },
       offload: { optimizer: 'none', params: 'none' },
+      framework: 'axolotl',
     });
   });
 });

@@ -3,13 +3,14 @@
  * file and finding a referenced DeepSpeed file happen at the edge (src/io/read-config.ts).
  */
 import { HeadroomUserError } from '../errors.js';
+import type { Framework } from '../scenario/values.js';
 import { at, type Config } from './_builder.js';
 import type { MapperInput, ReferencedDeepSpeed } from './_trainer-input.js';
 import { looksLikeAccelerate, mapAccelerateConfig } from './accelerate.js';
 import { looksLikeAxolotl, mapAxolotlConfig } from './axolotl.js';
 import { looksLikeDeepSpeed, mapDeepSpeedConfig } from './deepspeed.js';
 import { looksLikeHfTrainer, mapHfTrainerConfig } from './hf-trainer.js';
-import { CONFIG_FORMATS, type ConfigFormat, type ImportReport } from './import-report.js';
+import { because, CONFIG_FORMATS, type ConfigFormat, type ImportReport } from './import-report.js';
 import { looksLikeLlamaFactory, mapLlamaFactoryConfig } from './llama-factory.js';
 import { looksLikeTorchtune, mapTorchtuneConfig } from './torchtune.js';
 
@@ -88,10 +89,41 @@ export function importConfig(input: ImportConfigInput): ImportReport {
       hint: 'write the scenario as JSON instead (docs/scenario.md) and pass it with --scenario',
     });
   }
-  return MAPPERS[format]({
-    config: config as Config,
-    text: input.text ?? '',
-    fileName: name,
-    deepspeed: input.deepspeed ?? null,
-  });
+  return withFramework(
+    MAPPERS[format]({
+      config: config as Config,
+      text: input.text ?? '',
+      fileName: name,
+      deepspeed: input.deepspeed ?? null,
+    }),
+    format,
+  );
+}
+
+/**
+ * The framework each config format runs under, for its profile (src/core/frameworks): a LLaMA-Factory
+ * file is trained by LLaMA-Factory, a TrainingArguments/TRL file by the Hugging Face Trainer, a bare
+ * accelerate or DeepSpeed file by a loop under that launcher.
+ */
+const FRAMEWORK_OF_FORMAT: Readonly<Record<ConfigFormat, Framework>> = {
+  'llama-factory': 'llama-factory',
+  axolotl: 'axolotl',
+  torchtune: 'torchtune',
+  'hf-trainer': 'hf-trainer',
+  accelerate: 'accelerate',
+  deepspeed: 'deepspeed',
+};
+
+/** The report with `framework` assumed from the format (a flag or the file's own field wins). */
+function withFramework(report: ImportReport, format: ConfigFormat): ImportReport {
+  if (report.scenario.framework !== undefined) return report;
+  const framework = FRAMEWORK_OF_FORMAT[format];
+  return {
+    ...report,
+    scenario: { ...report.scenario, framework },
+    assumed: [
+      ...report.assumed,
+      { field: 'framework', value: framework, reason: because('framework-of-format', { format }) },
+    ],
+  };
 }

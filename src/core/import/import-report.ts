@@ -126,6 +126,8 @@ export interface ImportReasonParams {
   'dtype-16-bit': NoParams;
   'dtype-auto': NoParams;
   'dtype-load': NoParams;
+  /** The framework a config of this format runs under (its profile decides the behaviour fields). */
+  'framework-of-format': { readonly format: string };
 }
 export type ImportReason = MessageOf<ImportReasonParams>;
 

@@ -108,7 +108,10 @@ describe('the field table and the Scenario type', () => {
       quantizedInputsKept: 'step',
       prepareKbitUpcast: 'kept',
     });
-    const seen = new Set([...leaves(first), ...leaves(second), ...leaves(third)]);
+    // Beside the table's fields, the one part the parser derives: what the framework's profile decided.
+    const { profile, ...fields } = first;
+    expect(profile?.framework).toBe('hf-trainer');
+    const seen = new Set([...leaves(fields), ...leaves(second), ...leaves(third)]);
     expect([...seen].sort()).toEqual(Object.keys(SCENARIO_FIELDS).sort());
     expect(first.lora).toEqual(EVERY_FIELD.lora);
     expect(first.parallelism).toEqual(EVERY_FIELD.parallelism);

@@ -167,7 +167,7 @@ export function elementsOrAuto(): FieldKind {
 }
 
 /** A version as packages print it: digits and dots first, then a local or pre-release tail. */
-const VERSION_PATTERN = /^\d{1,6}(\.\d{1,6}){0,3}[0-9A-Za-z.+-]{0,32}$/;
+export const VERSION_PATTERN = /^\d{1,6}(\.\d{1,6}){0,3}[0-9A-Za-z.+-]{0,32}$/;
 
 /** Package versions by the names in `keys` ("2.5.1", "4.46.0.dev0", "2.5.1+cu121"). */
 export function versions(keys: readonly string[]): FieldKind {

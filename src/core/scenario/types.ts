@@ -3,6 +3,8 @@
  * (docs/scenario.md is the contract). The field table (fields.ts) declares each of its leaves once;
  * `FieldPath` is how the two are held to each other.
  */
+
+import type { ScenarioProfile } from '../frameworks/decision.js';
 import type {
   Attention,
   Checkpointing,
@@ -222,15 +224,25 @@ export interface Scenario {
   readonly padding: Padding;
   /** The run evaluates between steps. Absent: it does not. */
   readonly evaluation?: EvaluationConfig;
+  /**
+   * What `framework`'s profile decided for the fields the user left out (src/core/frameworks): data the
+   * parser derives, not a field a user sets. Present only when `framework` is.
+   */
+  readonly profile?: ScenarioProfile;
 }
+
+/** The parts of a scenario the parser derives rather than reads: no field of the table. */
+export type DerivedKey = 'profile';
 
 /** The fields that are objects of fields of their own (`lora.rank`, `parallelism.gpus`, `offload.params`). */
 export type GroupKey = 'lora' | 'parallelism' | 'offload' | 'evaluation';
 
 /** Every leaf of a scenario by its dotted path (docs/scenario.md's spelling): `seqLen`, `lora.rank`. */
 export type FieldPath = {
-  [K in keyof Scenario & string]: K extends GroupKey ? `${K}.${keyof NonNullable<Scenario[K]> & string}` : K;
-}[keyof Scenario & string];
+  [K in Exclude<keyof Scenario, DerivedKey> & string]: K extends GroupKey
+    ? `${K}.${keyof NonNullable<Scenario[K]> & string}`
+    : K;
+}[Exclude<keyof Scenario, DerivedKey> & string];
 
 /** The type of the value at a field path. */
 export type ValueAt<P extends string> = P extends `${infer G}.${infer L}`

@@ -28,6 +28,7 @@ export function runRecord(over: Partial<RunRecord> = {}): RunRecord {
     peakAllocated: null,
     peakReserved: null,
     peakDevice: null,
+    versions: null,
     peakGpuUsed: null,
     snapshots: [],
     ...over,
