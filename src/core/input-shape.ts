@@ -179,3 +179,50 @@ export function tooDeep(fileName: string, hint: string, limit = MAX_INPUT_DEPTH)
     params: { file: fileName, maxDepth: limit },
   });
 }
+
+/** Leading spaces and `- ` indicators a YAML line may open with before it is nested too deep to be a config. */
+export const MAX_YAML_INDENT = 512;
+
+/**
+ * Whether YAML text nests deeper than `limit`, read in one pass before any parser sees it (the yaml
+ * package recurses on flow collections and, on an unclosed one a hundred thousand deep, exhausts the
+ * process): flow brackets outside quotes and comments are counted, and a line indented (spaces and
+ * `- `) more than MAX_YAML_INDENT characters is too deep.
+ */
+export function yamlNestsTooDeep(text: string, limit = MAX_INPUT_DEPTH): boolean {
+  let flow = 0;
+  let lineStart = true;
+  let indent = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      indent = 0;
+      continue;
+    }
+    if (lineStart) {
+      if (c === 32 || c === 9 || (c === 45 && text.charCodeAt(i + 1) === 32)) {
+        if (++indent > MAX_YAML_INDENT) return true;
+        continue;
+      }
+      lineStart = false;
+    }
+    if (
+      c === 35 &&
+      (i === 0 ||
+        text.charCodeAt(i - 1) === 32 ||
+        text.charCodeAt(i - 1) === 9 ||
+        text.charCodeAt(i - 1) === 10)
+    ) {
+      // a comment: to the end of the line
+      while (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) i++;
+    } else if (c === 34 || c === 39) {
+      // a quoted scalar: to its closing quote (a backslash escapes in double quotes)
+      for (i++; i < text.length && text.charCodeAt(i) !== c; i++)
+        if (c === 34 && text.charCodeAt(i) === 92) i++;
+    } else if (c === 91 || c === 123) {
+      if (++flow > limit) return true;
+    } else if ((c === 93 || c === 125) && flow > 0) flow--;
+  }
+  return false;
+}
