@@ -9,6 +9,7 @@ import { GPUS } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
 import {
   depthOf,
+  describeValue,
   isPlainObject,
   list,
   literal,
@@ -434,7 +435,10 @@ export function parseEnvSnapshot(text: string, fileName: string): EnvSnapshot {
   if (r.kind !== 'headroom-env')
     throw invalidEnv(fileName, 'not a Headroom environment file (no "kind": "headroom-env")');
   if (r.version !== 1)
-    throw invalidEnv(fileName, `environment file version ${String(r.version)} is not supported (1 is)`);
+    throw invalidEnv(
+      fileName,
+      `environment file version ${describeValue(r.version)} is not supported (1 is)`,
+    );
   if (depthOf(raw) > MAX_INPUT_DEPTH) throw tooDeep(fileName, ENV_HINT);
   // Every field checked here, once: env show and migrate read the value as typed.
   return readShape(SNAPSHOT, raw, fileName, ENV_HINT);

@@ -305,7 +305,9 @@ function parseTensorEntry(name: string, entry: unknown, fileName: string): Safet
   if (!Number.isSafeInteger(elements)) {
     throw badFile(fileName, `tensor ${quoteJson(name)} has shape ${quoteJson(shape)} with too many elements`);
   }
-  const bits: number | undefined = (DTYPE_BITS as Record<string, number>)[dtype];
+  const bits: number | undefined = Object.hasOwn(DTYPE_BITS, dtype)
+    ? (DTYPE_BITS as Record<string, number>)[dtype]
+    : undefined;
   if (bits !== undefined) {
     const totalBits = BigInt(elements) * BigInt(bits);
     const actualBytes = BigInt(endByte - beginByte);
