@@ -60,7 +60,7 @@ function parseText(text: string, fileName: string): unknown {
     // maxAliasCount guards against alias bombs (billion laughs; the yaml default is 100). uniqueKeys
     // off: the package checks each key against every earlier one, quadratic on a large mapping, and
     // PyYAML, which the trainers read their configs with, keeps the last of duplicate keys too.
-    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false }) as unknown;
+    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' }) as unknown;
   } catch (error) {
     const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}` : '';
     throw new HeadroomUserError({
