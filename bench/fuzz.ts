@@ -6,8 +6,8 @@
  * a count per parser; FUZZ_SEED the seed (default: a new one, printed, so a failure can be replayed).
  */
 import fc from 'fast-check';
+import { type ParserProperty, PROPERTIES, tryInput } from '../test/fuzz/properties.js';
 import { regexSites, sampleLines, superLinear } from './fuzz/regex-scan.js';
-import { PROPERTIES, type ParserProperty, tryInput } from '../test/fuzz/properties.js';
 
 const minutes = Number(process.env.FUZZ_MINUTES ?? 2);
 const runs = process.env.FUZZ_RUNS === undefined ? null : Number(process.env.FUZZ_RUNS);
@@ -25,14 +25,21 @@ interface Tally {
 
 function sizeOf(input: unknown): number {
   try {
-    return (typeof input === 'string' ? input : JSON.stringify(input) ?? '').length;
+    return (typeof input === 'string' ? input : (JSON.stringify(input) ?? '')).length;
   } catch {
     return 0;
   }
 }
 
 function fuzz(property: ParserProperty<unknown>, index: number, budgetMs: number): Tally {
-  const tally: Tally = { name: property.name, tried: 0, failures: 0, first: null, slowestMs: 0, slowestChars: 0 };
+  const tally: Tally = {
+    name: property.name,
+    tried: 0,
+    failures: 0,
+    first: null,
+    slowestMs: 0,
+    slowestChars: 0,
+  };
   const end = performance.now() + budgetMs;
   for (let batch = 0; runs === null ? performance.now() < end : tally.tried < runs; batch++) {
     const n = runs === null ? BATCH : Math.min(BATCH, runs - tally.tried);
@@ -65,7 +72,7 @@ console.log(
 );
 const tallies: Tally[] = [];
 for (const [i, property] of PROPERTIES.entries()) {
-  const t = fuzz(property as ParserProperty<unknown>, i, budget);
+  const t = fuzz(property as unknown as ParserProperty<unknown>, i, budget);
   tallies.push(t);
   console.log(
     `  ${t.name.padEnd(24)} ${String(t.tried).padStart(7)} inputs  ${String(t.failures).padStart(3)} failures  slowest ${t.slowestMs.toFixed(1).padStart(7)} ms (${t.slowestChars} chars)`,
@@ -74,11 +81,17 @@ for (const [i, property] of PROPERTIES.entries()) {
 }
 const total = tallies.reduce((n, t) => n + t.tried, 0);
 const failures = tallies.reduce((n, t) => n + t.failures, 0);
-console.log(`  ${'all'.padEnd(24)} ${String(total).padStart(7)} inputs  ${String(failures).padStart(3)} failures`);
+console.log(
+  `  ${'all'.padEnd(24)} ${String(total).padStart(7)} inputs  ${String(failures).padStart(3)} failures`,
+);
 
 const sites = regexSites(process.cwd());
 const slow = superLinear(sites, sampleLines(process.cwd()));
-console.log(`regex literals in src/ and web/src/: ${sites.length}, super-linear on pumped inputs: ${slow.length}`);
+console.log(
+  `regex literals in src/ and web/src/: ${sites.length}, super-linear on pumped inputs: ${slow.length}`,
+);
 for (const f of slow)
-  console.log(`  ${f.site.file}:${f.site.line} /${f.site.regex.source.slice(0, 70)}/ on ${JSON.stringify(f.input)}…`);
+  console.log(
+    `  ${f.site.file}:${f.site.line} /${f.site.regex.source.slice(0, 70)}/ on ${JSON.stringify(f.input)}…`,
+  );
 process.exitCode = failures > 0 || slow.length > 0 ? 1 : 0;
