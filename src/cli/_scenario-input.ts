@@ -225,7 +225,7 @@ const SIZE_UNITS: Readonly<Record<string, number>> = {
 export function tokensFlag(values: Values, flag: string): number | undefined {
   const raw = values[flag];
   if (raw === undefined) return undefined;
-  const m = typeof raw === 'string' ? /^\s*([\d._]+(?:e\d+)?)\s*([kmgtb]?)\s*$/i.exec(raw) : null;
+  const m = typeof raw === 'string' ? /^([\d._]+(?:e\d+)?)\s*([kmgtb]?)$/i.exec(raw.trim()) : null;
   const n = m ? Number(m[1]!.replace(/_/g, '')) * SIZE_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
   if (!Number.isFinite(n) || n < 1) {
     throw new HeadroomUserError({
@@ -254,7 +254,7 @@ const BYTE_UNITS: Readonly<Record<string, number>> = {
 export function bytesFlag(values: Values, flag: string): number | undefined {
   const raw = values[flag];
   if (raw === undefined) return undefined;
-  const m = typeof raw === 'string' ? /^\s*([\d.]+)\s*([a-z]*)\s*$/i.exec(raw) : null;
+  const m = typeof raw === 'string' ? /^([\d.]+)\s*([a-z]*)$/i.exec(raw.trim()) : null;
   const unit = m ? BYTE_UNITS[(m[2] || 'b').toLowerCase()] : undefined;
   const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
   if (!Number.isFinite(n) || n < 0) {

@@ -129,9 +129,10 @@ interface ArchitectureSpec {
 }
 
 /** The context window a config declares, under the names the architectures use for it. */
-function contextOf(config: Config): { contextLength?: number } {
-  const n = readNumber(config, ['max_position_embeddings', 'n_positions', 'seq_length', 'max_seq_len']);
-  return n !== undefined && n > 0 ? { contextLength: n } : {};
+function contextOf(config: Config, source: string): { contextLength?: number } {
+  const keys = ['max_position_embeddings', 'n_positions', 'seq_length', 'max_seq_len'];
+  const n = readDim(config, keys, source, 'context');
+  return n !== undefined ? { contextLength: n } : {};
 }
 
 /** A number caps the logits, null switches the cap off, and a missing key takes the class default. */
@@ -335,17 +336,70 @@ function isKnown(type: string): type is KnownModelType {
   return Object.hasOwn(ARCHITECTURES, type);
 }
 
-function readNumber(config: Config, keys: readonly string[]): number | undefined {
+/**
+ * The widest value a config may declare for each kind of figure. Real configs stay far below (hidden
+ * 25,600 and vocabulary 256 k at most today, a 10 M-token context for Llama 4 Scout); a larger one is a
+ * damaged file, and taking it would only overflow the estimate.
+ */
+export const CONFIG_LIMITS = {
+  width: 1 << 20,
+  count: 1 << 16,
+  vocab: 1 << 26,
+  context: 1 << 30,
+} as const;
+
+type Limit = keyof typeof CONFIG_LIMITS;
+
+/** Where the config field at fault is, and what it must be: a user error naming the file and the key. */
+function badDimension(source: string, key: string, value: unknown, min: number, max: number) {
+  const shown =
+    typeof value === 'string'
+      ? JSON.stringify(value.slice(0, 40))
+      : typeof value === 'number'
+        ? String(value)
+        : Array.isArray(value)
+          ? 'a list'
+          : `a ${value === null ? 'null' : typeof value}`;
+  return new HeadroomUserError({
+    code: 'invalid-field',
+    where: `${source}: ${key}`,
+    message: `${source}: "${key}" must be a whole number from ${min} to ${max}, not ${shown}`,
+    hint: 'fix the config.json (a per-layer list is not modelled), or pass a catalog id (headroom models)',
+    params: { file: source, field: key, min, max, value: shown },
+  });
+}
+
+/**
+ * The first of `keys` the config sets (null counts as unset), checked: a whole number in
+ * [min, CONFIG_LIMITS[limit]], else a user error naming the key. Undefined when none is set.
+ */
+function readDim(
+  config: Config,
+  keys: readonly string[],
+  source: string,
+  limit: Limit,
+  min = 1,
+): number | undefined {
   for (const key of keys) {
     const value = config[key];
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    if (value === undefined || value === null) continue;
+    const max = CONFIG_LIMITS[limit];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+      throw badDimension(source, key, value, min, max);
+    return value;
   }
   return undefined;
 }
 
-function requireNumber(config: Config, keys: readonly string[], source: string, what: string): number {
-  const value = readNumber(config, keys);
-  if (value === undefined || value <= 0 || !Number.isInteger(value)) {
+function requireNumber(
+  config: Config,
+  keys: readonly string[],
+  source: string,
+  what: string,
+  limit: Limit = 'width',
+): number {
+  const value = readDim(config, keys, source, limit);
+  if (value === undefined) {
     throw new HeadroomUserError({
       code: 'invalid-field',
       where: `${source}: ${keys[0]}`,
@@ -356,29 +410,43 @@ function requireNumber(config: Config, keys: readonly string[], source: string, 
   return value;
 }
 
-function readMoe(config: Config, intermediate: number): MoeShape | null {
-  const experts = readNumber(config, ['num_experts', 'num_local_experts', 'n_routed_experts']);
+/** An object-valued part of a config (`text_config`, the catalog's `moe`), or null for anything else. */
+function objectAt(config: Config, key: string): Config | null {
+  const value = config[key];
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Config) : null;
+}
+
+function readMoe(config: Config, intermediate: number, layers: number, source: string): MoeShape | null {
+  const experts = readDim(
+    config,
+    ['num_experts', 'num_local_experts', 'n_routed_experts'],
+    source,
+    'count',
+    0,
+  );
   if (experts === undefined || experts <= 1) return null;
-  const topK = readNumber(config, ['num_experts_per_tok', 'moe_top_k', 'top_k']) ?? 2;
+  const topK = readDim(config, ['num_experts_per_tok', 'moe_top_k', 'top_k'], source, 'count') ?? 2;
+  if (topK > experts) throw badDimension(source, 'num_experts_per_tok', topK, 1, experts);
+  const denseLayers = readDim(config, ['first_k_dense_replace'], source, 'count', 0) ?? 0;
+  if (denseLayers > layers) throw badDimension(source, 'first_k_dense_replace', denseLayers, 0, layers);
   return {
     numExperts: experts,
     topK,
-    expertIntermediateSize: readNumber(config, ['moe_intermediate_size']) ?? intermediate,
-    sharedExperts: readNumber(config, ['n_shared_experts', 'num_shared_experts']) ?? 0,
-    denseLayers: readNumber(config, ['first_k_dense_replace']) ?? 0,
+    expertIntermediateSize: readDim(config, ['moe_intermediate_size'], source, 'width') ?? intermediate,
+    sharedExperts: readDim(config, ['n_shared_experts', 'num_shared_experts'], source, 'count', 0) ?? 0,
+    denseLayers,
   };
 }
 
-function readMla(config: Config): MlaShape | null {
-  const kvLoraRank = readNumber(config, ['kv_lora_rank']);
+function readMla(config: Config, source: string): MlaShape | null {
+  const kvLoraRank = readDim(config, ['kv_lora_rank'], source, 'width');
   if (kvLoraRank === undefined) return null;
-  const qLora = config.q_lora_rank;
   return {
-    qLoraRank: typeof qLora === 'number' ? qLora : null,
+    qLoraRank: readDim(config, ['q_lora_rank'], source, 'width') ?? null,
     kvLoraRank,
-    qkNopeHeadDim: readNumber(config, ['qk_nope_head_dim']) ?? 128,
-    qkRopeHeadDim: readNumber(config, ['qk_rope_head_dim']) ?? 64,
-    vHeadDim: readNumber(config, ['v_head_dim']) ?? 128,
+    qkNopeHeadDim: readDim(config, ['qk_nope_head_dim'], source, 'width', 0) ?? 128,
+    qkRopeHeadDim: readDim(config, ['qk_rope_head_dim'], source, 'width', 0) ?? 64,
+    vHeadDim: readDim(config, ['v_head_dim'], source, 'width') ?? 128,
   };
 }
 
@@ -388,30 +456,39 @@ function readMla(config: Config): MlaShape | null {
  * @example shapeFromConfig({ model_type: 'llama', hidden_size: 4096, ... })
  */
 export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape {
-  const text = raw.text_config;
-  const config: Config =
-    text && typeof text === 'object' && !Array.isArray(text) ? { ...raw, ...(text as Config) } : raw;
+  const text = objectAt(raw, 'text_config');
+  const config: Config = text ? { ...raw, ...text } : raw;
   const rawType = typeof config.model_type === 'string' ? config.model_type : '';
   const modelType = rawType.split(' ')[0] ?? rawType;
   const spec: ArchitectureSpec = isKnown(modelType) ? ARCHITECTURES[modelType] : ARCHITECTURES.llama;
   const hidden = requireNumber(config, spec.keys.hidden, source, 'hidden size');
-  const layers = requireNumber(config, spec.keys.layers, source, 'layer count');
-  const heads = requireNumber(config, spec.keys.heads, source, 'attention head count');
-  const kvHeads = readNumber(config, spec.keys.kvHeads) ?? spec.kvHeadsFallback?.(config) ?? heads;
-  const vocab = requireNumber(config, ['vocab_size', 'padded_vocab_size'], source, 'vocabulary size');
-  const configuredIntermediate = readNumber(config, spec.keys.intermediate);
+  const layers = requireNumber(config, spec.keys.layers, source, 'layer count', 'count');
+  const heads = requireNumber(config, spec.keys.heads, source, 'attention head count', 'count');
+  const kvHeads =
+    readDim(config, spec.keys.kvHeads, source, 'count') ?? spec.kvHeadsFallback?.(config) ?? heads;
+  if (!Number.isInteger(kvHeads) || kvHeads < 1 || kvHeads > CONFIG_LIMITS.count)
+    throw badDimension(source, spec.keys.kvHeads[0]!, kvHeads, 1, CONFIG_LIMITS.count);
+  const vocab = requireNumber(
+    config,
+    ['vocab_size', 'padded_vocab_size'],
+    source,
+    'vocabulary size',
+    'vocab',
+  );
+  const configuredIntermediate = readDim(config, spec.keys.intermediate, source, 'width');
   const intermediate = Math.round(
     configuredIntermediate === undefined
       ? hidden * spec.defaultIntermediateFactor
       : configuredIntermediate * spec.intermediateFactor,
   );
-  const headDim = readNumber(config, ['head_dim', 'kv_channels']) ?? hidden / heads;
-  const catalogMla = config.mla as Config | null | undefined;
-  const mla = readMla(config) ?? (catalogMla ? readMla(catalogMla) : null);
-  const flags = config.architectureFlags as Config | undefined;
+  const headDim = readDim(config, ['head_dim', 'kv_channels'], source, 'width') ?? hidden / heads;
+  const catalogMla = objectAt(config, 'mla');
+  const mla = readMla(config, source) ?? (catalogMla ? readMla(catalogMla, source) : null);
+  const flags = objectAt(config, 'architectureFlags') ?? undefined;
+  const flaggedNorms = flags ? readDim(flags, ['normsPerLayer'], source, 'count', 0) : undefined;
   const normsPerLayer =
-    typeof flags?.normsPerLayer === 'number'
-      ? flags.normsPerLayer
+    flaggedNorms !== undefined
+      ? flaggedNorms
       : typeof spec.normsPerLayer === 'function'
         ? spec.normsPerLayer(config)
         : spec.normsPerLayer;
@@ -421,8 +498,8 @@ export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape
       : typeof spec.qkvBias === 'function'
         ? spec.qkvBias(config)
         : spec.qkvBias;
-  const catalogMoe = config.moe as Config | null | undefined;
-  const moe = readMoe(catalogMoe ? { ...config, ...catalogMoe } : config, intermediate);
+  const catalogMoe = objectAt(config, 'moe');
+  const moe = readMoe(catalogMoe ? { ...config, ...catalogMoe } : config, intermediate, layers, source);
   return {
     modelType: modelType || 'llama',
     hiddenSize: hidden,
@@ -450,8 +527,8 @@ export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape
       ? { attnLogitSoftcap: true }
       : {}),
     ...(fusedQkv(spec.moduleNames) ? { fusedQkv: true } : {}),
-    learnedPositions: readNumber(config, spec.learnedPositionKeys) ?? 0,
-    ...contextOf(config),
+    learnedPositions: readDim(config, spec.learnedPositionKeys, source, 'context') ?? 0,
+    ...contextOf(config, source),
     embeddingNorm: spec.embeddingNorm,
     moe,
     mla,

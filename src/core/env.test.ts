@@ -190,6 +190,8 @@ describe('parseFrameworkProbe and parseEnvSnapshot', () => {
     const good = {
       kind: 'headroom-env',
       version: 1,
+      capturedAt: '2026-01-01T00:00:00Z',
+      host: { hostname: 'h', platform: 'linux', arch: 'x64', cpus: 8, memoryBytes: 1e9 },
       gpus: ok,
       driver: ok,
       frameworks: ok,
@@ -198,11 +200,11 @@ describe('parseFrameworkProbe and parseEnvSnapshot', () => {
     };
     expect(parseEnvSnapshot(JSON.stringify(good), 'a.json').gpus).toEqual(ok);
     expect(() => parseEnvSnapshot(JSON.stringify({ ...good, disk: { status: 'ok' } }), 'a.json')).toThrow(
-      '"disk" is ok but has no value',
+      'a.json: disk.value must be an object, not missing',
     );
     expect(() =>
       parseEnvSnapshot(JSON.stringify({ ...good, gpus: { status: 'ok', value: {} } }), 'a.json'),
-    ).toThrow('"gpus.value" must be a list');
+    ).toThrow('a.json: gpus.value must be a list, not an object');
   });
 });
 

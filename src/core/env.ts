@@ -7,6 +7,26 @@
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
 import { HeadroomUserError } from './errors.js';
+import {
+  depthOf,
+  describeValue,
+  isPlainObject,
+  list,
+  literal,
+  MAX_INPUT_DEPTH,
+  nullable,
+  num,
+  object,
+  optional,
+  readShape,
+  record,
+  type Shape,
+  ShapeError,
+  str,
+  tooDeep,
+  unknownValue,
+  withDefault,
+} from './input-shape.js';
 import type { MessageOf, NoParams } from './message.js';
 import { parseNvidiaSmiCsv } from './nvidia-smi.js';
 import { parseNvidiaSmiTable } from './nvidia-smi-table.js';
@@ -335,26 +355,77 @@ export function parseFrameworkProbe(json: string): EnvFrameworks | null {
   return { python: r.python, packages, torchCuda: typeof r.torch_cuda === 'string' ? r.torch_cuda : null };
 }
 
+const ENV_HINT = 'capture one with: headroom env capture -o env.json';
+
 function invalidEnv(fileName: string, message: string): HeadroomUserError {
   return new HeadroomUserError({
     code: 'bad-file',
     where: fileName,
     message: `${fileName}: ${message}`,
-    hint: 'capture one with: headroom env capture -o env.json',
+    hint: ENV_HINT,
   });
 }
 
-function checkPart(raw: Record<string, unknown>, part: string, fileName: string): void {
-  const value = raw[part] as Record<string, unknown> | undefined;
-  if (!value || typeof value !== 'object' || (value.status !== 'ok' && value.status !== 'missing')) {
-    throw invalidEnv(
-      fileName,
-      `"${part}" must be {"status": "ok", "value": ...} or {"status": "missing", "reason": ...}`,
-    );
-  }
-  if (value.status === 'ok' && (value.value === undefined || value.value === null))
-    throw invalidEnv(fileName, `"${part}" is ok but has no value`);
+const count = num({ min: 0, integer: true });
+const bytes = num({ min: 0 });
+const maybeString = withDefault(nullable(str), null);
+
+const MISSING: Shape<EnvMissing> = object<EnvMissing>({
+  status: literal('missing'),
+  reason: str,
+  code: optional(str),
+  params: unknownValue,
+});
+
+/** A captured part: `{"status": "ok", "value": …}` read with `value`, or `{"status": "missing", …}`. */
+function captured<T>(value: Shape<T>): Shape<Captured<T>> {
+  const ok = object<{ status: 'ok'; value: T }>({ status: literal('ok'), value });
+  return (v, p) => {
+    const status = isPlainObject(v) ? v.status : undefined;
+    if (status === 'missing') return MISSING(v, p);
+    if (status === 'ok') return ok(v, p);
+    throw new ShapeError(p, '{"status": "ok", "value": ...} or {"status": "missing", "reason": ...}', v);
+  };
 }
+
+const GPU: Shape<EnvGpu> = object<EnvGpu>({
+  index: count,
+  name: str,
+  memoryTotalBytes: withDefault(nullable(bytes), null),
+  computeCapability: maybeString,
+  migMode: withDefault(nullable(literal('enabled', 'disabled')), null),
+  migDevicesMemoryBytes: withDefault(list(bytes), []),
+  pcie: withDefault(nullable(object<{ gen: number; lanes: number }>({ gen: count, lanes: count })), null),
+  catalogId: maybeString,
+});
+
+const SNAPSHOT: Shape<EnvSnapshot> = object<EnvSnapshot>({
+  kind: literal('headroom-env'),
+  version: literal(1),
+  capturedAt: str,
+  host: object<EnvHost>({ hostname: str, platform: str, arch: str, cpus: count, memoryBytes: bytes }),
+  gpus: captured(list(GPU, 4096)),
+  driver: captured(object<EnvDriver>({ driverVersion: maybeString, cudaVersion: maybeString })),
+  frameworks: captured(
+    object<EnvFrameworks>({ python: str, packages: record(nullable(str)), torchCuda: maybeString }),
+  ),
+  interconnect: captured(
+    object<EnvInterconnect>({
+      kind: literal('nvlink', 'partial', 'pcie', 'single'),
+      gpuCount: count,
+      nvlinkPairs: count,
+      matrix: list(list(str, 4096), 4096),
+    }),
+  ),
+  disk: captured(
+    object<EnvDisk>({
+      path: str,
+      freeBytes: bytes,
+      totalBytes: bytes,
+      writeBytesPerSecond: withDefault(nullable(bytes), null),
+    }),
+  ),
+});
 
 /**
  * Reads an environment file written by `headroom env capture`; throws a user error naming the file.
@@ -373,10 +444,11 @@ export function parseEnvSnapshot(text: string, fileName: string): EnvSnapshot {
   if (r.kind !== 'headroom-env')
     throw invalidEnv(fileName, 'not a Headroom environment file (no "kind": "headroom-env")');
   if (r.version !== 1)
-    throw invalidEnv(fileName, `environment file version ${String(r.version)} is not supported (1 is)`);
-  for (const part of ['gpus', 'driver', 'frameworks', 'interconnect', 'disk']) checkPart(r, part, fileName);
-  const gpus = r.gpus as Captured<unknown>;
-  if (gpus.status === 'ok' && !Array.isArray(gpus.value))
-    throw invalidEnv(fileName, '"gpus.value" must be a list');
-  return raw as EnvSnapshot;
+    throw invalidEnv(
+      fileName,
+      `environment file version ${describeValue(r.version)} is not supported (1 is)`,
+    );
+  if (depthOf(raw) > MAX_INPUT_DEPTH) throw tooDeep(fileName, ENV_HINT);
+  // Every field checked here, once: env show and migrate read the value as typed.
+  return readShape(SNAPSHOT, raw, fileName, ENV_HINT);
 }

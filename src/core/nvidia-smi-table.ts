@@ -50,14 +50,19 @@ export interface NvidiaSmiTable {
 
 // `|   0  NVIDIA H200                    On  |   00000000:83:00.0 Off |` (Persistence-M, or the
 // Windows driver model, closes the first cell).
-const GPU_ROW = /^\|\s*(\d+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s*\|/;
-const MEMORY_CELL = /(\d+)MiB\s*\/\s*(\d+)MiB/;
+// Each pattern is linear: a group before a run of spaces ends on a non-space (so the run has one
+// split), a number starts where a digit run starts, and a line is read trimmed, so no `\s*` pair meets.
+const GPU_ROW = /^\|\s*(\d+)\s+(\S(?:.*?\S)?)\s+(?:On|Off|WDDM|TCC)\s*\|/;
+const MEMORY_CELL = /(?<!\d)(\d+)MiB\s*\/\s*(\d+)MiB/;
 // `|  0    2   0   0  |           11091MiB / 40448MiB    | ...`, then `|                  |    0MiB / 24739MiB |`
 const MIG_ROW = /^\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|\s*(\d+)MiB\s*\/\s*(\d+)MiB/;
 const MIG_BAR1_ROW = /^\|\s*\|\s*(\d+)MiB\s*\/\s*(\d+)MiB/;
 // `|    0    2    0   21180   C   /root/tools/memhog   2296MiB |` (new) or `|    1   7653   C   python   5369MiB |` (old)
 const PROCESS_ROW =
-  /^\|?\s*(\d+)\s+(?:(\d+|N\/A)\s+(\d+|N\/A)\s+)?(\d+)\s+(C\+G|M\+C|C|G|M)\s+([^|]*?)\s+(?:(\d+)MiB|N\/A)\s*\|?\s*$/;
+  /^\|?\s*(\d+)\s+(?:(\d+|N\/A)\s+(\d+|N\/A)\s+)?(\d+)\s+(C\+G|M\+C|C|G|M)\s+([^|\s](?:[^|]*?[^|\s])?)\s+(?:(\d+)MiB|N\/A)(?:\s*\|)?$/;
+
+/** nvidia-smi prints its table 79 or 89 columns wide (a little more for long names): longer lines are not rows. */
+export const MAX_TABLE_LINE_CHARS = 512;
 
 const idOrNull = (s: string | undefined): number | null =>
   s === undefined || s === 'N/A' ? null : Number(s);
@@ -70,9 +75,10 @@ export function parseNvidiaSmiTable(text: string): NvidiaSmiTable {
   const migDevices: TableMigDevice[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trimEnd();
+    if (line.length > MAX_TABLE_LINE_CHARS) continue;
     const gpu = GPU_ROW.exec(line);
     if (gpu) {
-      const memory = MEMORY_CELL.exec(lines[i + 1] ?? '');
+      const memory = MEMORY_CELL.exec((lines[i + 1] ?? '').slice(0, MAX_TABLE_LINE_CHARS));
       if (memory) {
         gpus.push({
           index: Number(gpu[1]),
@@ -86,7 +92,7 @@ export function parseNvidiaSmiTable(text: string): NvidiaSmiTable {
     }
     const mig = MIG_ROW.exec(line);
     if (mig) {
-      const bar1 = MIG_BAR1_ROW.exec(lines[i + 1] ?? '');
+      const bar1 = MIG_BAR1_ROW.exec((lines[i + 1] ?? '').slice(0, MAX_TABLE_LINE_CHARS));
       migDevices.push({
         gpu: Number(mig[1]),
         gi: Number(mig[2]),

@@ -54,7 +54,10 @@ const APP_ALIASES: Readonly<Record<string, string>> = {
 
 /** The field name nvidia-smi's header prints for a query field (`used_memory` → `used_gpu_memory`). */
 export function canonicalField(field: string, kind: 'gpu' | 'apps' = 'gpu'): string {
-  const name = field.trim().replace(/\s*\[.*\]$/, '');
+  // A trailing `[unit]` goes, from the first `[` (read without a regex: `\s*\[.*\]$` is quadratic on spaces).
+  const trimmed = field.trim();
+  const open = trimmed.endsWith(']') ? trimmed.indexOf('[') : -1;
+  const name = open < 0 ? trimmed : trimmed.slice(0, open).trimEnd();
   return kind === 'apps' ? (APP_ALIASES[name] ?? name) : name;
 }
 

@@ -187,6 +187,16 @@ function str(o: Json, key: string): string {
   return v;
 }
 
+/** The command line: words as strings (a number or boolean as written); an object in it is no argv. */
+function argvOf(o: Json): string[] {
+  if (!Array.isArray(o.argv)) return [];
+  return o.argv.map((a: unknown, i) => {
+    if (typeof a === 'string') return a;
+    if (typeof a === 'number' || typeof a === 'boolean') return String(a);
+    throw new Invalid(`argv[${i}] is not a string`);
+  });
+}
+
 function devices(o: Json): ProbeDeviceStats[] {
   const list = o.devices;
   if (list === undefined) return [];
@@ -229,7 +239,7 @@ function readEvent(o: Json): ProbeEvent {
         event: 'start',
         probeVersion: strOrNull(o, 'probeVersion'),
         host: strOrNull(o, 'host'),
-        argv: Array.isArray(o.argv) ? o.argv.map(String) : [],
+        argv: argvOf(o),
         python: strOrNull(o, 'python'),
         torch: strOrNull(o, 'torch'),
         cuda: strOrNull(o, 'cuda'),

@@ -3,6 +3,7 @@
  * Bytes in, data out; the weights themselves are never needed. Format: data/catalog/formats.md §1.
  */
 import { HeadroomUserError } from './errors.js';
+import { depthOf } from './input-shape.js';
 
 /**
  * The runtime's WHATWG TextDecoder (Node and browsers). Declared here because the core compiles
@@ -91,6 +92,9 @@ const GIT_LFS_POINTER_START = [0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e, 0x20] a
 
 /** Longest JSON value quoted back in an error message, in characters. */
 const MAX_QUOTED_CHARS = 120;
+
+/** How deep a header may nest: a real one is three levels (tensor, entry, shape). */
+const MAX_HEADER_DEPTH = 8;
 
 /** 0x7B, `{`: the first header byte the reference parser requires. */
 const OPEN_BRACE = 0x7b;
@@ -232,6 +236,10 @@ export function safetensorsHeaderFromJson(
   if (!isPlainObject(json)) {
     throw badFile(fileName, `header is JSON ${describeJson(json)}, not an object of tensors`);
   }
+  // A real header nests three deep (tensor, entry, shape); nothing here recurses on the input's depth.
+  if (depthOf(json, MAX_HEADER_DEPTH) > MAX_HEADER_DEPTH) {
+    throw badFile(fileName, `header nests deeper than ${MAX_HEADER_DEPTH} levels — the file is corrupt`);
+  }
   let metadata: Record<string, string> = {};
   const tensors: SafetensorsTensor[] = [];
   for (const [name, entry] of Object.entries(json)) {
@@ -297,7 +305,9 @@ function parseTensorEntry(name: string, entry: unknown, fileName: string): Safet
   if (!Number.isSafeInteger(elements)) {
     throw badFile(fileName, `tensor ${quoteJson(name)} has shape ${quoteJson(shape)} with too many elements`);
   }
-  const bits: number | undefined = (DTYPE_BITS as Record<string, number>)[dtype];
+  const bits: number | undefined = Object.hasOwn(DTYPE_BITS, dtype)
+    ? (DTYPE_BITS as Record<string, number>)[dtype]
+    : undefined;
   if (bits !== undefined) {
     const totalBits = BigInt(elements) * BigInt(bits);
     const actualBytes = BigInt(endByte - beginByte);
@@ -391,6 +401,9 @@ function describeJson(value: unknown): string {
 
 /** JSON text of `value`, cut to MAX_QUOTED_CHARS for error messages. */
 function quoteJson(value: unknown): string {
+  // JSON.stringify recurses: a list nested a million deep would overflow the stack.
+  if (value !== null && typeof value === 'object' && depthOf(value, 4) > 4)
+    return Array.isArray(value) ? '[[[…]]]' : '{{{…}}}';
   const text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}…` : text;
 }

@@ -55,6 +55,7 @@ export async function readConfigFile(path: string): Promise<ModelFiles> {
       hint: 'pass the folder itself as a model folder, or the path of its config.json',
     });
   }
+  if (!info.isFile()) throw notAFile(path, info, 'a config.json file');
   const config = parseConfigJson(await readTextFile(path, info, MAX_CONFIG_BYTES), path);
   return buildModelFiles({ source: 'config-file', ref: path, config, headers: null, notes: [] });
 }
@@ -72,6 +73,8 @@ export async function readModelFolder(dir: string): Promise<ModelFiles> {
   }
   const configPath = join(dir, CONFIG_FILE);
   const configInfo = await statIfExists(configPath);
+  if (configInfo !== null && !configInfo.isFile() && !configInfo.isDirectory())
+    throw notAFile(configPath, configInfo, 'a config.json file');
   if (configInfo === null || !configInfo.isFile()) {
     throw new HeadroomUserError({
       code: 'bad-file',
@@ -94,8 +97,11 @@ export async function readModelFolder(dir: string): Promise<ModelFiles> {
     );
   } else {
     const entries = await readdir(dir, { withFileTypes: true });
+    // Every entry named *.safetensors is a shard: a Hugging Face cache snapshot holds symbolic links
+    // into ../../blobs/, which are followed; what a name points at is checked when the shard is read
+    // (a file, not a folder, a named pipe or a link that loops).
     shardFiles = entries
-      .filter((entry) => entry.isFile() && entry.name.endsWith(SAFETENSORS_SUFFIX))
+      .filter((entry) => entry.name.endsWith(SAFETENSORS_SUFFIX))
       .map((entry) => entry.name)
       .sort();
     if (shardFiles.length > 0) {
@@ -189,6 +195,9 @@ async function readSafetensorsHeaderFile(
   path: string,
   listedIn: string | undefined,
 ): Promise<SafetensorsHeader> {
+  // Checked before it is opened: opening a named pipe blocks until a writer comes.
+  const info = await statIfExists(path);
+  if (info !== null && !info.isFile()) throw notAFile(path, info, 'a safetensors file');
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
@@ -234,8 +243,35 @@ async function statIfExists(path: string): Promise<Stats | null> {
     return await stat(path);
   } catch (error) {
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
-    throw error;
+    if (errorCode(error) === 'ELOOP') {
+      throw new HeadroomUserError({
+        code: 'bad-file',
+        where: path,
+        message: `${path} is a symbolic link that loops (it never reaches a file)`,
+        hint: 'point the link at the real file, or download the file again',
+        params: { path, problem: 'link-loop' },
+      });
+    }
+    throw cannotRead(path, error);
   }
+}
+
+/** A path that is there but is not a regular file: a folder, a named pipe, a socket or a device. */
+function notAFile(path: string, info: Stats, expected: string): HeadroomUserError {
+  const what = info.isDirectory()
+    ? 'a folder'
+    : info.isFIFO()
+      ? 'a named pipe'
+      : info.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
+  return new HeadroomUserError({
+    code: 'bad-file',
+    where: path,
+    message: `${path} is ${what}, not ${expected}`,
+    hint: 'put the real file there (a complete download of the checkpoint), or remove what is in its place',
+    params: { path, problem: info.isDirectory() ? 'is-folder' : 'special-file' },
+  });
 }
 
 async function readTextFile(path: string, info: Stats, maxBytes: number): Promise<string> {

@@ -10,14 +10,30 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { HeadroomUserError } from '../core/errors.js';
 import { deepspeedReference, detectConfigFormat, importConfig } from '../core/import/import-config.js';
 import type { ImportReport } from '../core/import/import-report.js';
+import { depthOf, MAX_INPUT_DEPTH, tooDeep, yamlNestsTooDeep } from '../core/input-shape.js';
 import { readUserFile, type UserFileKind } from './user-file.js';
 
 /** Trainer configs are kilobytes; anything larger is not one (and is not parsed). */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+/**
+ * YAML is read with the `yaml` package, linear but about 10 µs a byte on nested mappings: a YAML config
+ * is refused above 256 KiB (the real ones in data/fixtures/configs are under 6 KB), so reading one takes
+ * at most a few seconds. JSON keeps MAX_CONFIG_BYTES.
+ */
+export const MAX_YAML_CONFIG_BYTES = 256 * 1024;
+
+const isJsonName = (fileName: string): boolean => fileName.toLowerCase().endsWith('.json');
 
 /** Parses config text as JSON (.json) or YAML (anything else; YAML 1.2 reads JSON too). */
 export function parseConfigText(text: string, fileName: string): unknown {
-  if (fileName.toLowerCase().endsWith('.json')) {
+  const value = parseText(text, fileName);
+  if (depthOf(value) > MAX_INPUT_DEPTH)
+    throw tooDeep(fileName, 'a trainer config nests a few levels; check that this is the config you meant');
+  return value;
+}
+
+function parseText(text: string, fileName: string): unknown {
+  if (isJsonName(fileName)) {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
@@ -29,9 +45,22 @@ export function parseConfigText(text: string, fileName: string): unknown {
       });
     }
   }
+  if (text.length > MAX_YAML_CONFIG_BYTES) {
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: fileName,
+      message: `${fileName} is ${text.length} characters of YAML: larger than any trainer config (limit ${MAX_YAML_CONFIG_BYTES})`,
+      hint: 'check that this is the config you meant, or give it as JSON',
+      params: { path: fileName, problem: 'too-large', bytes: text.length, maxBytes: MAX_YAML_CONFIG_BYTES },
+    });
+  }
+  if (yamlNestsTooDeep(text))
+    throw tooDeep(fileName, 'a trainer config nests a few levels; check that this is the config you meant');
   try {
-    // maxAliasCount guards against alias bombs (the yaml default is 100).
-    return parseYaml(text, { maxAliasCount: 100 }) as unknown;
+    // maxAliasCount guards against alias bombs (billion laughs; the yaml default is 100). uniqueKeys
+    // off: the package checks each key against every earlier one, quadratic on a large mapping, and
+    // PyYAML, which the trainers read their configs with, keeps the last of duplicate keys too.
+    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' }) as unknown;
   } catch (error) {
     const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}` : '';
     throw new HeadroomUserError({
@@ -52,7 +81,8 @@ const TRAINER_CONFIG: UserFileKind = {
 };
 
 async function readText(path: string, what: string): Promise<string> {
-  return readUserFile(path, { ...TRAINER_CONFIG, what }, { maxBytes: MAX_CONFIG_BYTES });
+  const maxBytes = isJsonName(path) ? MAX_CONFIG_BYTES : MAX_YAML_CONFIG_BYTES;
+  return readUserFile(path, { ...TRAINER_CONFIG, what }, { maxBytes });
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -175,12 +175,36 @@ function hostMemory(input: RuleInput, m: OomMatch): Finding[] {
   return [say('host-memory', 'error', { kind }, evidence)];
 }
 
-const SECOND_COPY_PROSE =
-  /\b(?:allocat|load|mov|put)\w*\b[^\n]*\bmodel\b[^\n]*\b(?:again|twice)\b|\b(?:second|another|extra)\s+(?:copy\s+of\s+the\s+)?model\b[^\n]*\b(?:eval|GPU|card)|\bloads?\s+(?:the\s+)?model\s+\d+\s+times\b/i;
+// Prose that says the model is on the card twice: "loads the model again", "a second model … on the
+// GPU", "loads the model 2 times". Each `A … B … C` is read as three searches, each from where the one
+// before ended (the first A, then the first B after it, then any C after that): linear on any line,
+// where one regex with two `[^\n]*` is cubic on a long one.
+const MOVE_VERB = /\b(?:allocat|load|mov|put)\w*/i;
+const MODEL_WORD = /\bmodel\b/i;
+const AGAIN_WORD = /\b(?:again|twice)\b/i;
+const SECOND_MODEL = /\b(?:second|another|extra)\s+(?:copy\s+of\s+the\s+)?model\b/i;
+const ON_CARD = /\b(?:eval|GPU|card)/i;
+const LOADS_TIMES = /\bloads?\s+(?:the\s+)?model\s+\d+\s+times\b/i;
+
+/** The end of the first match of `regex` in `text` from `from`, or -1. */
+function endOf(regex: RegExp, text: string, from: number): number {
+  const m = regex.exec(text.slice(from));
+  return m ? from + m.index + m[0].length : -1;
+}
+
+/** A line of prose saying the model was put on the card a second time. */
+export function saysSecondCopy(line: string): boolean {
+  const verb = endOf(MOVE_VERB, line, 0);
+  const model = verb < 0 ? -1 : endOf(MODEL_WORD, line, verb);
+  if (model >= 0 && AGAIN_WORD.test(line.slice(model))) return true;
+  const second = endOf(SECOND_MODEL, line, 0);
+  if (second >= 0 && ON_CARD.test(line.slice(second))) return true;
+  return LOADS_TIMES.test(line);
+}
 const LOAD_CALL = /\.from_pretrained\s*\(|copy\.deepcopy\s*\(\s*(?:self\.)?model|\bload_state_dict\s*\(/;
 
 function secondModelCopy(input: RuleInput): Finding[] {
-  const prose = input.lines.findIndex((l) => SECOND_COPY_PROSE.test(l.text));
+  const prose = input.lines.findIndex((l) => saysSecondCopy(l.text));
   if (prose >= 0)
     return [
       say('second-model-copy', 'warn', {}, [

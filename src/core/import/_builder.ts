@@ -33,6 +33,32 @@ export function has(config: Config, key: string): boolean {
   );
 }
 
+/**
+ * A table's entry for a name from the file, looked up as the table's own key: `constructor` or
+ * `toString` in a config must not find Object.prototype's.
+ */
+export function own<T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined {
+  const name = typeof key === 'number' ? String(key) : key;
+  return typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
+/**
+ * A config value as text, for matching and messages: a string as it is, a number or boolean as
+ * written, anything else as JSON (String() throws on `{"toString": 1}`), cut to 80 characters.
+ */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    json = undefined;
+  }
+  return (json ?? typeof value).slice(0, 80);
+}
+
 /** YAML and JSON spellings of "yes": true, "true", "True", 1. */
 export function truthy(value: unknown): boolean {
   return value === true || value === 1 || (typeof value === 'string' && /^(true|yes|1)$/i.test(value));

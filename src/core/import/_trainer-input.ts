@@ -1,5 +1,5 @@
 /** Internal: what every trainer mapper receives, and how a referenced DeepSpeed config joins its report. */
-import { at, type Config, type ReportBuilder, truthy } from './_builder.js';
+import { at, type Config, own, type ReportBuilder, truthy } from './_builder.js';
 import { HF_OPTIMIZERS } from './_names.js';
 import { deepspeedPrecision, mapDeepSpeedConfig } from './deepspeed.js';
 import { because, type ImportReason } from './import-report.js';
@@ -138,7 +138,7 @@ export function mapHfOptimizer(
   unsetReason?: ImportReason,
 ): void {
   if (typeof value === 'string') {
-    const optimizer = HF_OPTIMIZERS[value];
+    const optimizer = own(HF_OPTIMIZERS, value);
     if (optimizer) b.map(key, value, 'optimizer', optimizer);
     else b.skip(key, value, 'unresolved', because('optimizer-not-modelled'));
     if (optimizer && HF_FUSED_OPTIMIZERS.has(value)) b.map(key, value, 'fusedOptimizer', true);

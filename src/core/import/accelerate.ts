@@ -4,7 +4,7 @@
  * utils/dataclasses.py. With mixed_precision set, accelerate's FSDP path casts the model to fp32 before
  * sharding (fsdp2_prepare_model), so weights are fp32 masters: -mixed.
  */
-import { at, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { at, has, ReportBuilder, textOf, truthy, wholeNumber } from './_builder.js';
 import { absorbDeepSpeed, type MapperInput } from './_trainer-input.js';
 import { because, type ImportReport } from './import-report.js';
 
@@ -19,7 +19,7 @@ export function looksLikeAccelerate(config: Readonly<Record<string, unknown>>): 
 export function mapAccelerateConfig(input: MapperInput): ImportReport {
   const c = input.config;
   const b = new ReportBuilder('accelerate');
-  const type = String(c.distributed_type ?? 'NO');
+  const type = textOf(c.distributed_type ?? 'NO');
   const processes = wholeNumber(c.num_processes);
   const machines = wholeNumber(c.num_machines) ?? 1;
   if (processes !== undefined && processes > 0)
@@ -28,7 +28,7 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
   if (type === 'FSDP') {
     const f = (c.fsdp_config ?? {}) as Readonly<Record<string, unknown>>;
     const reshard = f.fsdp_reshard_after_forward;
-    const sharding = String(f.fsdp_sharding_strategy ?? '');
+    const sharding = textOf(f.fsdp_sharding_strategy ?? '');
     let strategy: 'fsdp' | 'fsdp-grad-op' | 'ddp' = 'fsdp';
     let key = 'distributed_type';
     let value: unknown = type;
@@ -69,8 +69,9 @@ export function mapAccelerateConfig(input: MapperInput): ImportReport {
       absorbDeepSpeed(b, 'deepspeed_config.deepspeed_config_file', d.deepspeed_config_file, input);
     } else {
       const stage = wholeNumber(d.zero_stage);
-      if (stage !== undefined && ZERO_STAGES[stage])
-        b.map('deepspeed_config.zero_stage', stage, 'parallelism.strategy', ZERO_STAGES[stage]);
+      const strategy = stage === undefined ? undefined : ZERO_STAGES[stage];
+      if (stage !== undefined && strategy)
+        b.map('deepspeed_config.zero_stage', stage, 'parallelism.strategy', strategy);
       // accelerate builds the DeepSpeed config itself and writes no bucket sizes, not even "auto"
       // (accelerate utils/dataclasses.py, DeepSpeedPlugin), so DeepSpeed's own defaults apply.
       if (stage !== undefined && stage >= 1 && stage <= 3)

@@ -5,7 +5,7 @@
  * (resolve_dtype), so the weights stay 16-bit unless DeepSpeed or FSDP mixed precision keeps fp32 masters.
  */
 import type { Method } from '../scenario.js';
-import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { finiteNumber, has, own, ReportBuilder, textOf, truthy, wholeNumber } from './_builder.js';
 import { ATTN_IMPLEMENTATIONS } from './_names.js';
 import {
   absorbDeepSpeed,
@@ -94,8 +94,9 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   } else if (gc === false) b.map('gradient_checkpointing', gc, 'gradientCheckpointing', 'none');
 
   const impl = c.attn_implementation;
-  if (typeof impl === 'string' && ATTN_IMPLEMENTATIONS[impl])
-    b.map('attn_implementation', impl, 'attention', ATTN_IMPLEMENTATIONS[impl]);
+  const implAttention = own(ATTN_IMPLEMENTATIONS, impl);
+  if (typeof impl === 'string' && implAttention)
+    b.map('attn_implementation', impl, 'attention', implAttention);
   else if (truthy(c.flash_attention)) b.map('flash_attention', c.flash_attention, 'attention', 'flash');
   else if (truthy(c.sdp_attention)) b.map('sdp_attention', c.sdp_attention, 'attention', 'sdpa');
   else if (truthy(c.xformers_attention))
@@ -114,7 +115,7 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   const fsdpConfig = (c.fsdp_config ?? {}) as Readonly<Record<string, unknown>>;
   const fsdpOn = (fsdp !== null && fsdp.length > 0) || has(c, 'fsdp_version');
   if (fsdpOn) {
-    const sharding = String(fsdpConfig.fsdp_sharding_strategy ?? fsdpConfig.sharding_strategy ?? '');
+    const sharding = textOf(fsdpConfig.fsdp_sharding_strategy ?? fsdpConfig.sharding_strategy ?? '');
     const reshard = fsdpConfig.fsdp_reshard_after_forward ?? fsdpConfig.reshard_after_forward;
     const gradOp = fsdp?.includes('shard_grad_op') || /SHARD_GRAD_OP|^2$/.test(sharding) || reshard === false;
     const key = sharding ? 'fsdp_config.fsdp_sharding_strategy' : 'fsdp';

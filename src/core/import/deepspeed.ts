@@ -4,7 +4,7 @@
  * that launches it, so they are reported, and DeepSpeed's "auto" values are reported, never guessed.
  * Keys and defaults: deepspeed/runtime/zero/config.py and docs/_pages/config-json.md.
  */
-import { type Config, has, ReportBuilder, truthy } from './_builder.js';
+import { type Config, has, ReportBuilder, textOf, truthy } from './_builder.js';
 import { because, type ImportReason, type ImportReasonParams, type ImportReport } from './import-report.js';
 
 const STAGE_TO_STRATEGY = ['ddp', 'zero1', 'zero2', 'zero3'] as const;
@@ -128,7 +128,7 @@ export function mapDeepSpeedConfig(config: Config): ImportReport {
       'zero_optimization.offload_param',
       paramBlock ?? zero.cpu_offload_params,
       'unresolved',
-      because('param-offload-stage', { stage: String(stage) }),
+      because('param-offload-stage', { stage: textOf(stage) }),
     );
     b.map('zero_optimization.offload_param', null, 'offload.params', 'none');
   } else {

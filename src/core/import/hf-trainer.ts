@@ -5,7 +5,7 @@
  * use_bnb_nested_quant (default false) for load_in_4bit.
  */
 import type { Method } from '../scenario.js';
-import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { finiteNumber, has, own, ReportBuilder, truthy, wholeNumber } from './_builder.js';
 import { ATTN_IMPLEMENTATIONS } from './_names.js';
 import {
   absorbDeepSpeed,
@@ -109,7 +109,7 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
 
   const impl = c.attn_implementation;
   if (typeof impl === 'string') {
-    const attention = ATTN_IMPLEMENTATIONS[impl];
+    const attention = own(ATTN_IMPLEMENTATIONS, impl);
     if (attention) b.map('attn_implementation', impl, 'attention', attention);
     else b.skip('attn_implementation', impl, 'unresolved', because('attention-not-modelled'));
   }

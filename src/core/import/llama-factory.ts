@@ -6,7 +6,7 @@
  * 4-bit bitsandbytes quantization nf4 with double quantization.
  */
 import type { Method } from '../scenario.js';
-import { finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { finiteNumber, has, own, ReportBuilder, textOf, truthy, wholeNumber } from './_builder.js';
 import {
   absorbDeepSpeed,
   HF_DEFAULT_OPTIM,
@@ -61,7 +61,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
         'quantization_method',
         quantMethod,
         'unresolved',
-        because('quantization-method', { method: String(quantMethod) }),
+        because('quantization-method', { method: textOf(quantMethod) }),
       );
     } else if (bits === 8) {
       b.map('quantization_bit', bits, 'quantization', 'int8');
@@ -152,7 +152,7 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
     b.map('use_unsloth_gc', c.use_unsloth_gc, 'offload.activations', 'cpu');
 
   const flash = c.flash_attn ?? 'auto';
-  const attention = FLASH_ATTN[String(flash)];
+  const attention = own(FLASH_ATTN, typeof flash === 'boolean' ? String(flash) : flash);
   if (attention) b.map('flash_attn', flash, 'attention', attention);
   else if (flash === 'auto') b.assume('attention', 'sdpa', because('flash-attn-auto'));
   else b.skip('flash_attn', flash, 'unresolved', because('flash-attn-values'));

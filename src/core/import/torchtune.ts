@@ -7,7 +7,7 @@
  */
 import { MODELS } from '../catalog/index.js';
 import type { Method } from '../scenario.js';
-import { at, finiteNumber, has, ReportBuilder, truthy, wholeNumber } from './_builder.js';
+import { at, finiteNumber, has, own, ReportBuilder, textOf, truthy, wholeNumber } from './_builder.js';
 import { TORCHTUNE_OPTIMIZERS } from './_names.js';
 import type { MapperInput } from './_trainer-input.js';
 import { because, type ImportReport } from './import-report.js';
@@ -111,14 +111,14 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
     const targets: string[] = [];
     if (Array.isArray(attn)) {
       for (const name of attn) {
-        const hf = LORA_MODULES[String(name)];
+        const hf = own(LORA_MODULES, name);
         if (hf) targets.push(hf);
         else
           b.skip(
             'model.lora_attn_modules',
             name,
             'unresolved',
-            because('not-attention-projection', { name: String(name) }),
+            because('not-attention-projection', { name: textOf(name) }),
           );
       }
     }
@@ -144,7 +144,7 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
 
   const optimizer = at(c, 'optimizer._component_');
   if (typeof optimizer === 'string') {
-    let mapped = TORCHTUNE_OPTIMIZERS[optimizer];
+    let mapped = own(TORCHTUNE_OPTIMIZERS, optimizer);
     if (mapped === 'sgd' && (finiteNumber(at(c, 'optimizer.momentum')) ?? 0) > 0) mapped = 'sgd-momentum';
     if (mapped) b.map('optimizer._component_', optimizer, 'optimizer', mapped);
     else b.skip('optimizer._component_', optimizer, 'unresolved', because('optimizer-not-modelled'));

@@ -8,7 +8,7 @@ import { emptyOom } from './oom-message.js';
 
 /** The shape of a bitsandbytes C error; group 1 is its message. */
 export const BNB_ERROR =
-  /\bError\s+([^\n]{1,200}?)\s+at\s+line\s+\d+\s+in\s+file\s+\S{0,300}?(?:csrc|pythonInterface|bitsandbytes)\S{0,300}/g;
+  /\bError[ \t]+(?=\S)([^\n]{0,199}?\S)[ \t]+at[ \t]+line[ \t]+\d+[ \t]+in[ \t]+file[ \t]+\S{0,300}?(?:csrc|pythonInterface|bitsandbytes)\S{0,300}/g;
 
 /** Every bitsandbytes out-of-memory error in `text`. */
 export function findBitsandbytesMessages(text: string): GrammarHit[] {

@@ -17,7 +17,7 @@ interface HostPattern {
 const PATTERNS: readonly HostPattern[] = [
   {
     pattern:
-      /\bDataLoader\s+worker\s+\(pids?(?:\(s\))?\s+[\d, ]+\)\s+is\s+killed\s+by\s+signal\s*:\s*(?:Killed|Bus\s+error)/gi,
+      /\bDataLoader\s+worker\s+\(pids?(?:\(s\))?\s+(?=\d)[\d, ]+\)\s+is\s+killed\s+by\s+signal\s*:\s*(?:Killed|Bus\s+error)/gi,
   },
   { pattern: /\b(?:out\s+of|insufficient)\s+shared\s+memory\b/gi },
   {

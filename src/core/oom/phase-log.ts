@@ -46,7 +46,7 @@ const PROGRAM_MARKERS: readonly (readonly [MarkedPhase, MarkerReason, (text: str
       followedBy(
         t,
         /^\s*(?:Valid(?:ation|ating)?|Eval(?:uat(?:ing|ion))?|Test(?:ing)?|Predict(?:ing|ion)?|Sanity\s+Checking)\b/i,
-        /\d+\s*\/\s*\d+|\d+%/,
+        /(?<!\d)\d+\s*\/\s*\d+|(?<!\d)\d+%/,
       ) || /\*{3,}\s*Running\s+(?:Evaluation|Prediction)|\bValidation\s+DataLoader\b/i.test(t),
   ],
   [
@@ -80,8 +80,9 @@ const PROGRAM_MARKERS: readonly (readonly [MarkedPhase, MarkerReason, (text: str
   ],
 ];
 
-const STEP_COUNTER = /\b(?:global_step|step|iter(?:ation)?|it)\s*[=:]?\s*(\d+)\b/i;
-const EPOCH_COUNTER = /\bepoch\s*[=:]?\s*(\d+)\b/i;
+// `\s*(?:[=:]\s*)?`, not `\s*[=:]?\s*`: two optional runs side by side split a run of spaces n ways.
+const STEP_COUNTER = /\b(?:global_step|step|iter(?:ation)?|it)\s*(?:[=:]\s*)?(\d+)\b/i;
+const EPOCH_COUNTER = /\bepoch\s*(?:[=:]\s*)?(\d+)\b/i;
 const LOSS_WORD = /loss\b|\blr\b|\blearning[ _]rate\b/i;
 const HF_LOSS_DICT = /\{'loss':\s*[\d.]+/;
 const TQDM_BAR = /\b(\d+)\s*\/\s*\d+\s*\[\d+:\d+/;
