@@ -134,6 +134,8 @@ const RUN: RunRecord = {
   peakReserved: null,
   peakDevice: null,
   peakGpuUsed: null,
+  ranks: [],
+  peakRank: null,
 };
 
 describe('calibrateRun', () => {

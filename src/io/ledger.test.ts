@@ -91,6 +91,8 @@ describe('Ledger', () => {
       peakReserved: null,
       peakDevice: null,
       peakGpuUsed: null,
+      ranks: [],
+      peakRank: null,
     });
     ledger.updateRun(1, {
       status: 'oom',
@@ -343,7 +345,9 @@ describe('Ledger.open refuses what is not its ledger, and leaves it untouched', 
     const db = new Database(join(home, 'ledger.db'));
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => Ledger.open(home)).toThrow(/was written by a newer headroom \(schema 2; this one reads 1\)/);
+    expect(() => Ledger.open(home)).toThrow(
+      `was written by a newer headroom (schema ${LEDGER_SCHEMA_VERSION + 1}; this one reads ${LEDGER_SCHEMA_VERSION})`,
+    );
   });
 
   it('a HEADROOM_HOME that is a file', () => {

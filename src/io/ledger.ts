@@ -20,15 +20,18 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { HeadroomUserError } from '../core/errors.js';
 import type { ProbeDeviceStats, ProbeEvent, ProbeLineProblem } from '../core/probe-log.js';
+import { peakRankOf } from '../core/ranks.js';
 import type {
   GpuSampleRecord,
   LayerPeak,
   ProcessSampleRecord,
+  RankRecord,
   RunEvent,
   RunEventSource,
   RunRecord,
   StepRecord,
 } from '../core/run-record.js';
+import { BACKFILL_RANKS_SQL, RankRows } from './ledger-ranks.js';
 import {
   applySql,
   codec,
@@ -168,7 +171,7 @@ function layer(row: RunRow, field: PeakLayerField): LayerPeak | null {
 }
 
 /** A stored run (its row, and the count of its distinct steps) as the record the rest of headroom reads. */
-function toRun(stored: Row): RunRecord {
+function toRun(stored: Row, ranks: readonly RankRecord[]): RunRecord {
   const row = runs.read(stored);
   const fromScenario = (key: string) =>
     typeof row.scenario?.[key] === 'number' ? (row.scenario[key] as number) : null;
@@ -198,6 +201,8 @@ function toRun(stored: Row): RunRecord {
     peakReserved: layer(row, 'peakReserved'),
     peakDevice: layer(row, 'peakDevice'),
     peakGpuUsed: layer(row, 'peakGpuUsed'),
+    ranks,
+    peakRank: peakRankOf(ranks),
   };
 }
 
@@ -228,11 +233,13 @@ export class Ledger {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly rankRows: RankRows;
 
   private constructor(home: string, path: string, db: Database.Database) {
     this.home = home;
     this.path = path;
     this.db = db;
+    this.rankRows = new RankRows((sql) => this.prepare(sql));
   }
 
   /**
@@ -366,6 +373,7 @@ export class Ledger {
          last_step = max(coalesce(last_step, ?), ?) WHERE id = ?`,
     );
     this.db.transaction(() => {
+      const rankBatch = this.rankRows.begin(runId);
       let allocated: LayerPeak | null = null;
       let reserved: LayerPeak | null = null;
       let batchSize: number | null = null;
@@ -392,6 +400,7 @@ export class Ledger {
             continue;
           }
           const e = line.event!;
+          rankBatch.event(batch.path, e);
           const tMs = Math.round(e.t * 1000);
           if (e.event === 'step') {
             const rows = e.devices.length > 0 ? e.devices : [null];
@@ -454,6 +463,7 @@ export class Ledger {
       if (lastStep !== null) setShape.run(batchSize, seqLen, lastStep, lastStep, runId);
       if (allocated) this.raisePeak(runId, 'peakAllocated', allocated);
       if (reserved) this.raisePeak(runId, 'peakReserved', reserved);
+      rankBatch.commit();
     })();
   }
 
@@ -472,8 +482,16 @@ export class Ledger {
     })();
   }
 
-  /** Stores one nvidia-smi per-process sample; the run's processes, summed per GPU, feed the device peak. */
-  addProcessSamples(runId: number, tMs: number, rows: readonly ProcessSampleInput[]): void {
+  /**
+   * Stores one nvidia-smi per-process sample; the run's processes, summed per GPU, feed the device peak,
+   * and each rank's on `host` (the machine nvidia-smi ran on; null: any rank) its own.
+   */
+  addProcessSamples(
+    runId: number,
+    tMs: number,
+    rows: readonly ProcessSampleInput[],
+    host: string | null = null,
+  ): void {
     const insert = processSamples.insert();
     const store = insert.bind(this.prepare(insert.sql));
     this.db.transaction(() => {
@@ -490,6 +508,7 @@ export class Ledger {
       for (const { gpu, bytes } of ours.values())
         if (!best || bytes > best.bytes) best = { bytes, atMs: tMs, step: null, gpu };
       if (best) this.raisePeak(runId, 'peakDevice', best);
+      this.rankRows.raiseDevicePeaks(runId, host, rows);
     })();
   }
 
@@ -538,7 +557,10 @@ export class Ledger {
 
   /** Every run, oldest first. */
   listRuns(): RunRecord[] {
-    return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map(toRun);
+    const ranks = this.rankRows.all();
+    return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map((row) =>
+      toRun(row, ranks.get(Number(row.id)) ?? []),
+    );
   }
 
   /** A run by id, or by name (the latest run of that name); `last` is the latest run. */
@@ -549,7 +571,12 @@ export class Ledger {
     else if (/^\d+$/.test(key))
       row = this.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
     else row = this.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
-    return row ? toRun(row) : undefined;
+    return row ? toRun(row, this.rankRows.of(Number(row.id))) : undefined;
+  }
+
+  /** A run's ranks, by rank then host (also on its record: RunRecord.ranks). */
+  ranks(runId: number): RankRecord[] {
+    return this.rankRows.of(runId);
   }
 
   /** The latest run recorded from a probe log path. */
@@ -557,7 +584,7 @@ export class Ledger {
     const row = this.prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`).get(
       logPath,
     ) as Row | undefined;
-    return row ? toRun(row) : undefined;
+    return row ? toRun(row, this.rankRows.of(Number(row.id))) : undefined;
   }
 
   /** Step records in the order written, optionally for one rank. */
@@ -617,6 +644,7 @@ export class Ledger {
 function migrateLedger(db: Database.Database, from: number): void {
   db.transaction(() => {
     applySql(db, migrationSql(TABLES, from));
+    if (from < 2) db.exec(BACKFILL_RANKS_SQL);
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
   })();
 }

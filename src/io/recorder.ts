@@ -280,7 +280,7 @@ export class RunRecorder {
       usedBytes: p.usedMiB === null ? null : Math.round(p.usedMiB * MIB),
       ours: p.pid !== null && this.processes.isOurs(p.pid),
     }));
-    this.options.ledger.addProcessSamples(this.options.runId, s.tMs, rows);
+    this.options.ledger.addProcessSamples(this.options.runId, s.tMs, rows, hostname());
     const own = new Map<number, number>();
     for (const r of rows)
       if (r.ours && r.gpu !== null && r.usedBytes !== null)

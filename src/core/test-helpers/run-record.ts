@@ -29,6 +29,8 @@ export function runRecord(over: Partial<RunRecord> = {}): RunRecord {
     peakReserved: null,
     peakDevice: null,
     peakGpuUsed: null,
+    ranks: [],
+    peakRank: null,
     ...over,
   };
 }
