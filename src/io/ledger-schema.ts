@@ -533,6 +533,7 @@ export const EXPORT_TABLES = {
   'gpu-samples': GPU_SAMPLES,
   'process-samples': PROCESS_SAMPLES,
   events: EVENTS,
+  ranks: RANKS,
 } as const;
 
 /** A table's fields as `runs export` writes them: every column but the run it belongs to. */
