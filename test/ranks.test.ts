@@ -1,0 +1,128 @@
+/**
+ * The two-rank proof: `headroom run` of a launcher that starts two workers with RANK, LOCAL_RANK and
+ * WORLD_SIZE (what torchrun, accelerate launch, deepspeed and srun set), against the stand-in torch and
+ * nvidia-smi. Both ranks' peaks are recorded exactly (test/fixtures/train_ranks.py computes them),
+ * the run's peak is rank 1's and says so, and the diagnosis names rank 1 and uneven shards.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './data.js';
+import { standinHome } from './standins.js';
+
+const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
+const TRAIN = join(REPO_ROOT, 'test', 'fixtures', 'train_ranks.py');
+const MIB = 2 ** 20;
+const RANK0_MIB = 2040 + 520 + 1020 + 260;
+const EXTRA_MIB = 2040;
+const RANK1_MIB = RANK0_MIB + EXTRA_MIB;
+/** The stand-in's CUDA context per process and device (probe/tests/standin/torch/cuda.py). */
+const CONTEXT_MIB = 500;
+
+function headroom(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('headroom run of a two-rank launcher', () => {
+  const { env } = standinHome('headroom-ranks-', { idleGpu: true });
+  let run: ReturnType<typeof headroom>;
+
+  beforeAll(() => {
+    run = headroom(
+      env,
+      'run',
+      '--name',
+      'two-ranks',
+      '--interval-ms',
+      '50',
+      '--json',
+      '--',
+      'python3',
+      TRAIN,
+    );
+  }, 90_000);
+
+  it('is one run with both ranks, each with its own exact peaks; the run’s peak is rank 1’s', () => {
+    expect(run.code, run.stderr).toBe(0);
+    const [record] = JSON.parse(headroom(env, 'runs', '--json').stdout) as Record<string, unknown>[];
+    expect(record).toMatchObject({
+      name: 'two-ranks',
+      status: 'ok',
+      steps: 6,
+      peakRank: 1,
+      peakAllocatedBytes: RANK1_MIB * MIB,
+      peakReservedBytes: RANK1_MIB * MIB,
+    });
+    const ranks = record!.ranks as Record<string, unknown>[];
+    expect(
+      ranks.map((r) => [
+        r.rank,
+        r.localRank,
+        r.worldSize,
+        r.gpu,
+        r.peakAllocatedBytes,
+        r.peakReservedBytes,
+        r.peakDeviceBytes,
+        r.steps,
+        r.lastStep,
+        r.peakAllocatedStep,
+      ]),
+    ).toEqual([
+      // The stand-in nvidia-smi has one card, GPU-…0000, rank 0's: it lists both workers there, so rank
+      // 0's card holds both processes; rank 1's card (GPU-…0001) is not listed, so its own pid counts.
+      [
+        0,
+        0,
+        2,
+        0,
+        RANK0_MIB * MIB,
+        RANK0_MIB * MIB,
+        (RANK0_MIB + RANK1_MIB + 2 * CONTEXT_MIB) * MIB,
+        6,
+        6,
+        2,
+      ],
+      [1, 1, 2, 1, RANK1_MIB * MIB, RANK1_MIB * MIB, (RANK1_MIB + CONTEXT_MIB) * MIB, 6, 6, 2],
+    ]);
+    expect(ranks.map((r) => r.host)).toEqual([ranks[0]!.host, ranks[0]!.host]);
+    expect(ranks[0]!.gpuUuid).toBe('GPU-00000000-0000-0000-0000-000000000000');
+    // run --json printed the same record.
+    expect(JSON.parse(run.stdout).ranks).toEqual(ranks);
+  });
+
+  it('the imbalance finding names rank 1 and uneven shards, in English and Chinese', () => {
+    const d = JSON.parse(headroom(env, 'diagnose', 'two-ranks', '--json').stdout) as {
+      findings: { code: string; params: Record<string, unknown>; title: string }[];
+    };
+    const f = d.findings.find((x) => x.code === 'rank-imbalance');
+    expect(f?.params).toEqual({
+      rank: 1,
+      reason: 'uneven-shards',
+      aboveBytes: EXTRA_MIB * MIB,
+      contexts: null,
+    });
+    const en = headroom(env, 'diagnose', 'two-ranks', '--lang', 'en');
+    expect(en.stdout).toContain(
+      'Rank 1 holds 1.99 GiB more than the others at every step, from the first: uneven shards',
+    );
+    const zh = headroom(env, 'diagnose', 'two-ranks', '--lang', 'zh');
+    expect(zh.stdout).toContain('rank 1 从第一步起每一步都比其他 rank 多 1.99 GiB：分片不均');
+  });
+
+  it('runs show prints the ranks side by side and each step’s peak per rank', () => {
+    const show = headroom(env, 'runs', 'show', 'two-ranks', '--lang', 'en');
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('2 ranks (◀ rank 1 holds the run’s peak)');
+    expect(show.stdout).toMatch(/\n\s+1 ◀\s+1\s+\S+\s+1\s+5\.74 GiB\s+5\.74 GiB\s+6\.23 GiB\s+6\n/);
+    expect(show.stdout).toContain('per-step peak allocated per rank');
+    expect(show.stdout).toMatch(/\n\s+1\s+3\.24 GiB\s+5\.23 GiB\n/);
+    expect(show.stdout).toMatch(/\n\s+6\s+3\.75 GiB\s+5\.74 GiB\n/);
+    const zh = headroom(env, 'runs', 'show', 'two-ranks', '--lang', 'zh');
+    expect(zh.stdout).toContain('2 个 rank（◀ rank 1 的峰值即本次运行的峰值）');
+    const csv = headroom(env, 'runs', 'export', 'two-ranks', '--format', 'csv', '--table', 'ranks');
+    expect(csv.stdout.split('\n')[0]).toBe(
+      'rank,localRank,worldSize,host,pid,gpu,gpuUuid,cudaVisibleDevices,peakAllocatedBytes,peakAllocatedStep,peakAllocatedPhase,peakReservedBytes,peakDeviceBytes,steps,lastStep',
+    );
+  });
+});
