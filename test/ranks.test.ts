@@ -40,6 +40,9 @@ describe('headroom run of a two-rank launcher', () => {
       '--',
       'python3',
       TRAIN,
+      // Off the stand-in nvidia-smi's one card (GPU-…0000): each rank's figure is then its own process.
+      '--first-device',
+      '1',
     );
   }, 90_000);
 
@@ -69,24 +72,11 @@ describe('headroom run of a two-rank launcher', () => {
         r.peakAllocatedStep,
       ]),
     ).toEqual([
-      // The stand-in nvidia-smi has one card, GPU-…0000, rank 0's: it lists both workers there, so rank
-      // 0's card holds both processes; rank 1's card (GPU-…0001) is not listed, so its own pid counts.
-      [
-        0,
-        0,
-        2,
-        0,
-        RANK0_MIB * MIB,
-        RANK0_MIB * MIB,
-        (RANK0_MIB + RANK1_MIB + 2 * CONTEXT_MIB) * MIB,
-        6,
-        6,
-        2,
-      ],
-      [1, 1, 2, 1, RANK1_MIB * MIB, RANK1_MIB * MIB, (RANK1_MIB + CONTEXT_MIB) * MIB, 6, 6, 2],
+      [0, 0, 2, 1, RANK0_MIB * MIB, RANK0_MIB * MIB, (RANK0_MIB + CONTEXT_MIB) * MIB, 6, 6, 2],
+      [1, 1, 2, 2, RANK1_MIB * MIB, RANK1_MIB * MIB, (RANK1_MIB + CONTEXT_MIB) * MIB, 6, 6, 2],
     ]);
     expect(ranks.map((r) => r.host)).toEqual([ranks[0]!.host, ranks[0]!.host]);
-    expect(ranks[0]!.gpuUuid).toBe('GPU-00000000-0000-0000-0000-000000000000');
+    expect(ranks[0]!.gpuUuid).toBe('GPU-00000000-0000-0000-0000-000000000001');
     // run --json printed the same record.
     expect(JSON.parse(run.stdout).ranks).toEqual(ranks);
   });
@@ -114,7 +104,7 @@ describe('headroom run of a two-rank launcher', () => {
     const show = headroom(env, 'runs', 'show', 'two-ranks', '--lang', 'en');
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('2 ranks (◀ rank 1 holds the run’s peak)');
-    expect(show.stdout).toMatch(/\n\s+1 ◀\s+1\s+\S+\s+1\s+5\.74 GiB\s+5\.74 GiB\s+6\.23 GiB\s+6\n/);
+    expect(show.stdout).toMatch(/\n\s+1 ◀\s+1\s+\S+\s+2\s+5\.74 GiB\s+5\.74 GiB\s+6\.23 GiB\s+6\n/);
     expect(show.stdout).toContain('per-step peak allocated per rank');
     expect(show.stdout).toMatch(/\n\s+1\s+3\.24 GiB\s+5\.23 GiB\n/);
     expect(show.stdout).toMatch(/\n\s+6\s+3\.75 GiB\s+5\.74 GiB\n/);
