@@ -5,6 +5,8 @@
  * the run's peak is rank 1's and says so, and the diagnosis names rank 1 and uneven shards.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './data.js';
@@ -114,5 +116,133 @@ describe('headroom run of a two-rank launcher', () => {
     expect(csv.stdout.split('\n')[0]).toBe(
       'rank,localRank,worldSize,host,pid,gpu,gpuUuid,cudaVisibleDevices,peakAllocatedBytes,peakAllocatedStep,peakAllocatedPhase,peakReservedBytes,peakDeviceBytes,steps,lastStep',
     );
+  });
+});
+
+/** A finished rank's probe file as another node writes it: start, device, steps, end. */
+function nodeFile(path: string, rank: number, host: string, peakMiB: number, steps: number): void {
+  const base = { v: 1, pid: 4000 + rank, rank, localRank: rank % 2, worldSize: 4 };
+  const dev = {
+    index: rank % 2,
+    allocatedBytes: MIB,
+    reservedBytes: peakMiB * MIB,
+    peakAllocatedBytes: peakMiB * MIB,
+    peakReservedBytes: peakMiB * MIB,
+  };
+  const lines = [
+    { ...base, event: 'start', t: 1, host, argv: ['train.py'] },
+    {
+      ...base,
+      event: 'device',
+      t: 1.5,
+      index: rank % 2,
+      name: 'NVIDIA H100',
+      totalBytes: 80 * 2 ** 30,
+      uuid: null,
+    },
+    ...Array.from({ length: steps }, (_, i) => ({
+      ...base,
+      event: 'step',
+      t: 2 + i,
+      step: i + 1,
+      phase: 'train',
+      devices: [dev],
+    })),
+    { ...base, event: 'end', t: 9, reason: 'exit', steps },
+  ];
+  writeFileSync(path, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+}
+
+describe('a multi-node run: each node’s probe files, one run', () => {
+  it('headroom watch --run adds a second node’s ranks by rank and host, leaving the run’s status', () => {
+    const { env } = standinHome('headroom-ranks-nodes-');
+    const a = headroom(
+      env,
+      'run',
+      '--name',
+      'nodes',
+      '--no-smi',
+      '--json',
+      '--',
+      'python3',
+      TRAIN,
+      '--hold-s',
+      '0',
+    );
+    expect(a.code, a.stderr).toBe(0);
+    const folder = mkdtempSync(join(tmpdir(), 'headroom-node-b-'));
+    nodeFile(join(folder, 'probe.rank2.jsonl'), 2, 'node-b', 4000, 6);
+    nodeFile(join(folder, 'probe.rank3.jsonl'), 3, 'node-b', 9000, 6);
+    const b = headroom(
+      env,
+      'watch',
+      '--run',
+      'nodes',
+      '--log',
+      join(folder, 'probe.jsonl'),
+      '--no-smi',
+      '--json',
+    );
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).toContain(`headroom: adding the ranks of ${join(folder, 'probe.jsonl')} to run 1`);
+    const [record] = JSON.parse(headroom(env, 'runs', '--json').stdout) as {
+      status: string;
+      peakRank: number;
+      peakAllocatedBytes: number;
+      ranks: { rank: number; host: string; peakAllocatedBytes: number; steps: number }[];
+    }[];
+    expect(record!.status).toBe('ok');
+    expect(
+      record!.ranks.map((r) => [r.rank, r.host === 'node-b', r.peakAllocatedBytes / MIB, r.steps]),
+    ).toEqual([
+      [0, false, RANK0_MIB, 6],
+      [1, false, RANK1_MIB, 6],
+      [2, true, 4000, 6],
+      [3, true, 9000, 6],
+    ]);
+    expect([record!.peakRank, record!.peakAllocatedBytes]).toEqual([3, 9000 * MIB]);
+    // Watching the same files again repeats no line.
+    const again = headroom(
+      env,
+      'watch',
+      '--run',
+      'nodes',
+      '--log',
+      join(folder, 'probe.jsonl'),
+      '--no-smi',
+      '--json',
+    );
+    expect(again.code, again.stderr).toBe(0);
+    const ranks = (JSON.parse(headroom(env, 'runs', '--json').stdout) as { ranks: { steps: number }[] }[])[0]!
+      .ranks;
+    expect(ranks.map((r) => r.steps)).toEqual([6, 6, 6, 6]);
+  });
+
+  it('headroom run --log in a shared folder merges the other node’s rank files, waiting for their end', () => {
+    const { env } = standinHome('headroom-ranks-shared-');
+    const folder = mkdtempSync(join(tmpdir(), 'headroom-shared-'));
+    // The other node's rank 2 is already there (a shared folder); this node runs ranks 0 and 1.
+    nodeFile(join(folder, 'probe.rank2.jsonl'), 2, 'node-b', 4000, 6);
+    const r = headroom(
+      env,
+      'run',
+      '--no-smi',
+      '--log',
+      join(folder, 'probe.jsonl'),
+      '--json',
+      '--',
+      'python3',
+      TRAIN,
+      '--hold-s',
+      '0',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const record = JSON.parse(r.stdout) as { ranks: { rank: number; host: string }[]; peakRank: number };
+    expect(record.ranks.map((x) => [x.rank, x.host === 'node-b'])).toEqual([
+      [0, false],
+      [1, false],
+      [2, true],
+    ]);
+    expect(record.peakRank).toBe(1);
   });
 });
