@@ -3,8 +3,9 @@
  * Times are seconds since the run started; memory in bytes.
  */
 import type { Estimate } from './estimate.js';
+import type { PerRankSteps } from './ranks.js';
 import type { PeakChange } from './run-diff.js';
-import type { RunStatus } from './run-record.js';
+import type { RankRecord, RunStatus } from './run-record.js';
 
 export interface RunSummary {
   readonly id: number;
@@ -58,6 +59,10 @@ export interface RunDetail {
   readonly oom: { readonly t: number; readonly text: string } | null;
   readonly findings: readonly FindingView[];
   readonly estimate: Estimate | null;
+  /** The run's ranks as recorded, the rank whose peak is the run's, and each step's peak per rank. */
+  readonly ranks: readonly RankRecord[];
+  readonly peakRank: number | null;
+  readonly rankSteps: PerRankSteps;
 }
 
 export interface RunDiff {

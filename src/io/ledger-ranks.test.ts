@@ -258,3 +258,46 @@ describe('rank rows', () => {
     }
   });
 });
+
+describe('the run page’s ranks (runDetail)', () => {
+  it('gives each step’s allocated peak per rank, and the run’s peak rank', async () => {
+    const { runDetail } = await import('../server/runs-api.js');
+    const { id } = ledger.createRun(NEW_RUN);
+    ledger.ingestProbe(id, [
+      batch(
+        '/p.rank0.jsonl',
+        rankFile(0, 'node-a', 100, [
+          [1000, 1100],
+          [1200, 1300],
+        ]),
+      ),
+      batch(
+        '/p.rank1.jsonl',
+        rankFile(1, 'node-a', 101, [
+          [900, 1000],
+          [2950, 3000],
+        ]),
+      ),
+    ]);
+    const detail = runDetail(ledger, ledger.getRun(id)!, { diagnoseRun: () => [] });
+    expect(detail.peakRank).toBe(1);
+    expect(detail.ranks.map((r) => r.rank)).toEqual([0, 1]);
+    expect(detail.rankSteps).toEqual({
+      ranks: [0, 1],
+      steps: [
+        {
+          step: 1,
+          phase: 'train',
+          allocatedBytes: [1000 * MIB, 900 * MIB],
+          reservedBytes: [1100 * MIB, 1000 * MIB],
+        },
+        {
+          step: 2,
+          phase: 'train',
+          allocatedBytes: [1200 * MIB, 2950 * MIB],
+          reservedBytes: [1300 * MIB, 3000 * MIB],
+        },
+      ],
+    });
+  });
+});

@@ -2,6 +2,7 @@
  * The runs API over the ledger: the table, one run with its series and diagnosis, two runs compared,
  * and a server-sent event stream that follows a run still going.
  */
+
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { findGpu } from '../core/catalog/index.js';
@@ -16,6 +17,7 @@ import type {
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
+import { perRankStepPeaks } from '../core/ranks.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, StepRecord } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
@@ -133,14 +135,18 @@ export function runDetail(
   const endMs = run.endedAtMs ?? Date.now();
   const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
   const oomText = ledger.oomText(run.id);
+  const steps = ledger.steps(run.id);
   return {
     run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
-    steps: stepPoints(ledger.steps(run.id), run.startedAtMs),
+    steps: stepPoints(steps, run.startedAtMs),
     samples: samplePoints(ledger.gpuSamples(run.id), run.startedAtMs),
     phases: phaseBands(events, run.startedAtMs, endMs),
     oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
     findings: deps.diagnoseRun(ledger, run, lang),
     estimate: estimateOf(run),
+    ranks: run.ranks,
+    peakRank: run.peakRank,
+    rankSteps: perRankStepPeaks(steps),
   };
 }
 
