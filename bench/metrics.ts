@@ -113,7 +113,7 @@ The exposition holds ${series.toLocaleString('en-US')} series (${(body.length / 
 | of which: prom-client registry and text | ${ms(median(steadyParts.write))} |
 | steady, through the server (Hono app.request('/metrics')), median of ${http.length} | ${ms(median(http))} |
 
-A scrape reads the \`runs\` table once; a run's ranks (its steps, probe events and per-process samples)
+A scrape reads the \`runs\` table once (with each run's sum of rank steps); a run's ranks (its rows in \`run_ranks\`)
 are read when it is new or changed and kept once it has ended, so a steady scrape costs O(runs · ranks)
 plus the rows of the runs still recording. The diagnoses behind \`headroom_findings\` are the costly part
 of a first reading: at most ${DIAGNOSES_PER_SCRAPE} per scrape, so a fresh server's findings are complete after

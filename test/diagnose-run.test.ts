@@ -173,9 +173,11 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
   it('a rank imbalance: two ranks on two GPUs, rank 0 holding 3 GiB more', () => {
     const { findings } = diagnosis(env, 'imbalance');
     expect(findings.map((f) => f.code)).toEqual(['rank-imbalance']);
+    // Rank 0 holds its 3 GiB from the first step on, at every step: uneven shards.
     expect(evidence(findings[0]!)).toEqual([
       'peak reserved: 9.00 GiB (+2.99 GiB) on rank 0',
       'peak reserved: 6.02 GiB on rank 1',
+      'peak allocated at the first step, and at every step after it: rank 0: 8.00 GiB at step 1, the others 5.00 GiB (median)',
     ]);
   });
 
@@ -278,7 +280,7 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
       '运行 5“imbalance” · ok · 20 步',
       '',
       '配置',
-      ' 1. 某一张 GPU 占用的显存比其他卡多 [警告]',
+      ' 1. rank 0 从第一步起每一步都比其他 rank 多 2.99 GiB：分片不均 [警告]',
       '     预留峰值：rank 0 为 9.00 GiB (+2.99 GiB)',
     ]);
     // --lang wins over the locale.

@@ -21,6 +21,7 @@ import { RUN_SNAPSHOT } from '../words/run-snapshot.js';
 import { RUNS, type RunsWordParams } from '../words/runs.js';
 import { renderStepChart, sparkline } from './_chart.js';
 import { renderTable, type Style, visibleWidth } from './_output.js';
+import { renderRanks } from './render-ranks.js';
 
 /** A line of run or watch in words. */
 export const w = (lang: Lang, line: MessageOf<RunLineParams>) => say(RUN, lang, line);
@@ -84,6 +85,9 @@ export function runJson(run: RunRecord, now: number = Date.now()): Record<string
     peakReservedBytes: run.peakReserved?.bytes ?? null,
     peakDeviceBytes: run.peakDevice?.bytes ?? null,
     peakGpuUsedBytes: run.peakGpuUsed?.bytes ?? null,
+    // The rank whose peak the peaks above are, and every rank as recorded (the ledger's run_ranks).
+    peakRank: run.peakRank,
+    ranks: run.ranks,
     peaks: {
       allocated: peak(run.peakAllocated),
       reserved: peak(run.peakReserved),
@@ -306,6 +310,8 @@ export function renderRunShow(
       )}`,
     );
   }
+  const ranks = renderRanks(run, steps, style, lang);
+  if (ranks !== '') parts.push(ranks);
   const phases = events.filter((e) => e.kind === 'phase');
   if (phases.length > 0) {
     const rows = phases.map((e) => {

@@ -122,6 +122,12 @@ const PROBE_LOG: UserFileKind = {
   hint: 'give --log a file name (or leave it out: the run gets its own in HEADROOM_HOME)',
 };
 
+/**
+ * How long the record waits, once the command has exited, for ranks of other hosts (a multi-node run
+ * whose nodes write into one shared --log folder) to write their `end` lines.
+ */
+export const REMOTE_RANKS_GRACE_MS = 30_000;
+
 /** How long the command gets after Ctrl-C before SIGTERM, and after SIGTERM before SIGKILL. */
 export const STOP_GRACE_MS = 10_000;
 
@@ -540,6 +546,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     let exit: ProcessExit;
     try {
       exit = await exited;
+      // Ranks of other nodes writing into a shared --log folder end a little after this node's.
+      await recorder.remoteWritersDone(REMOTE_RANKS_GRACE_MS);
     } finally {
       clearInterval(ticker);
       signals.release();

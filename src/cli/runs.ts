@@ -18,9 +18,10 @@ export const help = `headroom runs — the runs headroom recorded (headroom run,
 Usage:
   headroom runs [--last N] [--json]         a table: id, name, status, model, method, batch, sequence,
                                             peaks at the three levels, steps, duration
-  headroom runs show ID [--json]            summary, per-step peak chart, phases, events
+  headroom runs show ID [--json]            summary, per-step peak chart, ranks side by side, phases,
+                                            events
   headroom runs diff A B [--json]           what changed in the configuration and in the peaks
-  headroom runs export ID --format jsonl|csv [--table steps|gpu-samples|process-samples|events]
+  headroom runs export ID --format jsonl|csv [--table steps|gpu-samples|process-samples|events|ranks]
   headroom runs rm ID [--force]             delete a run and its files
 
 ID is a run's number, its --name (the latest run of that name), or "last".
@@ -71,6 +72,8 @@ function tableRows(ledger: Ledger, runId: number, table: Table): readonly object
       return ledger.processSamples(runId);
     case 'events':
       return ledger.events(runId);
+    case 'ranks':
+      return ledger.ranks(runId);
   }
 }
 

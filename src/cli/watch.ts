@@ -1,5 +1,5 @@
 /** `headroom watch --log FILE`: record a run started elsewhere, or resume one whose recorder died. */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { probeLogFiles, waitForProbeLog } from '../io/follow-log.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { claimLogLock } from '../io/log-lock.js';
 import { alive } from '../io/recorder.js';
+import { requireRun } from '../io/run-context.js';
 import { DEFAULT_SAMPLE_INTERVAL_MS, queryNvidiaSmi } from '../io/sampler.js';
 import { readFileTail } from '../io/stderr-capture.js';
 import { refuseFolder, type UserFileKind } from '../io/user-file.js';
@@ -35,6 +36,8 @@ resumes it where the ledger stopped: no line is lost or counted twice.
 Options:
   --log FILE                the probe log to follow (required)
   --name NAME               a name for a new run
+  --run ID                  add FILE's ranks to run ID (one node of a multi-node run: its ranks join
+                            the run by rank and host; the run's status stays its recorder's)
   --interval-ms N           nvidia-smi sampling period in milliseconds        [${DEFAULT_SAMPLE_INTERVAL_MS}]
   --no-smi                  do not run nvidia-smi (probe layer only)
   --status-every S          without a terminal: a status line every S seconds [30]
@@ -77,6 +80,7 @@ const OPTIONS = {
   wait: { type: 'string' },
   log: { type: 'string' },
   name: { type: 'string' },
+  run: { type: 'string' },
   'interval-ms': { type: 'string' },
   'no-smi': { type: 'boolean' },
   'status-every': { type: 'string' },
@@ -117,8 +121,11 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       });
     }
     lock = claim;
-    let run = ledger.findRunByLog(logPath);
+    // --run: this node's files join a run recorded elsewhere; whoever recorded it keeps its status.
+    const attachTo = typeof values.run === 'string' ? requireRun(ledger, values.run, '--run') : undefined;
+    let run = attachTo ?? ledger.findRunByLog(logPath);
     if (
+      !attachTo &&
       run &&
       run.status === 'running' &&
       run.monitorPid !== null &&
@@ -133,7 +140,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
         hint: `headroom runs show ${run.id} shows it so far`,
       });
     }
-    if (run && run.status !== 'running') {
+    if (!attachTo && run && run.status !== 'running') {
       throw new HeadroomUserError({
         code: 'bad-flag',
         where: '--log',
@@ -156,7 +163,10 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       }
     }
     const resumed = run !== undefined;
-    if (run) {
+    if (attachTo) {
+      run = attachTo;
+      say(err.dim(w(lang, { code: 'attaching', params: { runId: attachTo.id, log: logPath } })));
+    } else if (run) {
       ledger.updateRun(run.id, { monitorPid: process.pid });
       ledger.addEvent(run.id, {
         tMs: Date.now(),
@@ -215,30 +225,47 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       pid: childPid,
     });
     let stopped = false;
-    const finished = await new Promise<boolean>((settle) => {
-      const timer = setInterval(() => {
-        tick();
-        // Done when the command headroom run started has exited, else when every probe writer ended.
-        const done =
-          childPid !== null && run!.host === hostname() ? !alive(childPid) : recorder.writersDone();
-        if (done || stopped) {
-          clearInterval(timer);
-          process.off('SIGINT', onStop);
-          process.off('SIGTERM', onStop);
-          settle(done);
-        }
-      }, 250);
-      const onStop = () => {
-        stopped = true;
-      };
-      process.on('SIGINT', onStop);
-      process.on('SIGTERM', onStop);
-    });
+    // Files this run has already read to their end (a node's ranks added before) have nothing to wait for.
+    const offsets = ledger.logOffsets(runId);
+    const consumed =
+      attachTo !== undefined &&
+      probeLogFiles(logPath).every(
+        (path) => offsets.get(path) === statSync(path, { throwIfNoEntry: false })?.size,
+      );
+    const finished =
+      consumed ||
+      (await new Promise<boolean>((settle) => {
+        const timer = setInterval(() => {
+          tick();
+          // Done when the command headroom run started has exited, else when every probe writer ended.
+          const done =
+            !attachTo && childPid !== null && run!.host === hostname()
+              ? !alive(childPid)
+              : recorder.writersDone();
+          if (done || stopped) {
+            clearInterval(timer);
+            process.off('SIGINT', onStop);
+            process.off('SIGTERM', onStop);
+            settle(done);
+          }
+        }, 250);
+        const onStop = () => {
+          stopped = true;
+        };
+        process.on('SIGINT', onStop);
+        process.on('SIGTERM', onStop);
+      }));
     bar?.stop();
     // A writer that is still going may be mid-line: only a finished run's last line counts as truncated.
     await recorder.finish(finished);
 
-    if (!finished) {
+    const othersRecord =
+      attachTo !== undefined &&
+      (attachTo.status !== 'running' ||
+        (attachTo.monitorPid !== null && attachTo.monitorPid !== process.pid && alive(attachTo.monitorPid)));
+    if (othersRecord) {
+      // Another recorder owns the run's status: this watch only added its node's ranks.
+    } else if (!finished) {
       ledger.updateRun(runId, { monitorPid: null });
       say(err.yellow(w(lang, { code: 'stopped-watching', params: { runId, log: values.log } })));
     } else {

@@ -3,8 +3,9 @@
  * Times are seconds since the run started; memory in bytes.
  */
 import type { Estimate } from './estimate.js';
+import type { PerRankSteps } from './ranks.js';
 import type { PeakChange } from './run-diff.js';
-import type { RunSnapshot, RunStatus } from './run-record.js';
+import type { RankRecord, RunSnapshot, RunStatus } from './run-record.js';
 
 export interface RunSummary {
   readonly id: number;
@@ -63,6 +64,10 @@ export interface RunDetail {
   readonly estimate: Estimate | null;
   /** The allocator snapshots the probe wrote, each opened by the snapshot page (`#/snapshot?run=ID&rank=N`). */
   readonly snapshots: readonly Pick<RunSnapshot, 'rank' | 'reason' | 'bytes' | 'step'>[];
+  /** The run's ranks as recorded, the rank whose peak is the run's, and each step's peak per rank. */
+  readonly ranks: readonly RankRecord[];
+  readonly peakRank: number | null;
+  readonly rankSteps: PerRankSteps;
 }
 
 export interface RunDiff {

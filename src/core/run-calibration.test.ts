@@ -136,6 +136,8 @@ const RUN: RunRecord = {
   peakGpuUsed: null,
   snapshots: [],
   versions: null,
+  ranks: [],
+  peakRank: null,
 };
 
 describe('calibrateRun', () => {

@@ -28,6 +28,33 @@ export interface LayerPeak {
   readonly gpu: number | null;
 }
 
+/**
+ * One rank of a run as recorded (the ledger's run_ranks table): one process of torchrun, accelerate
+ * launch, deepspeed or srun, on one host. Peaks are the highest over the rank's devices; `gpu` is the
+ * CUDA ordinal of the device that held its allocated peak (as the process saw it, after
+ * CUDA_VISIBLE_DEVICES), `gpuUuid` that card's UUID as NVML spells it; `peakDeviceBytes` is nvidia-smi's
+ * figure for the run's processes on that card (the rank's own process where the card is unknown).
+ */
+export interface RankRecord {
+  readonly rank: number;
+  readonly localRank: number;
+  readonly worldSize: number | null;
+  readonly host: string | null;
+  readonly pid: number | null;
+  readonly gpu: number | null;
+  readonly gpuUuid: string | null;
+  readonly cudaVisibleDevices: string | null;
+  readonly peakAllocatedBytes: number | null;
+  /** The step whose interval held the allocated peak, and the phase it was in ("train", "eval"). */
+  readonly peakAllocatedStep: number | null;
+  readonly peakAllocatedPhase: string | null;
+  readonly peakReservedBytes: number | null;
+  readonly peakDeviceBytes: number | null;
+  /** Steps the rank reported (each step number above its last). */
+  readonly steps: number;
+  readonly lastStep: number | null;
+}
+
 export interface RunRecord {
   readonly id: number;
   readonly name: string | null;
@@ -73,6 +100,13 @@ export interface RunRecord {
    * names (torch, transformers, peft, bitsandbytes, …); null before a probe start record arrived.
    */
   readonly versions: Readonly<Record<string, string>> | null;
+  /** Every rank that wrote a probe file, by rank then host; empty without the probe. */
+  readonly ranks: readonly RankRecord[];
+  /**
+   * The rank whose peak is the run's (the largest allocated, else reserved, else device peak; the
+   * lowest such rank on a tie); null without ranks.
+   */
+  readonly peakRank: number | null;
   /** The allocator snapshots the probe wrote (HEADROOM_SNAPSHOT, headroom run --snapshot), in order. */
   readonly snapshots: readonly RunSnapshot[];
 }

@@ -79,6 +79,7 @@ export function diagnoseRun(
   const result = diagnose({
     text: ledger.oomText(record.id),
     timeline,
+    ranks: record.ranks,
     samples: { gpus, processes: ledger.processSamples(record.id) },
     capacityBytes,
     gpu: cardId === null ? null : (findGpu(cardId) ?? null),

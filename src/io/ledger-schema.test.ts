@@ -64,17 +64,20 @@ function tableInfo(path: string, table: string): unknown[] {
 }
 
 describe('the declared ledger tables', () => {
-  it('create the schema-1 ledger, statement for statement, plus what schema 2 added: the snapshots table and runs.versions', () => {
+  it('create the schema-1 ledger, statement for statement, plus what schema 2 added', () => {
     const home = mkdtempSync(join(tmpdir(), 'headroom-ledger-new-'));
     Ledger.open(home).close();
     const fresh = storedSchema(join(home, 'ledger.db'));
     const old = storedSchema(join(v1Home(), 'ledger.db'));
-    expect(Object.keys(fresh).sort()).toEqual([...Object.keys(old), 'snapshots', 'snapshots_run'].sort());
+    // Schema 2 added the snapshots and the rank rows (tables and their indexes) and runs.versions.
+    expect(Object.keys(fresh).sort()).toEqual(
+      [...Object.keys(old), 'snapshots', 'snapshots_run', 'run_ranks', 'run_ranks_run'].sort(),
+    );
     const v2: Record<string, string> = { ...old, runs: old.runs!.replace(/\)$/, ',versionsTEXT)') };
     for (const name of Object.keys(old)) expect([name, fresh[name]]).toEqual([name, v2[name]]);
     expect(LEDGER_SCHEMA_VERSION).toBe(2);
-    expect(migrationSql(TABLES, 1).sort()).toEqual(
-      ['ALTER TABLE runs ADD COLUMN versions TEXT;', createSql(SNAPSHOTS)].sort(),
+    expect(migrationSql(TABLES, 1)).toEqual(
+      expect.arrayContaining(['ALTER TABLE runs ADD COLUMN versions TEXT;', createSql(SNAPSHOTS)]),
     );
   });
 
@@ -185,50 +188,48 @@ describe('the declared ledger tables', () => {
 });
 
 describe('a later schema version', () => {
-  // Made up: version 3 adds a column to steps and a table of per-rank rows.
-  const STEPS_V2 = defineTable({
+  // Made up: the next version adds a column to steps and a table of per-rank samples.
+  const NEXT = LEDGER_SCHEMA_VERSION + 1;
+  const STEPS_NEXT = defineTable({
     ...STEPS,
-    columns: { ...STEPS.columns, gradNormBytes: since(3, nullable(integer())) },
+    columns: { ...STEPS.columns, gradNormBytes: since(NEXT, nullable(integer())) },
   });
-  const RANKS = defineTable({
+  const RANK_SAMPLES = defineTable({
     name: 'rank_samples',
-    since: 3,
+    since: NEXT,
     columns: { runId: runRef(), tMs: millis(), rank: integer(), host: nullable(text()) },
     indexes: [{ name: 'rank_samples_run', on: ['runId', 'rank'] }],
   });
-  const V2: readonly AnyTable[] = [...TABLES.map((t) => (t.name === 'steps' ? STEPS_V2 : t)), RANKS];
+  const LATER: readonly AnyTable[] = [
+    ...TABLES.map((t) => (t.name === 'steps' ? STEPS_NEXT : t)),
+    RANK_SAMPLES,
+  ];
 
   it('is reached from a schema-1 ledger by the statements derived from the declarations', () => {
-    expect(migrationSql(V2, 2)).toEqual([
+    expect(migrationSql(LATER, LEDGER_SCHEMA_VERSION)).toEqual([
       'ALTER TABLE steps ADD COLUMN grad_norm_bytes INTEGER;',
-      createSql(RANKS),
+      createSql(RANK_SAMPLES),
     ]);
-    expect(migrationSql(V2, 1)).toEqual(
-      expect.arrayContaining([
-        'ALTER TABLE runs ADD COLUMN versions TEXT;',
-        createSql(SNAPSHOTS),
-        createSql(RANKS),
-      ]),
-    );
-    expect(migrationSql(V2, 3)).toEqual([]);
+    expect(migrationSql(LATER, NEXT)).toEqual([]);
     const path = join(v1Home(), 'ledger.db');
     const db = new Database(path);
-    applySql(db, migrationSql(V2, 1));
+    applySql(db, migrationSql(LATER, 1));
     db.close();
-    // The migrated ledger has the columns a fresh version-2 ledger has.
+    // The migrated ledger has the columns a fresh ledger of the next version has.
     const fresh = join(mkdtempSync(join(tmpdir(), 'headroom-ledger-v2-')), 'ledger.db');
     const created = new Database(fresh);
-    applySql(created, V2.map(createSql));
+    applySql(created, LATER.map(createSql));
     created.close();
-    for (const t of ['steps', 'rank_samples']) expect(tableInfo(path, t)).toEqual(tableInfo(fresh, t));
+    for (const t of ['steps', 'run_ranks', 'rank_samples'])
+      expect(tableInfo(path, t)).toEqual(tableInfo(fresh, t));
     // Rows written before the column read it as null.
     const read = new Database(path, { readonly: true });
-    const rows = read.prepare(`SELECT ${codec(STEPS_V2).select} FROM steps`).all() as Record<
+    const rows = read.prepare(`SELECT ${codec(STEPS_NEXT).select} FROM steps`).all() as Record<
       string,
       unknown
     >[];
     read.close();
-    expect(rows.map((r) => codec(STEPS_V2).read(r).gradNormBytes)).toEqual([null, null]);
+    expect(rows.map((r) => codec(STEPS_NEXT).read(r).gradNormBytes)).toEqual([null, null]);
   });
 
   it('cannot add a NOT NULL column to rows that exist', () => {

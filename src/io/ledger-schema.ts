@@ -503,6 +503,38 @@ export const LOG_FILES = defineTable({
   primaryKey: ['runId', 'path'],
 });
 
+/**
+ * One rank of a run (one process of torchrun, accelerate, deepspeed or srun), keyed by run, rank and
+ * host: a multi-node run merges the probe files each node writes. Its peaks are the highest over the
+ * rank's devices, raised as its probe lines and nvidia-smi's per-process samples arrive; `gpu` is the
+ * CUDA ordinal (as the process saw it) of the device that held its allocated peak, `gpuUuid` that
+ * device's UUID in NVML's spelling (`GPU-…`), and `peakDeviceBytes` what nvidia-smi showed for the
+ * run's processes on that card (the rank's own process when the card is not known).
+ */
+export const RANKS = defineTable({
+  name: 'run_ranks',
+  since: 2,
+  columns: {
+    runId: runRef(),
+    rank: integer(),
+    localRank: integer(),
+    worldSize: count(),
+    host: nullable(text()),
+    pid: count(),
+    gpu: count(),
+    gpuUuid: nullable(text()),
+    cudaVisibleDevices: nullable(text()),
+    peakAllocatedBytes: count(),
+    peakAllocatedStep: count(),
+    peakAllocatedPhase: nullable(text()),
+    peakReservedBytes: count(),
+    peakDeviceBytes: count(),
+    steps: integer(),
+    lastStep: count(),
+  },
+  indexes: [{ name: 'run_ranks_run', on: ['runId', 'rank'] }],
+});
+
 /** Every table, in the order they are created. */
 export const TABLES: readonly AnyTable[] = [
   META,
@@ -513,6 +545,7 @@ export const TABLES: readonly AnyTable[] = [
   EVENTS,
   LOG_FILES,
   SNAPSHOTS,
+  RANKS,
 ];
 
 /** The tables a run's rows can be exported from (`runs export --table`), by their flag name. */
@@ -521,6 +554,7 @@ export const EXPORT_TABLES = {
   'gpu-samples': GPU_SAMPLES,
   'process-samples': PROCESS_SAMPLES,
   events: EVENTS,
+  ranks: RANKS,
 } as const;
 
 /** A table's fields as `runs export` writes them: every column but the run it belongs to. */

@@ -93,6 +93,8 @@ describe('Ledger', () => {
       peakGpuUsed: null,
       snapshots: [],
       versions: null,
+      ranks: [],
+      peakRank: null,
     });
     ledger.updateRun(1, {
       status: 'oom',
@@ -412,7 +414,9 @@ describe('Ledger.open refuses what is not its ledger, and leaves it untouched', 
     const db = new Database(join(home, 'ledger.db'));
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => Ledger.open(home)).toThrow(/was written by a newer headroom \(schema 3; this one reads 2\)/);
+    expect(() => Ledger.open(home)).toThrow(
+      `was written by a newer headroom (schema ${LEDGER_SCHEMA_VERSION + 1}; this one reads ${LEDGER_SCHEMA_VERSION})`,
+    );
   });
 
   it('a HEADROOM_HOME that is a file', () => {

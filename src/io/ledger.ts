@@ -23,16 +23,19 @@ import Database from 'better-sqlite3';
 import { versionsFromPackages } from '../core/env-versions.js';
 import { HeadroomUserError } from '../core/errors.js';
 import type { ProbeDeviceStats, ProbeEvent, ProbeLineProblem } from '../core/probe-log.js';
+import { peakRankOf } from '../core/ranks.js';
 import type {
   GpuSampleRecord,
   LayerPeak,
   ProcessSampleRecord,
+  RankRecord,
   RunEvent,
   RunEventSource,
   RunRecord,
   RunSnapshot,
   StepRecord,
 } from '../core/run-record.js';
+import { BACKFILL_RANKS_SQL, RankRows } from './ledger-ranks.js';
 import {
   applySql,
   codec,
@@ -177,10 +180,10 @@ function layer(row: RunRow, field: PeakLayerField): LayerPeak | null {
 }
 
 /**
- * A stored run (its row, the count of its distinct steps and its snapshots) as the record the rest of
- * headroom reads.
+ * A stored run (its row, the count of its distinct steps, its snapshots and its ranks) as the record the
+ * rest of headroom reads.
  */
-function toRun(stored: Row, runSnapshots: readonly RunSnapshot[]): RunRecord {
+function toRun(stored: Row, runSnapshots: readonly RunSnapshot[], ranks: readonly RankRecord[]): RunRecord {
   const row = runs.read(stored);
   const fromScenario = (key: string) =>
     typeof row.scenario?.[key] === 'number' ? (row.scenario[key] as number) : null;
@@ -212,6 +215,8 @@ function toRun(stored: Row, runSnapshots: readonly RunSnapshot[]): RunRecord {
     peakGpuUsed: layer(row, 'peakGpuUsed'),
     snapshots: runSnapshots,
     versions: row.versions,
+    ranks,
+    peakRank: peakRankOf(ranks),
   };
 }
 
@@ -242,11 +247,13 @@ export class Ledger {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly rankRows: RankRows;
 
   private constructor(home: string, path: string, db: Database.Database) {
     this.home = home;
     this.path = path;
     this.db = db;
+    this.rankRows = new RankRows((sql) => this.prepare(sql));
   }
 
   /**
@@ -382,6 +389,7 @@ export class Ledger {
          last_step = max(coalesce(last_step, ?), ?) WHERE id = ?`,
     );
     this.db.transaction(() => {
+      const rankBatch = this.rankRows.begin(runId);
       let allocated: LayerPeak | null = null;
       let reserved: LayerPeak | null = null;
       let batchSize: number | null = null;
@@ -409,6 +417,7 @@ export class Ledger {
             continue;
           }
           const e = line.event!;
+          rankBatch.event(batch.path, e);
           const tMs = Math.round(e.t * 1000);
           // The versions installed where the run started: any rank's start record says the same.
           if (e.event === 'start') versions = { ...versionsFromPackages(e.packages), ...(versions ?? {}) };
@@ -492,6 +501,7 @@ export class Ledger {
       if (versions !== null) this.updateRun(runId, { versions });
       if (allocated) this.raisePeak(runId, 'peakAllocated', allocated);
       if (reserved) this.raisePeak(runId, 'peakReserved', reserved);
+      rankBatch.commit();
     })();
   }
 
@@ -510,8 +520,16 @@ export class Ledger {
     })();
   }
 
-  /** Stores one nvidia-smi per-process sample; the run's processes, summed per GPU, feed the device peak. */
-  addProcessSamples(runId: number, tMs: number, rows: readonly ProcessSampleInput[]): void {
+  /**
+   * Stores one nvidia-smi per-process sample; the run's processes, summed per GPU, feed the device peak,
+   * and each rank's on `host` (the machine nvidia-smi ran on; null: any rank) its own.
+   */
+  addProcessSamples(
+    runId: number,
+    tMs: number,
+    rows: readonly ProcessSampleInput[],
+    host: string | null = null,
+  ): void {
     const insert = processSamples.insert();
     const store = insert.bind(this.prepare(insert.sql));
     this.db.transaction(() => {
@@ -528,6 +546,7 @@ export class Ledger {
       for (const { gpu, bytes } of ours.values())
         if (!best || bytes > best.bytes) best = { bytes, atMs: tMs, step: null, gpu };
       if (best) this.raisePeak(runId, 'peakDevice', best);
+      this.rankRows.raiseDevicePeaks(runId, host, rows);
     })();
   }
 
@@ -585,8 +604,9 @@ export class Ledger {
       list.push(snapshotRecord.read(row));
       byRun.set(id, list);
     }
+    const ranks = this.rankRows.all();
     return (this.prepare(`${Ledger.RUN_SELECT} ORDER BY id`).all() as Row[]).map((row) =>
-      toRun(row, byRun.get(Number(row.id)) ?? []),
+      toRun(row, byRun.get(Number(row.id)) ?? [], ranks.get(Number(row.id)) ?? []),
     );
   }
 
@@ -607,7 +627,12 @@ export class Ledger {
     else if (/^\d+$/.test(key))
       row = this.prepare(`${Ledger.RUN_SELECT} WHERE id = ?`).get(Number(key)) as Row;
     else row = this.prepare(`${Ledger.RUN_SELECT} WHERE name = ? ORDER BY id DESC LIMIT 1`).get(key) as Row;
-    return row ? toRun(row, this.snapshots(Number(row.id))) : undefined;
+    return row ? toRun(row, this.snapshots(Number(row.id)), this.rankRows.of(Number(row.id))) : undefined;
+  }
+
+  /** A run's ranks, by rank then host (also on its record: RunRecord.ranks). */
+  ranks(runId: number): RankRecord[] {
+    return this.rankRows.of(runId);
   }
 
   /** The latest run recorded from a probe log path. */
@@ -615,7 +640,7 @@ export class Ledger {
     const row = this.prepare(`${Ledger.RUN_SELECT} WHERE log_path = ? ORDER BY id DESC LIMIT 1`).get(
       logPath,
     ) as Row | undefined;
-    return row ? toRun(row, this.snapshots(Number(row.id))) : undefined;
+    return row ? toRun(row, this.snapshots(Number(row.id)), this.rankRows.of(Number(row.id))) : undefined;
   }
 
   /** Step records in the order written, optionally for one rank. */
@@ -702,6 +727,7 @@ export class Ledger {
 function migrateLedger(db: Database.Database, from: number): void {
   db.transaction(() => {
     applySql(db, migrationSql(TABLES, from));
+    if (from < 2) db.exec(BACKFILL_RANKS_SQL);
     db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
   })();
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIB, recordRun } from '../../test/fleet-fixture.js';
-import { Ledger } from './ledger.js';
+import { LEDGER_SCHEMA_VERSION, Ledger } from './ledger.js';
 import { LedgerMetricsSource, ledgerMetricsSource } from './metrics-ledger.js';
 
 /** torch prints a card's UUID as bare hex (torch/csrc/cuda/Module.cpp); nvidia-smi as GPU-…. */
@@ -140,7 +140,7 @@ describe('LedgerMetricsSource', () => {
     expect(first.map((r) => r.ranks[0]!.peakReservedBytes)).toEqual([32_000 * MIB, 32_000 * MIB]);
     // A change under both runs that no column of `runs` shows.
     const db = new Database(ledger.path);
-    db.prepare('UPDATE steps SET peak_reserved_bytes = ? WHERE run_id IN (?, ?)').run(
+    db.prepare('UPDATE run_ranks SET peak_reserved_bytes = ? WHERE run_id IN (?, ?)').run(
       40_000 * MIB,
       done,
       live,
@@ -219,7 +219,7 @@ describe('LedgerMetricsSource', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => new LedgerMetricsSource({ home }).runs()).toThrow(
-      `${join(home, 'ledger.db')} is a ledger of schema 99; the exposition reads schema 2`,
+      `${join(home, 'ledger.db')} is a ledger of schema 99; the exposition reads schema ${LEDGER_SCHEMA_VERSION}`,
     );
   });
 

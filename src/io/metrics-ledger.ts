@@ -1,13 +1,12 @@
 /**
- * The MetricsSource over today's ledger (src/io/ledger.ts, schema 1): runs from the `runs` table, each
- * rank's card and peaks from what the probe recorded — its steps (per rank and device), its `start`
- * event (host), its `device` events (UUID), its phase and OOM events (peaks between steps) — and the
- * nvidia-smi per-process samples of its pids. A read-only connection of its own, opened per scrape.
+ * The MetricsSource over the ledger (src/io/ledger.ts): runs from the `runs` table, each rank's card
+ * and peaks from its row in `run_ranks` (src/io/ledger-ranks.ts: what the probe recorded per rank, its
+ * host and card, and nvidia-smi's per-process figure on that card). A read-only connection of its own,
+ * opened per scrape.
  *
  * Bounded per scrape: one query over `runs` (O(runs)); a finished run's ranks and findings are kept
  * after their first reading, keyed by what would change them, so only runs still recording (or just
- * changed) are read again, in three queries over the rows of those runs alone. A per-rank ledger table
- * (after the ledger's refactor) replaces those three with one, behind the same interface.
+ * changed) are read again, in one query over the rank rows of those runs alone.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,19 +74,6 @@ interface Cached {
   readonly ranks: readonly RankMetrics[];
 }
 
-/** What one rank wrote on one device, gathered from the rows. */
-interface RankDevice {
-  rank: number;
-  localRank: number | null;
-  device: number | null;
-  pids: Set<number>;
-  peakAllocated: number | null;
-  peakReserved: number | null;
-  lastStep: number | null;
-}
-
-const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
-
 export class LedgerMetricsSource implements MetricsSource {
   private readonly path: string;
   private readonly ranksCache = new Map<number, Cached>();
@@ -125,7 +111,8 @@ export class LedgerMetricsSource implements MetricsSource {
     const rows = db
       .prepare(
         `SELECT id, name, status, host, estimate, env, last_step, ended_at_ms,
-           peak_allocated_bytes, peak_reserved_bytes, peak_reserved_gpu, peak_device_bytes, peak_device_gpu
+           peak_allocated_bytes, peak_reserved_bytes, peak_reserved_gpu, peak_device_bytes, peak_device_gpu,
+           (SELECT sum(steps) FROM run_ranks WHERE run_ranks.run_id = runs.id) AS rank_steps
          FROM runs ${only === undefined ? '' : 'WHERE id = ?'} ORDER BY id`,
       )
       .all(...(only === undefined ? [] : [only])) as Row[];
@@ -138,6 +125,8 @@ export class LedgerMetricsSource implements MetricsSource {
         r.peak_allocated_bytes,
         r.peak_reserved_bytes,
         r.peak_device_bytes,
+        // Every rank's progress: the last rank to reach a step changes no column of runs.
+        r.rank_steps,
       ].join('|');
     const stale = rows.filter(
       (r) => r.status === 'running' || this.ranksCache.get(Number(r.id))?.key !== keyOf(r),
@@ -180,40 +169,24 @@ export class LedgerMetricsSource implements MetricsSource {
     });
   }
 
-  /** The ranks of some runs, from their steps, probe events and per-process samples. */
+  /** The ranks of some runs, from their rank rows (src/io/ledger-ranks.ts): one query per chunk of runs. */
   private readRanks(db: Database.Database, runs: readonly Row[]): Map<number, RankMetrics[]> {
     const out = new Map<number, RankMetrics[]>();
     for (let i = 0; i < runs.length; i += CHUNK) {
       const chunk = runs.slice(i, i + CHUNK);
       const ids = chunk.map((r) => Number(r.id));
       const list = ids.map(() => '?').join(', ');
-      const steps = db
+      const rows = db
         .prepare(
-          `SELECT run_id, rank, device, pid, max(local_rank) AS local_rank,
-             max(coalesce(peak_allocated_bytes, allocated_bytes)) AS pa,
-             max(coalesce(peak_reserved_bytes, reserved_bytes)) AS pr, max(step) AS last_step
-           FROM steps WHERE run_id IN (${list}) GROUP BY run_id, rank, device, pid`,
+          `SELECT run_id, rank, local_rank, host, gpu, gpu_uuid, cuda_visible_devices,
+             peak_allocated_bytes, peak_reserved_bytes, peak_device_bytes, last_step
+           FROM run_ranks WHERE run_id IN (${list}) ORDER BY run_id, rank, host`,
         )
         .all(...ids) as Row[];
-      const events = db
-        .prepare(
-          `SELECT run_id, rank, pid, kind, data FROM events
-           WHERE run_id IN (${list}) AND kind IN ('start', 'device', 'phase', 'oom', 'exception')`,
-        )
-        .all(...ids) as Row[];
-      const processes = db
-        .prepare(
-          `SELECT run_id, pid, gpu_uuid, gpu, max(used_bytes) AS used FROM process_samples
-           WHERE run_id IN (${list}) AND ours = 1 AND used_bytes IS NOT NULL GROUP BY run_id, pid, gpu_uuid, gpu`,
-        )
-        .all(...ids) as Row[];
-      const [byRunSteps, byRunEvents, byRunProcesses] = [steps, events, processes].map(byRun);
+      const byRunRanks = byRun(rows);
       for (const run of chunk) {
         const id = Number(run.id);
-        out.set(
-          id,
-          ranksOf(run, byRunSteps!.get(id) ?? [], byRunEvents!.get(id) ?? [], byRunProcesses!.get(id) ?? []),
-        );
+        out.set(id, ranksOf(run, byRunRanks.get(id) ?? []));
       }
     }
     return out;
@@ -240,13 +213,8 @@ function countFindings(findings: readonly { code: string; severity: string }[]):
   return [...counts.values()];
 }
 
-/** One run's ranks: one entry per rank and device it used. */
-function ranksOf(
-  run: Row,
-  steps: readonly Row[],
-  events: readonly Row[],
-  processes: readonly Row[],
-): RankMetrics[] {
+/** One run's ranks, each on the card that held its peak. */
+function ranksOf(run: Row, rows: readonly Row[]): RankMetrics[] {
   const env = parse(run.env);
   const listed: ListedGpu[] =
     isRecord(env) && Array.isArray(env.gpus)
@@ -259,89 +227,25 @@ function ranksOf(
           )
       : [];
   const runCvd = isRecord(env) && typeof env.cudaVisibleDevices === 'string' ? env.cudaVisibleDevices : null;
-
-  const byKey = new Map<string, RankDevice>();
-  const entry = (rank: number, device: number | null): RankDevice => {
-    const key = `${rank}/${device ?? ''}`;
-    let e = byKey.get(key);
-    if (!e) {
-      e = {
-        rank,
-        localRank: null,
-        device,
-        pids: new Set(),
-        peakAllocated: null,
-        peakReserved: null,
-        lastStep: null,
-      };
-      byKey.set(key, e);
-    }
-    return e;
-  };
-  for (const s of steps) {
-    const e = entry(Number(s.rank), num(s.device));
-    e.localRank = max(e.localRank, num(s.local_rank));
-    e.pids.add(Number(s.pid));
-    e.peakAllocated = max(e.peakAllocated, num(s.pa));
-    e.peakReserved = max(e.peakReserved, num(s.pr));
-    e.lastStep = max(e.lastStep, num(s.last_step));
-  }
-  const hosts = new Map<number, string>();
-  const cvds = new Map<number, string | null>();
-  const uuids = new Map<string, string>();
-  for (const ev of events) {
-    const data = parse(ev.data);
-    if (!isRecord(data)) continue;
-    const rank = num(ev.rank) ?? 0;
-    if (ev.kind === 'start') {
-      if (typeof data.host === 'string') hosts.set(rank, data.host);
-      cvds.set(rank, typeof data.cudaVisibleDevices === 'string' ? data.cudaVisibleDevices : null);
-    } else if (ev.kind === 'device') {
-      if (typeof data.index === 'number' && typeof data.uuid === 'string')
-        uuids.set(`${rank}/${data.index}`, data.uuid);
-    } else if (Array.isArray(data.devices)) {
-      // A phase or error event holds the peak since the last step (an eval, a save, the OOM itself).
-      for (const d of data.devices.filter(isRecord)) {
-        if (typeof d.index !== 'number') continue;
-        const e = entry(rank, d.index);
-        if (typeof ev.pid === 'number') e.pids.add(ev.pid);
-        e.peakAllocated = max(
-          e.peakAllocated,
-          typeof d.peakAllocatedBytes === 'number' ? d.peakAllocatedBytes : null,
-        );
-        e.peakReserved = max(
-          e.peakReserved,
-          typeof d.peakReservedBytes === 'number' ? d.peakReservedBytes : null,
-        );
-      }
-    }
-  }
-  const ranks = [...byKey.values()]
-    .filter((e) => e.peakAllocated !== null || e.peakReserved !== null || e.lastStep !== null)
-    .sort((a, b) => a.rank - b.rank || (a.device ?? -1) - (b.device ?? -1))
-    .map((e): RankMetrics => {
-      const cvd = cvds.has(e.rank) ? cvds.get(e.rank)! : runCvd;
-      const card = cardOf(e.device, uuids.get(`${e.rank}/${e.device}`) ?? null, cvd, listed);
-      // nvidia-smi's figure for this rank's processes on this card.
-      let device: number | null = null;
-      for (const p of processes) {
-        if (!e.pids.has(Number(p.pid))) continue;
-        const onCard =
-          card.uuid !== null && p.gpu_uuid !== null
-            ? nvmlUuid(str(p.gpu_uuid)) === card.uuid
-            : card.gpu !== null && num(p.gpu) === card.gpu;
-        if (onCard) device = (device ?? 0) + Number(p.used);
-      }
+  const runHost = str(run.host);
+  const ranks = rows
+    .filter((r) => r.peak_allocated_bytes !== null || r.peak_reserved_bytes !== null || r.last_step !== null)
+    .map((r): RankMetrics => {
+      const host = str(r.host) ?? runHost;
+      // The cards nvidia-smi listed before the run are those of the recorder's machine only.
+      const here = host === null || host === runHost;
+      const cvd = str(r.cuda_visible_devices) ?? (here ? runCvd : null);
+      const card = cardOf(num(r.gpu), str(r.gpu_uuid), cvd, here ? listed : []);
       return {
-        rank: e.rank,
-        localRank: e.localRank,
-        host: hosts.get(e.rank) ?? str(run.host),
+        rank: Number(r.rank),
+        localRank: num(r.local_rank),
+        host,
         gpu: card.gpu,
         uuid: card.uuid,
-        peakAllocatedBytes: e.peakAllocated,
-        peakReservedBytes: e.peakReserved,
-        peakDeviceBytes: device,
-        lastStep: e.lastStep,
+        peakAllocatedBytes: num(r.peak_allocated_bytes),
+        peakReservedBytes: num(r.peak_reserved_bytes),
+        peakDeviceBytes: num(r.peak_device_bytes),
+        lastStep: num(r.last_step),
       };
     });
   if (ranks.length > 0) return ranks;

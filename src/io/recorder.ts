@@ -152,6 +152,22 @@ export class RunRecorder {
   }
 
   /**
+   * Waits (reading on) until every rank of another host that wrote into this log's folder has ended —
+   * a multi-node run's other nodes, through a shared folder — or `timeoutMs` passed; true when they did.
+   */
+  async remoteWritersDone(timeoutMs: number, pollMs = FOLLOW_POLL_MS): Promise<boolean> {
+    const here = hostname();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.readProbe(false);
+      const open = [...this.writers.values()].filter((w) => w.host !== null && w.host !== here && !w.ended);
+      if (open.length === 0) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
+  /**
    * Stops sampling and reads what is left of the probe log. `final`: the writers are done, so a last
    * line without newline is read (and reported truncated); otherwise it is left for a later reader.
    */
@@ -346,7 +362,7 @@ export class RunRecorder {
       usedBytes: p.usedMiB === null ? null : Math.round(p.usedMiB * MIB),
       ours: p.pid !== null && this.processes.isOurs(p.pid),
     }));
-    this.options.ledger.addProcessSamples(this.options.runId, s.tMs, rows);
+    this.options.ledger.addProcessSamples(this.options.runId, s.tMs, rows, hostname());
     const own = new Map<number, number>();
     for (const r of rows)
       if (r.ours && r.gpu !== null && r.usedBytes !== null)

@@ -195,6 +195,10 @@ export function buildDemoRun(lang: Lang = 'en'): DemoRun {
     Math.max(...steps.map((s) => s[key] ?? 0));
   return {
     detail: {
+      // The demo is one GPU: a single rank, nothing to show side by side.
+      ranks: [],
+      peakRank: null,
+      rankSteps: { ranks: [], steps: [] },
       run: {
         id: DEMO_RUN_ID,
         name: say(REPORT, lang, { code: 'demo-name', params: {} }),

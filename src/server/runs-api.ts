@@ -2,6 +2,7 @@
  * The runs API over the ledger: the table, one run with its series and diagnosis, two runs compared,
  * and a server-sent event stream that follows a run still going.
  */
+
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { findGpu } from '../core/catalog/index.js';
@@ -17,6 +18,7 @@ import { DEFAULT_MAX_POINTS, keepPeaks } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
+import { perRankStepPeaks } from '../core/ranks.js';
 import { chooseSnapshot } from '../core/run/snapshot.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, RunSnapshot, StepRecord } from '../core/run-record.js';
@@ -173,7 +175,8 @@ export function runDetail(
   const endMs = run.endedAtMs ?? Date.now();
   const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
   const oomText = ledger.oomText(run.id);
-  const steps = stepPoints(ledger.steps(run.id), run.startedAtMs);
+  const stepRows = ledger.steps(run.id);
+  const steps = stepPoints(stepRows, run.startedAtMs);
   const samples = samplePoints(ledger.gpuSamples(run.id), run.startedAtMs);
   return {
     run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
@@ -185,6 +188,9 @@ export function runDetail(
     findings: deps.diagnoseRun(ledger, run, lang),
     estimate: estimateOf(run),
     snapshots: latestPerRank(run.snapshots),
+    ranks: run.ranks,
+    peakRank: run.peakRank,
+    rankSteps: perRankStepPeaks(stepRows),
   };
 }
 

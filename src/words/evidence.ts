@@ -43,6 +43,10 @@ export const EVIDENCE_LABEL_WORDS: Readonly<Record<Lang, Readonly<Record<Evidenc
     'inactive-split': 'inactive split blocks (cached, unusable)',
     retries: 'num_alloc_retries',
     'rank-peak': 'peak reserved',
+    'first-step-allocated': 'peak allocated at the first step, and at every step after it',
+    'peak-phase': 'where its peak falls',
+    'step-correlation': 'its per-step peaks against the other ranks’',
+    'outside-torch': 'nvidia-smi minus reserved (CUDA contexts, NCCL, outside PyTorch)',
     'smi-used': 'nvidia-smi memory.used',
     'this-run': 'this run’s processes (nvidia-smi)',
   },
@@ -78,6 +82,10 @@ export const EVIDENCE_LABEL_WORDS: Readonly<Record<Lang, Readonly<Record<Evidenc
     'inactive-split': '非活动的切分块（已缓存、无法使用）',
     retries: 'num_alloc_retries',
     'rank-peak': '预留峰值',
+    'first-step-allocated': '第一步（及其后每一步）的已分配峰值',
+    'peak-phase': '峰值所在阶段',
+    'step-correlation': '其每步峰值与其他 rank 的相关性',
+    'outside-torch': 'nvidia-smi 减去已预留（CUDA 上下文、NCCL 等 PyTorch 之外的占用）',
     'smi-used': 'nvidia-smi memory.used',
     'this-run': '本次运行的进程（nvidia-smi）',
   },
@@ -143,6 +151,12 @@ const EN: Words<P> = {
   'rank-peak': (p, f) =>
     `${f.bytes(p.bytes)}${p.aboveBytes === null ? '' : ` (+${f.bytes(p.aboveBytes)})`} on rank ${p.rank}`,
   'steps-of': (p) => `${p.rising} of ${p.total}`,
+  'rank-vs-others': (p, f) =>
+    `rank ${p.rank}: ${f.bytes(p.bytes)}${p.step === null ? '' : ` at step ${p.step}`}, the others ${f.bytes(p.othersBytes)} (median)`,
+  'rank-phase': (p, f) =>
+    `rank ${p.rank}: ${f.bytes(p.bytes)} in "${p.phase}"${p.step === null ? '' : ` after step ${p.step}`}, where the other ranks’ peaks are not`,
+  'rank-correlation': (p) =>
+    `rank ${p.rank}: r = ${p.r.toFixed(2)} over ${p.steps} shared steps (they do not rise and fall together)`,
 };
 
 const ZH: Words<P> = {
@@ -185,6 +199,12 @@ const ZH: Words<P> = {
   'rank-peak': (p, f) =>
     `rank ${p.rank} 为 ${f.bytes(p.bytes)}${p.aboveBytes === null ? '' : ` (+${f.bytes(p.aboveBytes)})`}`,
   'steps-of': (p) => `${p.total} 步中的 ${p.rising} 步`,
+  'rank-vs-others': (p, f) =>
+    `rank ${p.rank}：${f.bytes(p.bytes)}${p.step === null ? '' : `（第 ${p.step} 步）`}，其他 rank 为 ${f.bytes(p.othersBytes)}（中位数）`,
+  'rank-phase': (p, f) =>
+    `rank ${p.rank}：${f.bytes(p.bytes)}，位于“${p.phase}”阶段${p.step === null ? '' : `（第 ${p.step} 步之后）`}，其他 rank 的峰值不在此阶段`,
+  'rank-correlation': (p) =>
+    `rank ${p.rank}：在共同的 ${p.steps} 步上 r = ${p.r.toFixed(2)}（各 rank 的峰值并不同步起落）`,
 };
 
 const GIB = 2 ** 30;
@@ -217,6 +237,9 @@ export const EVIDENCE = defineDomain<P>({
     'bytes-range': { fromBytes: 6 * GIB, toBytes: 6.02 * GIB },
     'retries-range': { fromCount: 0, fromStep: 2, toCount: 10, toStep: 30, rank: 0, device: 0 },
     'rank-peak': { rank: 0, bytes: 9 * GIB, aboveBytes: 2 * GIB },
+    'rank-vs-others': { rank: 1, step: 1, bytes: 9 * GIB, othersBytes: 7 * GIB },
+    'rank-phase': { rank: 0, phase: 'eval', bytes: 9 * GIB, step: 500 },
+    'rank-correlation': { rank: 2, r: 0.08, steps: 40 },
     'steps-of': { rising: 12, total: 16 },
   },
 });

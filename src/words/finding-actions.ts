@@ -71,7 +71,21 @@ const EN: Words<FindingParams> = {
     'Activations grow with micro-batch × sequence length: a smaller micro-batch with more gradient accumulation (same effective batch), gradient checkpointing, a chunked or fused cross-entropy (the logits of a large vocabulary are the spike), activation offload to CPU memory, shorter sequences. Allocator settings do not help a card that is genuinely full.',
   'optimizer-states': () =>
     'AdamW creates its two states at the first step (8 bytes per trained parameter in fp32), and the foreach kernels add a state-sized temporary: an 8-bit optimizer (bitsandbytes AdamW8bit), ZeRO-1/2 or FSDP to shard the states, optimizer offload to CPU, or LoRA so only adapters have states. The fused kernel (fused=True; Hugging Face optim adamw_torch_fused) drops the temporary.',
-  'rank-imbalance': () =>
+  'rank-imbalance': (p) =>
+    (p.reason === null
+      ? ''
+      : (
+          {
+            'uneven-shards':
+              'Give every rank the same share: check what is placed by rank (a rank-dependent device_map, a layer kept whole on one rank, an uneven pipeline or tensor-parallel split, parameters left out of FSDP/ZeRO wrapping) and shard it evenly. ',
+            'eval-on-rank':
+              'Run evaluation on every rank with a distributed sampler (Trainer does), or, when it must stay on one rank, under torch.no_grad() with a smaller evaluation batch and its outputs moved to the CPU. ',
+            'length-split':
+              'Balance the tokens per rank, not the samples: group by length across ranks (Trainer: group_by_length; a length-grouped distributed sampler), pack sequences to a fixed length, or cap max_length; the longest batch sets every rank’s budget. ',
+            'extra-contexts':
+              'Call torch.cuda.set_device(local_rank) first thing in every rank, before init_process_group, any .cuda() or torch.cuda call, and load checkpoints with map_location pointing at the rank’s own device. ',
+          } as const
+        )[p.reason]) +
     'Rank 0 often carries the CUDA contexts of the other ranks (call torch.cuda.set_device(local_rank) before init_process_group and create tensors on the rank’s own device), DataParallel gathers every output on GPU 0 (use DistributedDataParallel), and device_map="auto" fills GPU 0 first (pass max_memory to leave room for activations).',
   'evaluation-memory': () =>
     'Evaluation should need less than training: run it under torch.no_grad() or torch.inference_mode() (model.eval() alone keeps the graph), move predictions to the CPU as you go (Trainer: eval_accumulation_steps, or preprocess_logits_for_metrics to keep only the argmax), lower the evaluation batch size, and budget generate()’s KV cache for the longest output.',
@@ -160,7 +174,21 @@ const ZH: Words<FindingParams> = {
     '激活值随 micro-batch × 序列长度增长：减小 micro-batch 并增加梯度累积步数（有效 batch 不变）、开启梯度检查点、使用分块或融合的交叉熵（大词表的 logits 是峰值所在）、把激活卸载到 CPU 内存、缩短序列。对真正已满的显卡，调整分配器设置没有帮助。',
   'optimizer-states': () =>
     'AdamW 在第一步创建两个状态（每个训练参数 8 字节，fp32），foreach kernel 还会额外产生一个与状态同样大的临时张量：使用 8 位优化器（bitsandbytes AdamW8bit）、用 ZeRO-1/2 或 FSDP 对状态分片、把优化器状态卸载到 CPU，或使用 LoRA 只让适配器拥有状态。使用融合内核（fused=True；Hugging Face 的 optim adamw_torch_fused）可以去掉这个临时张量。',
-  'rank-imbalance': () =>
+  'rank-imbalance': (p) =>
+    (p.reason === null
+      ? ''
+      : (
+          {
+            'uneven-shards':
+              '让每个 rank 分到同样多的份额：检查按 rank 放置的部分（依赖 rank 的 device_map、整层留在某个 rank 上、不均匀的流水线或张量并行切分、未被 FSDP/ZeRO 包裹的参数），把它们均匀分片。',
+            'eval-on-rank':
+              '用分布式 sampler 在所有 rank 上运行评估（Trainer 默认如此）；如果必须只在一个 rank 上评估，请在 torch.no_grad() 下运行、减小评估 batch，并把输出移到 CPU。',
+            'length-split':
+              '按 token 而不是按样本平衡各 rank：跨 rank 按长度分组（Trainer：group_by_length；按长度分组的分布式 sampler）、把序列打包到固定长度，或限制 max_length；最长的 batch 决定每个 rank 的显存预算。',
+            'extra-contexts':
+              '在每个 rank 一开始就调用 torch.cuda.set_device(local_rank)，要早于 init_process_group、任何 .cuda() 或 torch.cuda 调用；加载检查点时用 map_location 指向本 rank 自己的设备。',
+          } as const
+        )[p.reason]) +
     'rank 0 经常承担其他 rank 的 CUDA 上下文（在 init_process_group 之前调用 torch.cuda.set_device(local_rank)，并在各 rank 自己的设备上创建张量）；DataParallel 会把所有输出汇集到 GPU 0（请改用 DistributedDataParallel）；device_map="auto" 会先填满 GPU 0（传入 max_memory 为激活值留出空间）。',
   'evaluation-memory': () =>
     '评估需要的显存应当比训练少：在 torch.no_grad() 或 torch.inference_mode() 下运行（仅调用 model.eval() 仍会保留计算图），边评估边把预测结果移到 CPU（Trainer：eval_accumulation_steps，或用 preprocess_logits_for_metrics 只保留 argmax），减小评估的 batch size，并按最长的输出为 generate() 的 KV cache 预留显存。',

@@ -49,7 +49,22 @@ const EN: Words<FindingParams> = {
   'weights-at-load': () => 'It failed while loading the model: the weights do not fit',
   activations: (p) => `It failed in the ${p.phase} pass: the activations do not fit`,
   'optimizer-states': () => 'It failed in the optimizer step: the optimizer states do not fit',
-  'rank-imbalance': () => 'One GPU holds more than the others',
+  'rank-imbalance': (p, f) => {
+    if (p.rank === null) return 'One GPU holds more than the others';
+    const more = p.aboveBytes === null ? 'more' : `${f.bytes(p.aboveBytes)} more`;
+    switch (p.reason) {
+      case 'uneven-shards':
+        return `Rank ${p.rank} holds ${more} than the others at every step, from the first: uneven shards`;
+      case 'eval-on-rank':
+        return `Rank ${p.rank} holds ${more} than the others: its peak is an evaluation that only rank ${p.rank} runs`;
+      case 'length-split':
+        return `Rank ${p.rank} holds ${more} than the others: its batches are longer (the data is split by length, and each rank’s peak moves on its own)`;
+      case 'extra-contexts':
+        return `Rank ${p.rank}’s card holds ${more} outside PyTorch than the others’: about ${p.contexts ?? '?'} CUDA context${p.contexts === 1 ? '' : 's'} of other ranks`;
+      default:
+        return `Rank ${p.rank} holds ${more} than the others`;
+    }
+  },
   'evaluation-memory': () => 'It failed during evaluation',
   'checkpoint-save': () => 'It failed while saving a checkpoint',
   'mid-run': () => 'It failed after the run had been going for a while',
@@ -95,7 +110,22 @@ const ZH: Words<FindingParams> = {
   'weights-at-load': () => '在加载模型时失败：权重放不下',
   activations: (p) => `在${p.phase === 'forward' ? '前向' : '反向'}传播中失败：激活值放不下`,
   'optimizer-states': () => '在优化器步骤中失败：优化器状态放不下',
-  'rank-imbalance': () => '某一张 GPU 占用的显存比其他卡多',
+  'rank-imbalance': (p, f) => {
+    if (p.rank === null) return '某一张 GPU 占用的显存比其他卡多';
+    const more = p.aboveBytes === null ? '更多显存' : `多 ${f.bytes(p.aboveBytes)}`;
+    switch (p.reason) {
+      case 'uneven-shards':
+        return `rank ${p.rank} 从第一步起每一步都比其他 rank ${more}：分片不均`;
+      case 'eval-on-rank':
+        return `rank ${p.rank} 比其他 rank ${more}：它的峰值出现在只有 rank ${p.rank} 运行的评估中`;
+      case 'length-split':
+        return `rank ${p.rank} 比其他 rank ${more}：它的 batch 更长（数据按长度划分，各 rank 的峰值各自起落）`;
+      case 'extra-contexts':
+        return `rank ${p.rank} 的显卡上 PyTorch 之外的占用比其他卡${more}：约有 ${p.contexts ?? '?'} 个其他 rank 的 CUDA 上下文`;
+      default:
+        return `rank ${p.rank} 比其他 rank ${more}`;
+    }
+  },
   'evaluation-memory': () => '在评估阶段失败',
   'checkpoint-save': () => '在保存检查点时失败',
   'mid-run': () => '运行一段时间之后才失败',
@@ -129,7 +159,7 @@ export const FINDING_EXAMPLES: { readonly [C in keyof FindingParams]: FindingPar
   'weights-at-load': {},
   activations: { phase: 'backward' },
   'optimizer-states': {},
-  'rank-imbalance': {},
+  'rank-imbalance': { rank: 1, reason: 'uneven-shards', aboveBytes: 2 * 2 ** 30, contexts: null },
   'evaluation-memory': {},
   'checkpoint-save': {},
   'mid-run': {},

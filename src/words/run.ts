@@ -270,6 +270,8 @@ export interface RunLineParams {
   readonly 'resumed-as': { readonly runId: number };
   readonly 'waiting-for-log': { readonly seconds: number; readonly path: string };
   readonly resuming: { readonly runId: number };
+  /** watch --run: this node's probe files join a run recorded elsewhere (another node's ranks). */
+  readonly attaching: { readonly runId: number; readonly log: string };
   readonly 'stopped-watching': { readonly runId: number; readonly log: string };
   readonly 'run-ref': { readonly id: number; readonly name: string | null };
   readonly exit: { readonly code: number; readonly signal: string | null };
@@ -360,6 +362,7 @@ export const RUN = defineDomain<RunLineParams>({
       'resumed-as': (p) => `  resumed as run ${p.runId}: headroom runs show ${p.runId}`,
       'waiting-for-log': (p) => `headroom: waiting up to ${p.seconds} s for ${p.path} …`,
       resuming: (p) => `headroom: resuming run ${p.runId} from where the ledger stopped`,
+      attaching: (p) => `headroom: adding the ranks of ${p.log} to run ${p.runId}`,
       'stopped-watching': (p) =>
         `headroom: stopped watching; run ${p.runId} stays "running" and headroom watch --log ${p.log} resumes it`,
       'run-ref': (p) => `run ${p.id}${p.name ? ` "${p.name}"` : ''}`,
@@ -440,6 +443,7 @@ export const RUN = defineDomain<RunLineParams>({
       'resumed-as': (p) => `  已接续记录为运行 ${p.runId}：headroom runs show ${p.runId}`,
       'waiting-for-log': (p) => `headroom：最多等待 ${p.seconds} 秒，直到 ${p.path} 出现…`,
       resuming: (p) => `headroom：从账本停下的位置接着记录运行 ${p.runId}`,
+      attaching: (p) => `headroom：把 ${p.log} 的各 rank 加入运行 ${p.runId}`,
       'stopped-watching': (p) =>
         `headroom：已停止跟踪；运行 ${p.runId} 仍为 "running"，headroom watch --log ${p.log} 可接着记录`,
       'run-ref': (p) => `运行 ${p.id}${p.name ? ` "${p.name}"` : ''}`,
@@ -513,6 +517,7 @@ export const RUN = defineDomain<RunLineParams>({
     'resumed-as': { runId: 3 },
     'waiting-for-log': { seconds: 30, path: '/tmp/probe.jsonl' },
     resuming: { runId: 1 },
+    attaching: { runId: 2, log: '/shared/job/probe.jsonl' },
     'stopped-watching': { runId: 1, log: '/tmp/probe.jsonl' },
     'run-ref': { id: 1, name: 'bs4' },
     exit: { code: 130, signal: 'SIGINT' },

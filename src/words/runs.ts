@@ -29,6 +29,18 @@ export interface RunsLabelParams {
   readonly removed: { readonly id: number; readonly name: string | null };
   readonly 'chart-heading': { readonly allocatedMark: string; readonly reservedMark: string };
   readonly phases: NoParams;
+  /** `runs show` of a run of several ranks: its ranks side by side, the run's peak rank marked. */
+  readonly 'ranks-heading': {
+    readonly count: number;
+    readonly peakRank: number | null;
+    readonly mark: string;
+  };
+  readonly 'col-rank': NoParams;
+  readonly 'col-local-rank': NoParams;
+  readonly 'col-host': NoParams;
+  readonly 'col-gpu': NoParams;
+  readonly 'per-rank-heading': { readonly shown: number; readonly total: number };
+  readonly 'col-step': NoParams;
   readonly 'phase-when': NoParams;
   readonly 'phase-after-step': NoParams;
   readonly 'phase-rank': NoParams;
@@ -69,6 +81,15 @@ export const RUNS = defineDomain<RunsWordParams>({
       removed: (p) => `removed run ${p.id}${p.name ? ` "${p.name}"` : ''} and its files`,
       'chart-heading': (p) => `per-step peak (${p.allocatedMark} allocated, ${p.reservedMark} reserved)`,
       phases: () => 'phases',
+      'ranks-heading': (p) =>
+        `${p.count} ranks${p.peakRank === null ? '' : ` (${p.mark} rank ${p.peakRank} holds the run’s peak)`}`,
+      'col-rank': () => 'rank',
+      'col-local-rank': () => 'local',
+      'col-host': () => 'host',
+      'col-gpu': () => 'GPU',
+      'per-rank-heading': (p) =>
+        `per-step peak allocated per rank${p.shown < p.total ? ` (${p.shown} of ${p.total} steps)` : ''}`,
+      'col-step': () => 'step',
       'phase-when': () => 'when',
       'phase-after-step': () => 'after step',
       'phase-rank': () => 'rank',
@@ -107,6 +128,15 @@ export const RUNS = defineDomain<RunsWordParams>({
       removed: (p) => `已删除运行 ${p.id}${p.name ? ` "${p.name}"` : ''} 及其文件`,
       'chart-heading': (p) => `每步峰值（${p.allocatedMark} 已分配，${p.reservedMark} 已保留）`,
       phases: () => '阶段',
+      'ranks-heading': (p) =>
+        `${p.count} 个 rank${p.peakRank === null ? '' : `（${p.mark} rank ${p.peakRank} 的峰值即本次运行的峰值）`}`,
+      'col-rank': () => 'rank 编号',
+      'col-local-rank': () => '本机 rank',
+      'col-host': () => '主机',
+      'col-gpu': () => 'GPU',
+      'per-rank-heading': (p) =>
+        `各 rank 每步的已分配峰值${p.shown < p.total ? `（显示 ${p.total} 步中的 ${p.shown} 步）` : ''}`,
+      'col-step': () => '步',
       'phase-when': () => '时间',
       'phase-after-step': () => '所在步之后',
       'phase-rank': () => 'rank 编号',
@@ -146,6 +176,13 @@ export const RUNS = defineDomain<RunsWordParams>({
     removed: { id: 2, name: 'bs8' },
     'chart-heading': { allocatedMark: '█', reservedMark: '░' },
     phases: {},
+    'ranks-heading': { count: 2, peakRank: 1, mark: '◀' },
+    'col-rank': {},
+    'col-local-rank': {},
+    'col-host': {},
+    'col-gpu': {},
+    'per-rank-heading': { shown: 20, total: 200 },
+    'col-step': {},
     'phase-when': {},
     'phase-after-step': {},
     'phase-rank': {},

@@ -36,6 +36,9 @@ export interface UiRunsParams {
   readonly 'step-count': { readonly steps: number; readonly last: number | null };
   readonly memory: NoParams;
   readonly 'per-step': NoParams;
+  /** The run page of a run of several ranks: each step's allocated peak, one line per rank. */
+  readonly 'per-rank': { readonly ranks: number; readonly peakRank: number | null };
+  readonly 'rank-series': { readonly rank: number };
   readonly 'per-step-title': NoParams;
   readonly 'step-bar': { readonly first: number; readonly last: number; readonly bytes: number };
   readonly 'estimate-vs-measured': NoParams;
@@ -101,6 +104,9 @@ export const UI_RUNS = defineDomain<UiRunsParams>({
       'step-count': (p) => `${p.steps}${p.last === null ? '' : ` (last ${p.last})`}`,
       memory: () => 'Memory over time',
       'per-step': () => 'Per-step peak',
+      'per-rank': (p) =>
+        `Per-step peak allocated, ${p.ranks} ranks${p.peakRank === null ? '' : ` (the run’s peak is rank ${p.peakRank}’s)`}`,
+      'rank-series': (p) => `rank ${p.rank} allocated`,
       'per-step-title': () => 'per-step peak allocated',
       'step-bar': (p, f) => `step ${range(p)}: ${f.bytes(p.bytes)}`,
       'estimate-vs-measured': () => 'Estimate vs measured',
@@ -133,6 +139,9 @@ export const UI_RUNS = defineDomain<UiRunsParams>({
       'step-count': (p) => `${p.steps}${p.last === null ? '' : `（最后一步 ${p.last}）`}`,
       memory: () => '显存随时间变化',
       'per-step': () => '每步峰值',
+      'per-rank': (p) =>
+        `每步已分配峰值，共 ${p.ranks} 个 rank${p.peakRank === null ? '' : `（本次运行的峰值来自 rank ${p.peakRank}）`}`,
+      'rank-series': (p) => `rank ${p.rank} 已分配`,
       'per-step-title': () => '每步已分配峰值',
       'step-bar': (p, f) => `第 ${range(p)} 步：${f.bytes(p.bytes)}`,
       'estimate-vs-measured': () => '估算与实测',
@@ -163,6 +172,8 @@ export const UI_RUNS = defineDomain<UiRunsParams>({
     'peak-device': {},
     'step-count-label': {},
     'step-count': { steps: 12, last: 12 },
+    'per-rank': { ranks: 2, peakRank: 1 },
+    'rank-series': { rank: 0 },
     memory: {},
     'per-step': {},
     'per-step-title': {},

@@ -95,7 +95,12 @@ function imbalance(input: RuleInput): Finding {
       evidence.push(ev('process', value('process', { pid: p.pid, name: null, bytes: p.bytes })));
     if (input.match.rank !== null) evidence.push(ev('rank', count(input.match.rank), input.match.quote));
   }
-  return say('rank-imbalance', 'warn', {}, evidence);
+  return say(
+    'rank-imbalance',
+    'warn',
+    { rank: input.match?.rank ?? null, reason: null, aboveBytes: null, contexts: null },
+    evidence,
+  );
 }
 
 /** The configuration finding for the phase the failure happened in. */

@@ -19,6 +19,7 @@ import {
   type PhaseReading,
   primaryOom,
 } from '../oom/index.js';
+import type { RankRecord } from '../run-record.js';
 import { fusesInTorch, type Scenario } from '../scenario.js';
 import { cardFindings } from './card-rules.js';
 import { messageCodeFindings } from './code-rules.js';
@@ -35,6 +36,8 @@ export interface DiagnoseInput {
   readonly text?: string | null;
   /** The run's memory step by step (from the run ledger: diagnoseRun in src/io/diagnose-run.ts). */
   readonly timeline?: Timeline | null;
+  /** The run's ranks as recorded (RunRecord.ranks): which one holds more, and why. */
+  readonly ranks?: readonly RankRecord[] | null;
   /** The run's nvidia-smi samples: other processes, leftovers, memory no process accounts for. */
   readonly samples?: RunSamples | null;
   /** The card's memory.total as recorded, when the message does not give it (before the scenario's --gpu). */
@@ -100,8 +103,14 @@ function merge(findings: readonly Finding[]): Finding[] {
       continue;
     }
     const remedies = prev.remedies ?? f.remedies;
+    // The message says a rank holds more; the run's ranks say which and why: their figures win.
+    const params =
+      prev.code === 'rank-imbalance' && f.code === 'rank-imbalance' && prev.params.reason === null
+        ? { ...f.params, rank: f.params.rank ?? prev.params.rank }
+        : prev.params;
     byCode.set(f.code, {
       ...prev,
+      params: params as never,
       severity: order[f.severity]! < order[prev.severity]! ? f.severity : prev.severity,
       evidence: [...prev.evidence, ...f.evidence],
       ...(remedies ? { remedies } : {}),
@@ -156,6 +165,7 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
     lookAlike,
     phase,
     timeline: input.timeline ?? null,
+    ranks: input.ranks ?? [],
     samples: input.samples ?? null,
     hasText: text.trim() !== '',
     scenario,

@@ -39,6 +39,10 @@ export const EVIDENCE_LABELS = [
   'inactive-split',
   'retries',
   'rank-peak',
+  'first-step-allocated',
+  'peak-phase',
+  'step-correlation',
+  'outside-torch',
   'smi-used',
   'this-run',
 ] as const;
@@ -128,6 +132,22 @@ export interface EvidenceValueParams {
   };
   /** A rank's peak, and how far it is above the others' median (on the worst rank only). */
   readonly 'rank-peak': { readonly rank: number; readonly bytes: number; readonly aboveBytes: number | null };
+  /** One rank's figure against the others' median (at `step`, when it is one step's). */
+  readonly 'rank-vs-others': {
+    readonly rank: number;
+    readonly step: number | null;
+    readonly bytes: number;
+    readonly othersBytes: number;
+  };
+  /** A rank's peak and the phase (as the probe named it) and step it fell in. */
+  readonly 'rank-phase': {
+    readonly rank: number;
+    readonly phase: string;
+    readonly bytes: number;
+    readonly step: number | null;
+  };
+  /** Pearson's r of a rank's per-step peaks against the other ranks' mean, over `steps` shared steps. */
+  readonly 'rank-correlation': { readonly rank: number; readonly r: number; readonly steps: number };
   /** "12 of 16" steps. */
   readonly 'steps-of': { readonly rising: number; readonly total: number };
 }

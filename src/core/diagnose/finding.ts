@@ -10,6 +10,15 @@ import type { RemedyChange } from './remedy-codes.js';
 
 export type Severity = 'error' | 'warn' | 'info';
 
+/** Why one rank holds more than the others, as the evidence supports it (src/core/diagnose/rank-rules.ts). */
+export const RANK_IMBALANCE_REASONS = [
+  'uneven-shards',
+  'eval-on-rank',
+  'length-split',
+  'extra-contexts',
+] as const;
+export type RankImbalanceReason = (typeof RANK_IMBALANCE_REASONS)[number];
+
 /** The troubleshooting order people should follow (issue 5): environment, then configuration, then code. */
 export type FindingGroup = 'environment' | 'configuration' | 'code';
 
@@ -114,7 +123,18 @@ export interface FindingParams {
   readonly 'weights-at-load': NoParams;
   readonly activations: { readonly phase: 'forward' | 'backward' };
   readonly 'optimizer-states': NoParams;
-  readonly 'rank-imbalance': NoParams;
+  /**
+   * `rank`: the rank that holds more (null when only the message says so, without a rank);
+   * `aboveBytes` its peak reserved above the others' median (for `extra-contexts` without a reserved
+   * imbalance: nvidia-smi minus reserved above theirs); `contexts` the other ranks' CUDA contexts its
+   * card holds, in whole contexts, when that is the reading.
+   */
+  readonly 'rank-imbalance': {
+    readonly rank: number | null;
+    readonly reason: RankImbalanceReason | null;
+    readonly aboveBytes: number | null;
+    readonly contexts: number | null;
+  };
   readonly 'evaluation-memory': NoParams;
   readonly 'checkpoint-save': NoParams;
   readonly 'mid-run': NoParams;

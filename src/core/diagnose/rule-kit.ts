@@ -2,7 +2,7 @@
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import type { Estimate } from '../estimate.js';
 import type { LogLine, OomMatch, PhaseReading } from '../oom/index.js';
-import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
+import type { GpuSampleRecord, ProcessSampleRecord, RankRecord } from '../run-record.js';
 import type { Evidence, EvidenceLabel, EvidenceValue, EvidenceValueParams } from './evidence.js';
 import {
   FINDING_GROUP,
@@ -32,6 +32,8 @@ export interface RuleInput {
   readonly lookAlike: OomMatch | null;
   readonly phase: PhaseReading;
   readonly timeline: Timeline | null;
+  /** A recorded run's ranks (their peaks per level and the phase of each peak); empty otherwise. */
+  readonly ranks: readonly RankRecord[];
   /** A recorded run's nvidia-smi samples. */
   readonly samples: RunSamples | null;
   /** Whether there was any text to read (a log, a traceback); a recorded run that did not fail has none. */

@@ -1,14 +1,15 @@
 /**
  * Step 3 of the troubleshooting order, from a step timeline (timeline.ts): memory that grows step after
  * step with allocated rising (a leak), growth across evaluation batches, reserved climbing while
- * allocated stays flat (fragmentation), one rank holding more than the others, and the two
+ * allocated stays flat (fragmentation), one rank holding more than the others (rank-rules.ts), and the two
  * non-problems — a card that looks full while the run is stable, and num_alloc_retries rising (an early
  * warning). data/docs/MONITORING.md §A5 and rules 4–6; thresholds are ours, stated below.
  */
-import { GIB, MIB } from '../units.js';
+import { MIB } from '../units.js';
 import { smiUsedEvidence } from './card-rules.js';
 import type { Evidence } from './evidence.js';
 import type { Finding } from './finding.js';
+import { rankImbalanceFindings } from './rank-rules.js';
 import { bytes, count, ev, type RuleInput, say, value } from './rule-kit.js';
 import { seriesOf, type TimelineStep } from './timeline.js';
 
@@ -29,9 +30,6 @@ export const FLAT_SHARE = 0.25;
 /** Inactive split blocks this large (and this share of reserved) are fragmentation on their own. */
 export const INACTIVE_SPLIT_MIN_BYTES = 512 * MIB;
 export const INACTIVE_SPLIT_SHARE = 0.2;
-/** A rank whose peak exceeds the others' median by this much (and IMBALANCE_SHARE of it) is imbalanced. */
-export const IMBALANCE_MIN_BYTES = GIB;
-export const IMBALANCE_SHARE = 0.1;
 /** Reserved at this share of the card counts as "full" in nvidia-smi. */
 export const FULL_SHARE = 0.9;
 
@@ -185,34 +183,6 @@ function fragmentation(series: readonly TimelineStep[][], capacity: number | nul
   return [];
 }
 
-function rankImbalance(series: readonly TimelineStep[][]): Finding[] {
-  const peaks = new Map<number, number>();
-  for (const list of series)
-    for (const s of list) peaks.set(s.rank, Math.max(peaks.get(s.rank) ?? 0, s.peakReservedBytes));
-  if (peaks.size < 2) return [];
-  const sorted = [...peaks.entries()].sort((a, b) => b[1] - a[1]);
-  const [worstRank, worst] = sorted[0]!;
-  const others = sorted
-    .slice(1)
-    .map(([, v]) => v)
-    .sort((a, b) => a - b);
-  const median = others[Math.floor((others.length - 1) / 2)]!;
-  if (worst - median < Math.max(IMBALANCE_MIN_BYTES, IMBALANCE_SHARE * median)) return [];
-  return [
-    say(
-      'rank-imbalance',
-      'warn',
-      {},
-      sorted.map(([rank, peak]) =>
-        ev(
-          'rank-peak',
-          value('rank-peak', { rank, bytes: peak, aboveBytes: rank === worstRank ? worst - median : null }),
-        ),
-      ),
-    ),
-  ];
-}
-
 function stableFull(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
   if (capacity === null) return [];
   for (const list of series) {
@@ -278,7 +248,7 @@ export function timelineFindings(input: RuleInput): Finding[] {
     ...leaks,
     ...evalGrowth(series, capacity),
     ...fragmentation(series, capacity),
-    ...rankImbalance(series),
+    ...rankImbalanceFindings(input),
     ...(leaks.length > 0 ? [] : stableFull(input, series, capacity)),
     ...allocRetries(series),
   ];

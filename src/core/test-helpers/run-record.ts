@@ -31,6 +31,8 @@ export function runRecord(over: Partial<RunRecord> = {}): RunRecord {
     versions: null,
     peakGpuUsed: null,
     snapshots: [],
+    ranks: [],
+    peakRank: null,
     ...over,
   };
 }

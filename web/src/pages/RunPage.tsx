@@ -9,6 +9,7 @@ import { RUN_STATUS } from '../../../src/words/run.js';
 import { RUN_SNAPSHOT } from '../../../src/words/run-snapshot.js';
 import { uiRunsWords } from '../../../src/words/ui-runs.js';
 import { api, apiUrl, type RunDetail, type SamplePoint, type StepPoint } from '../api.js';
+import { RankChart } from '../components/RankChart.js';
 import { type Band, TimeChart, type TimeSeries } from '../components/TimeChart.js';
 import { useLang } from '../i18n.js';
 
@@ -172,6 +173,14 @@ export function RunPage({ id }: { id: number }) {
           <TimeChart series={series} bands={bands} oomAt={detail.oom?.t ?? null} />
           <h3>{w({ code: 'per-step', params: {} })}</h3>
           <StepPeaks steps={detail.steps} capacity={detail.samples[0]?.totalBytes ?? null} />
+          {detail.rankSteps && detail.rankSteps.ranks.length > 1 ? (
+            <>
+              <h3 data-testid="per-rank-heading">
+                {w({ code: 'per-rank', params: { ranks: detail.ranks.length, peakRank: detail.peakRank } })}
+              </h3>
+              <RankChart rankSteps={detail.rankSteps} peakRank={detail.peakRank} />
+            </>
+          ) : null}
           {detail.estimate ? (
             <>
               <h3>{w({ code: 'estimate-vs-measured', params: {} })}</h3>
