@@ -30,6 +30,7 @@ import { strategyTerms } from './strategy-terms.js';
 import { trainingPlan } from './training.js';
 import { transients } from './transients.js';
 import type { Breakdown, Estimate, EstimateInput, Phase, TermBytes } from './types.js';
+import { upperBound } from './upper.js';
 
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
 type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
@@ -99,13 +100,15 @@ export function estimate(input: EstimateInput): Estimate {
     ncclBytes: Math.round(runtime.ncclBytes),
   };
   const phases = peaks.phases;
+  const peak = {
+    allocatedBytes: Math.round(allocated),
+    reservedBytes: Math.round(reserved),
+    deviceBytes: Math.round(device),
+  };
   const result: Building = {
     perGpu: true,
-    peak: {
-      allocatedBytes: Math.round(allocated),
-      reservedBytes: Math.round(reserved),
-      deviceBytes: Math.round(device),
-    },
+    peak,
+    upper: upperBound(scenario, peak, breakdown.pagedOptimizerBytes),
     components: {
       weights: Math.round(components.weights),
       gradients: Math.round(components.gradients),
@@ -142,6 +145,7 @@ export function estimate(input: EstimateInput): Estimate {
   if (input.gpu) {
     const fit = fitOnGpu(
       result.peak.deviceBytes,
+      result.upper.deviceBytes,
       breakdown.pagedOptimizerBytes,
       result.host,
       input.gpu,
