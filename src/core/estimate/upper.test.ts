@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildUpperTable,
   nearestRankQuantile,
+  UPPER_TABLE,
   type UpperBound,
   type UpperSample,
   upperBasis,
@@ -10,7 +11,6 @@ import {
   upperKinds,
   upperSampleRatio,
 } from './upper.js';
-import { UPPER_TABLE } from './upper-table.js';
 
 const sample = (ratio: number, over: Partial<UpperSample> = {}): UpperSample => ({
   framework: 'litgpt',
