@@ -300,7 +300,8 @@ describe('calibratedEstimate', () => {
       from: 'calibration',
     });
     expect(e.upper.basis.reserved.ratio).toBeCloseTo(1.05, 9);
-    expect(e.upper.basis.device.ratio).toBeCloseTo(6.9 / 6.5, 9);
+    // nvidia-smi's samples can miss a step's peak: reserved's spread stands for its level.
+    expect(e.upper.basis.device.ratio).toBeCloseTo(1.05, 9);
     expect(e.upper.allocatedBytes).toBe(Math.round(e.peak.allocatedBytes * 1.02));
     expect(e.upper.reservedBytes).toBe(Math.round(e.peak.reservedBytes * 1.05));
     // Narrower than the estimator's error over other runs of the kind.

@@ -379,7 +379,7 @@ export function applyCalibration(estimate: Estimate, calibration: Calibration): 
  * over other people's runs (the table behind Estimate.upper) no longer speaks for it; what is left is how
  * much this run's own steps differ from each other: each level's bound is the calibrated peak times the
  * highest step ÷ the lowest (the steps after the warm-up), never below 1. nvidia-smi's level takes
- * reserved's spread when the run has no device samples. A calibration without its steps' spread (stored
+ * reserved's spread (its samples can miss a step's peak). A calibration without its steps' spread (stored
  * before it was recorded) keeps the table's ratios. docs/memory-model.md, "The upper bound".
  */
 export function calibratedUpper(
@@ -401,7 +401,10 @@ export function calibratedUpper(
     {
       allocated: of('allocated', spread.allocated),
       reserved: of('reserved', spread.reserved),
-      device: of('device', spread.device ?? spread.reserved),
+      // nvidia-smi is sampled and a step's samples can miss its peak, so its spread is the sampling's as
+      // much as the run's: reserved's spread stands for it (the levels nest, so the memory outside torch
+      // comes on top unscaled).
+      device: of('device', spread.reserved),
     },
     pagedBytes,
   );
