@@ -2,7 +2,8 @@
 import { withBitsandbytes } from '../src/core/bitsandbytes.js';
 import { findGpu, findModel } from '../src/core/catalog/index.js';
 import { isUserError } from '../src/core/errors.js';
-import { estimate } from '../src/core/estimate.js';
+import type { UpperLayout } from '../src/core/estimate/upper.js';
+import { estimate, type PeakLevels } from '../src/core/estimate.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
 
@@ -124,6 +125,19 @@ export interface RowResult {
   readonly belowModelStateFloor: boolean;
   readonly skipped: string | null;
   readonly summary: string;
+  /** The row's framework as its scenario names it (null when it names none) and its method: its kind for `upper`. */
+  readonly framework: string | null;
+  readonly method: string;
+  /** One GPU or several, as the row's scenario (with its errata) says. */
+  readonly layout: UpperLayout;
+  /** The source a held-out check leaves out: the dataset, with the H200 harness split by run (sourceOf). */
+  readonly source: string;
+  /** The estimate's three peaks; null when the row was not estimated. */
+  readonly peak: PeakLevels | null;
+  /** The estimate's paged optimizer states (nvidia-smi's level; upper.ts leaves them unscaled). */
+  readonly pagedBytes: number;
+  /** The estimate's upper bound at the row's level (Estimate.upper, from the committed table). */
+  readonly upperBytes: number | null;
 }
 
 export interface Stats {
@@ -197,6 +211,13 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
     const base = {
       id: row.id,
       dataset,
+      source: sourceOf(row.id, dataset),
+      framework: typeof row.scenario.framework === 'string' ? row.scenario.framework : null,
+      method: typeof row.scenario.method === 'string' ? row.scenario.method : 'full',
+      layout:
+        ((row.scenario.parallelism as { gpus?: number } | undefined)?.gpus ?? 1) > 1
+          ? ('multi' as const)
+          : ('single' as const),
       quality: row.source.quality,
       metric: row.measured.metric,
       measuredBytes: row.measured.peakBytes,
@@ -220,12 +241,13 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
       if (!model) throw new Error(`model ${String(scenario.model)} not in catalog`);
       const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
       const result = estimate({ scenario, shape: model.shape, gpu: gpu ?? null });
-      const level =
+      const at = (levels: PeakLevels): number =>
         row.measured.metric === 'allocated'
-          ? result.peak.allocatedBytes
+          ? levels.allocatedBytes
           : row.measured.metric === 'reserved'
-            ? result.peak.reservedBytes
-            : result.peak.deviceBytes;
+            ? levels.reservedBytes
+            : levels.deviceBytes;
+      const level = at(result.peak);
       const measured = row.measured.peakBytes;
       const floor =
         result.breakdown.weightsBytes! + result.breakdown.gradientsBytes! + result.breakdown.optimizerBytes!;
@@ -233,6 +255,9 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
         ...base,
         belowModelStateFloor: measured !== null && measured < floor,
         predictedBytes: level,
+        peak: result.peak,
+        pagedBytes: result.breakdown.pagedOptimizerBytes,
+        upperBytes: at(result.upper),
         error: measured === null ? null : (level - measured) / measured,
         oomPredicted: row.measured.outcome === 'oom' && result.fits ? !result.fits.ok : null,
         inTarget: targetQuality,
@@ -244,6 +269,9 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
         ...base,
         belowModelStateFloor: false,
         predictedBytes: null,
+        peak: null,
+        pagedBytes: 0,
+        upperBytes: null,
         error: null,
         oomPredicted: null,
         inTarget: false,
@@ -256,16 +284,17 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
 const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 const gb = (x: number | null): string => (x === null ? '—' : (x / 1e9).toFixed(2));
 
-/** The same rows, evaluated as published and with the documented corrections applied. */
+/** The same rows, evaluated as published and as a user gives them (the row's scenario with the row errata). */
 export interface AccuracyRun {
   readonly published: readonly RowResult[];
+  /** As a user gives it: the row's scenario (framework, versions, padding as the row states) with the errata. */
   readonly corrected: readonly RowResult[];
   /** Row id → why its scenario was corrected. */
   readonly why: ReadonlyMap<string, string>;
   readonly corrections: readonly Correction[];
 }
 
-/** Evaluates the rows as published and with the corrections applied. */
+/** Evaluates the rows as published and as a user gives them (errata applied). */
 export function runAccuracy(rows: readonly AccuracyRow[], corrections: readonly Correction[]): AccuracyRun {
   const fixed = applyCorrections(rows, corrections);
   return { published: evaluateRows(rows), corrected: evaluateRows(fixed.rows), why: fixed.why, corrections };
@@ -287,6 +316,18 @@ export const HARNESS_ROWS_FILE = /^h200.*measurements\.jsonl$/;
 const CHECK_RUN_PREFIX = 'h200c-';
 /** Held-out runs: `h200h-` (holdout-scenarios.jsonl), `h200g-` (holdout2-scenarios.jsonl). */
 const isHeldOut = (id: string): boolean => id.startsWith('h200h-') || id.startsWith('h200g-');
+
+/**
+ * A row's source for a held-out check: its dataset, and for the H200 harness the run it came from (the
+ * grid, the check run, each held-out run), which were designed and measured apart.
+ */
+export function sourceOf(id: string, dataset: string): string {
+  if (dataset !== HARNESS_DATASET) return dataset;
+  if (id.startsWith(CHECK_RUN_PREFIX)) return 'H200 check run';
+  if (id.startsWith('h200h-')) return 'H200 held-out run 1';
+  if (id.startsWith('h200g-')) return 'H200 held-out run 2';
+  return 'H200 grid run';
+}
 
 /** Peaks the estimator predicted for a scenario before it was measured (bench/gpu/results/holdout*-predictions.jsonl). */
 export interface Preregistered {
@@ -351,6 +392,8 @@ export function renderAccuracyReport(
   sources: readonly string[],
   preregistered: readonly Preregistered[] = [],
   allocatorRuns: AllocatorRuns | null = null,
+  /** The section on the upper bound (upper-lib.ts, renderUpperSection), placed after the overall table. */
+  upperSection = '',
 ): { terminal: string; markdown: string } {
   const { why } = run;
   // The issue's targets are on the shared validation set; Headroom's own H200 rows are reported apart.
@@ -373,11 +416,11 @@ export function renderAccuracyReport(
     header,
     line('**target set as published** (quality high/medium, unambiguous units)', stats(target)),
     line(
-      `target set with the source-documented corrections (${why.size} rows, bench/data/corrections.json)`,
+      `**target set as a user gives it** (the row's framework, versions and padding; errata of ${why.size} rows, bench/data/corrections.json)`,
       stats(correctedTarget),
     ),
     line(
-      `corrected target set without the ${floorRows} rows measured below their own model-state floor`,
+      `… without the ${floorRows} rows measured below their own model-state floor`,
       stats(correctedTarget.filter((r) => !r.belowModelStateFloor)),
     ),
     line(
@@ -385,7 +428,7 @@ export function renderAccuracyReport(
       stats(results.filter((r) => r.skipped === null)),
     ),
     line(
-      'all rows with a value (any quality), corrected',
+      'all rows with a value (any quality), as a user gives it',
       stats(corrected.filter((r) => r.skipped === null)),
     ),
   ].join('\n');
@@ -442,7 +485,7 @@ export function renderAccuracyReport(
       line(name, stats(rows.filter((r) => r.inTarget))),
     ),
     '',
-    header.replace('| rows |', '| source (target rows, corrected) |'),
+    header.replace('| rows |', '| source (target rows, as a user gives it) |'),
     ...[...groups(corrected).entries()].map(([name, rows]) =>
       line(name, stats(rows.filter((r) => r.inTarget))),
     ),
@@ -463,7 +506,7 @@ export function renderAccuracyReport(
         const c = correctedById.get(r.id);
         const fix =
           why.has(r.id) && c
-            ? ` corrected: ${c.summary} → ${gb(c.predictedBytes)} GB, ${errorCell(c)} (${why.get(r.id)})`
+            ? ` with errata: ${c.summary} → ${gb(c.predictedBytes)} GB, ${errorCell(c)} (${why.get(r.id)})`
             : '';
         return `| ${r.id} | ${r.dataset} | ${r.summary} | ${r.metric} | ${r.outcome === 'oom' ? 'OOM' : gb(r.measuredBytes)} | ${gb(r.predictedBytes)} | ${errorCell(r)} | ${r.inTarget ? 'yes' : ''}${r.duplicateAcrossGpuCounts ? ' (repeats 1-GPU value)' : ''}${r.belowModelStateFloor ? ' (below model-state floor)' : ''}${fix} |`;
       }),
@@ -480,6 +523,16 @@ export function renderAccuracyReport(
     '',
     overall,
     '',
+    ...(upperSection
+      ? [
+          '## As a user gives it, and the upper bound',
+          '',
+          'The rows the upper-bound table is built from (`npm run upper:build`; src/core/estimate/upper-table.ts): the target set as a user gives it and the H200 harness rows. "Under upper" is the share whose measured peak is at or under the estimate\'s `upper` at its level: with the committed table (in-sample), and with the table rebuilt without the row\'s source (held out, the honest figure). Targets: under upper on ≥ 90 % of rows at a median upper ÷ estimate ≤ 1.25.',
+          '',
+          upperSection,
+          '',
+        ]
+      : []),
     "## Headroom's H200 harness (bench/gpu)",
     '',
     'Random-weight models trained three steps on one H200 by `bench/gpu/measure.py` (torch 2.11, transformers 5.17, peft 0.21): every scenario measured at all three levels. Not part of the target set above; reported apart so that the two can be compared.',
@@ -490,9 +543,9 @@ export function renderAccuracyReport(
     '',
     perSource,
     '',
-    '## Corrections',
+    '## Errata',
     '',
-    'Rows whose own source contradicts the scenario they were given. The measured values are untouched; only the scenario fields named here are replaced.',
+    "Rows whose own source contradicts the scenario they were given (a device count, a batch setting, a config value the run's files state). The measured values are untouched; only the scenario fields named here are replaced. Facts about what a framework does are not errata: the framework profiles (src/core/frameworks/) derive them from the row's `framework` and `versions`.",
     '',
     ...run.corrections.map(
       (c) =>
@@ -519,6 +572,7 @@ export function renderAccuracyReport(
     '',
     overall,
     '',
+    ...(upperSection ? [upperSection, ''] : []),
     harnessTable,
     '',
     perSource,

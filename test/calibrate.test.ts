@@ -136,6 +136,8 @@ describe('estimate, then calibrate with a short trial run', () => {
       allocatedBytes: trial.peakAllocatedBytes,
       reservedBytes: trial.peakReservedBytes,
       deviceBytes: trial.peakDeviceBytes,
+      // Flat steps: a calibrated upper bound is its point.
+      spread: { steps: 7, allocated: 1, reserved: 1, device: 1 },
     });
     const rel = (e: number, m: number) => (e - m) / m;
     expect(cal.calibration.errors).toEqual({
@@ -186,12 +188,14 @@ describe('estimate, then calibrate with a short trial run', () => {
 
   it('fit --calibrated: the limits from the measured baseline, beside the estimator’s own', () => {
     const fit = json(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g');
-    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 5, seqLen: 2662 });
+    // The estimator's own limits judge its upper bound (the table's ratios); the calibrated ones the
+    // run's flat steps, i.e. the calibrated point.
+    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 4, seqLen: 2432 });
     expect([fit.microBatch.value, fit.seqLen.value]).toEqual([3, 1934]);
     expect(fit.microBatch.estimate.peak.deviceBytes).toBeLessThanOrEqual(fit.target.budgetBytes);
     expect(fit.microBatch.next.deviceBytes).toBeGreaterThan(fit.target.budgetBytes);
     const text = headroom(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g').stdout;
-    expect(text).toContain('  the estimate alone → calibrated: micro-batch 5 → 3, sequence 2662 → 1934\n');
+    expect(text).toContain('  the estimate alone → calibrated: micro-batch 4 → 3, sequence 2432 → 1934\n');
     expect(text).toMatch(
       /calibrated on run 1 "trial" \(activations 1\.30×, allocator 1\.5\d×, 500 MiB outside torch\)/,
     );

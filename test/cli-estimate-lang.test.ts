@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatBytes } from '../src/core/units.js';
+import { FORMATS } from '../src/words/format.js';
 import { REPO_ROOT } from './data.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
@@ -42,6 +43,7 @@ interface EstimateJson {
   readonly peakPhase: string;
   readonly components: Record<string, number>;
   readonly fits: { requiredBytes: number; usableBytes: number; budgetBytes: number };
+  readonly upper?: { allocatedBytes: number; reservedBytes: number; deviceBytes: number };
   readonly peakTerms: { term: string; bytes: number }[];
 }
 
@@ -61,12 +63,14 @@ describe('headroom estimate --lang', () => {
       new RegExp(`^ {2}运行时开销 {3}█.* ${formatBytes(json.components.runtime!)}$`, 'm'),
     );
     const { allocatedBytes, reservedBytes, deviceBytes } = json.peak;
+    const up = json.upper!;
+    const range = FORMATS.zh.bytesRange;
     expect(r.stdout).toContain(
-      `  峰值在反向传播：已分配 ${formatBytes(allocatedBytes)}  ·  已保留 ${formatBytes(reservedBytes)}  ·  nvidia-smi ${formatBytes(deviceBytes)}`,
+      `  峰值在反向传播：已分配 ${range(allocatedBytes, up.allocatedBytes)}  ·  已保留 ${range(reservedBytes, up.reservedBytes)}  ·  nvidia-smi ${range(deviceBytes, up.deviceBytes)}`,
     );
-    // 22.3 of 24.0 GiB: inside the card, over the 10 % margin's budget.
+    // The point (22.3 GiB) is inside the card; the upper bound, which the verdict judges, is over it.
     expect(r.stdout).toContain(
-      `  ✗ 保留 10 % 余量时 NVIDIA GeForce RTX 4090 放不下：需要 ${formatBytes(json.fits.requiredBytes)}（显存共 ${formatBytes(json.fits.usableBytes)}），比 ${formatBytes(json.fits.budgetBytes)} 的预算多 ${formatBytes(json.fits.requiredBytes - json.fits.budgetBytes)}`,
+      `  ✗ NVIDIA GeForce RTX 4090 放不下：最多需要 ${formatBytes(json.fits.requiredBytes)}（上界），比它的 ${formatBytes(json.fits.usableBytes)} 多 ${formatBytes(json.fits.requiredBytes - json.fits.usableBytes)}`,
     );
     expect(r.stdout).toContain('  优先削减：\n   1. 激活值（');
     expect(r.stdout).toContain('梯度检查点；分块或融合的交叉熵；把激活卸载到 CPU');
@@ -78,7 +82,9 @@ describe('headroom estimate --lang', () => {
 
   it('en is the default, and a zh locale speaks Chinese unless --lang says otherwise', () => {
     const plain = headroom(QLORA_4090).stdout;
-    expect(plain).toContain(`  peak at backward:  allocated ${formatBytes(json.peak.allocatedBytes)}`);
+    expect(plain).toContain(
+      `  peak at backward:  allocated ${FORMATS.en.bytesRange(json.peak.allocatedBytes, json.upper!.allocatedBytes)}`,
+    );
     expect(headroom([...QLORA_4090, '--lang', 'en']).stdout).toBe(plain);
     expect(headroom(QLORA_4090, { LANG: 'zh_CN.UTF-8' }).stdout).toBe(
       headroom([...QLORA_4090, '--lang', 'zh']).stdout,

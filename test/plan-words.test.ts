@@ -3,7 +3,7 @@
  * code with its figures (src/core/plan.ts, plan-prune.ts), worded by src/words/plan-*.ts — the same
  * words the CLI and the dashboard show.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { findGpu } from '../src/core/catalog/index.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { type DroppedRung, droppedNote, makePlan, type Plan, type Rung } from '../src/core/plan.js';
@@ -16,6 +16,9 @@ import { PLAN_DROPPED } from '../src/words/plan-dropped.js';
 import { PLAN_RISKS } from '../src/words/plan-risks.js';
 import { PLAN_RUNGS } from '../src/words/plan-rungs.js';
 import { UI_PLAN } from '../src/words/ui-plan.js';
+
+// The ladder's words at a point upper bound (ratio 1), so its rungs stay put when the table is regenerated.
+vi.mock('../src/core/estimate/upper-table.js', () => import('../src/core/test-helpers/point-upper.js'));
 
 const plan = (raw: Record<string, unknown>, gpu: string) =>
   makePlan({

@@ -144,15 +144,56 @@ export function renderEstimate(input: {
   );
   lines.push('');
   const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
+  const upper = result.upper;
   const peakLine = view(lang, {
     code: 'peak-levels',
-    params: { phase: result.peakPhase, allocatedBytes, reservedBytes, deviceBytes },
+    params: {
+      phase: result.peakPhase,
+      allocatedBytes,
+      reservedBytes,
+      deviceBytes,
+      allocatedUpperBytes: upper.allocatedBytes,
+      reservedUpperBytes: upper.reservedBytes,
+      deviceUpperBytes: upper.deviceBytes,
+    },
   });
   const phaseWord = view(lang, { code: 'phase', params: { phase: result.peakPhase } });
   lines.push(
-    `  ${emphasize(peakLine, [phaseWord, f.bytes(allocatedBytes), f.bytes(reservedBytes), f.bytes(deviceBytes)], style.bold)}`,
+    `  ${emphasize(
+      peakLine,
+      [
+        phaseWord,
+        f.bytesRange(allocatedBytes, upper.allocatedBytes),
+        f.bytesRange(reservedBytes, upper.reservedBytes),
+        f.bytesRange(deviceBytes, upper.deviceBytes),
+      ],
+      style.bold,
+    )}`,
   );
   lines.push(style.dim(`  ${view(lang, { code: 'peak-levels-hint', params: {} })}`));
+  // The levels nest (upper.ts): the bound at nvidia-smi may be set by allocated's or reserved's ratio.
+  const level =
+    upper.deviceBytes > Math.round(deviceBytes * upper.basis.device.ratio) + 1
+      ? upper.reservedBytes > Math.round(reservedBytes * upper.basis.reserved.ratio) + 1
+        ? ('allocated' as const)
+        : ('reserved' as const)
+      : ('device' as const);
+  const basis = upper.basis[level];
+  lines.push(
+    style.dim(
+      `  ${view(lang, {
+        code: 'upper-basis',
+        params: {
+          ...basis.kind,
+          rows: basis.rows,
+          ratio: basis.ratio,
+          from: basis.from,
+          level,
+          effective: upper.deviceBytes / deviceBytes,
+        },
+      })}`,
+    ),
+  );
   if (input.explain) lines.push('', renderPeakTerms(result, style, lang), '');
   if (result.host) {
     lines.push(`  ${view(lang, { code: 'host-memory', params: result.host })}`);

@@ -53,11 +53,18 @@ describe('measuredPeaks', () => {
         { peakAllocatedBytes: 5 * GIB, peakReservedBytes: 6 * GIB },
         { peakAllocatedBytes: 6 * GIB, peakReservedBytes: 6.5 * GIB, deviceBytes: 7 * GIB },
       ]),
-    ).toEqual({ allocatedBytes: 6 * GIB, reservedBytes: 6.5 * GIB, deviceBytes: 7 * GIB });
+    ).toEqual({
+      allocatedBytes: 6 * GIB,
+      reservedBytes: 6.5 * GIB,
+      deviceBytes: 7 * GIB,
+      // The two steps after the warm-up: 6 ÷ 5 allocated, 6.5 ÷ 6 reserved, one device sample.
+      spread: { steps: 2, allocated: 1.2, reserved: 6.5 / 6, device: 1 },
+    });
     expect(measuredPeaks([{ peakAllocatedBytes: 1, peakReservedBytes: 2 }])).toEqual({
       allocatedBytes: 1,
       reservedBytes: 2,
       deviceBytes: null,
+      spread: { steps: 1, allocated: 1, reserved: 1, device: null },
     });
     expect(() => measuredPeaks([])).toThrow(RangeError);
   });
@@ -262,11 +269,50 @@ describe('calibratedEstimate', () => {
     const calibrated = calibratedEstimate(e, c);
     expect(calibrated.fits).toEqual({
       ...e.fits!,
-      requiredBytes: calibrated.peak.deviceBytes,
-      headroomBytes: e.fits!.usableBytes - calibrated.peak.deviceBytes,
-      ok: calibrated.peak.deviceBytes <= e.fits!.budgetBytes,
+      requiredBytes: calibrated.upper.deviceBytes,
+      estimatedBytes: calibrated.peak.deviceBytes,
+      headroomBytes: e.fits!.usableBytes - calibrated.upper.deviceBytes,
+      ok: calibrated.upper.deviceBytes <= e.fits!.budgetBytes,
       pagedToHostBytes: 0,
     });
+    // Peaks given without their steps carry no spread: the table's ratios stay, on the calibrated peak.
+    expect(c.spread).toBeNull();
+    expect(calibrated.upper.basis).toEqual(e.upper.basis);
+    expect(calibrated.upper.allocatedBytes).toBe(
+      Math.round(calibrated.peak.allocatedBytes * e.upper.basis.allocated.ratio),
+    );
+  });
+
+  it('narrows the range to the spread of the run’s own steps', () => {
+    const measured = measuredPeaks([
+      { peakAllocatedBytes: 9 * GIB, peakReservedBytes: 12 * GIB, deviceBytes: 13 * GIB },
+      { peakAllocatedBytes: 5 * GIB, peakReservedBytes: 6 * GIB, deviceBytes: 6.5 * GIB },
+      { peakAllocatedBytes: 5.1 * GIB, peakReservedBytes: 6.3 * GIB, deviceBytes: 6.9 * GIB },
+    ]);
+    const spread = calibrate(small, measured);
+    expect(spread.spread).toEqual(measured.spread);
+    const large = estimateFor({ ...BASE, microBatchSize: 8 });
+    const e = calibratedEstimate(large, spread);
+    expect(e.upper.basis.allocated).toEqual({
+      kind: large.upper.basis.allocated.kind,
+      rows: 2,
+      ratio: 1.02,
+      from: 'calibration',
+    });
+    expect(e.upper.basis.reserved.ratio).toBeCloseTo(1.05, 9);
+    // nvidia-smi's samples can miss a step's peak: reserved's spread stands for its level.
+    expect(e.upper.basis.device.ratio).toBeCloseTo(1.05, 9);
+    expect(e.upper.allocatedBytes).toBe(Math.round(e.peak.allocatedBytes * 1.02));
+    expect(e.upper.reservedBytes).toBe(Math.round(e.peak.reservedBytes * 1.05));
+    // Narrower than the estimator's error over other runs of the kind.
+    expect(e.upper.deviceBytes / e.peak.deviceBytes).toBeLessThan(
+      large.upper.deviceBytes / large.peak.deviceBytes,
+    );
+    // A run whose steps all peaked alike: the bound is the calibrated point.
+    const flat = calibrate(small, measuredPeaks([{ peakAllocatedBytes: 1, peakReservedBytes: 2 }]));
+    const point = calibratedEstimate(large, flat);
+    expect(point.upper.allocatedBytes).toBe(point.peak.allocatedBytes);
+    expect(point.upper.deviceBytes).toBe(point.peak.deviceBytes);
   });
 
   it('moves the memory outside torch by what the run measured above the estimate, so NCCL stays', () => {

@@ -18,13 +18,16 @@
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   type Estimate,
+  type PeakLevels,
   PHASES,
   type Phase,
   type PhaseFigures,
   type TermBytes,
+  type UpperBound,
+  upperFromBasis,
 } from './estimate.js';
 import { estimateError } from './estimate-error.js';
-import { maxBy, maxOf } from './extremes.js';
+import { maxBy, maxOf, minOf } from './extremes.js';
 import { fitVerdict, targetOf } from './margin.js';
 import type { Scenario } from './scenario.js';
 
@@ -36,11 +39,25 @@ export interface MeasuredStepPeak {
   readonly deviceBytes?: number | null;
 }
 
+/**
+ * How far the run's steps (after the warm-up) spread at each level: the highest step's peak ÷ the lowest
+ * one's (1 when every step peaked alike), and how many steps. A calibrated estimate's upper bound is its
+ * point times this ratio (calibratedUpper); nvidia-smi's is null without device samples.
+ */
+export interface StepSpread {
+  readonly steps: number;
+  readonly allocated: number;
+  readonly reserved: number;
+  readonly device: number | null;
+}
+
 /** The run's peak at each level. */
 export interface MeasuredPeaks {
   readonly allocatedBytes: number;
   readonly reservedBytes: number;
   readonly deviceBytes: number | null;
+  /** The steps' spread (measuredPeaks sets it); absent on peaks given without their steps. */
+  readonly spread?: StepSpread;
 }
 
 /** Steps skipped before the peak is read: the first step creates optimizer states and warms the allocator up. */
@@ -54,10 +71,20 @@ export function measuredPeaks(
   const used = steps.length > warmupSteps ? steps.slice(warmupSteps) : steps;
   if (used.length === 0) throw new RangeError('measuredPeaks needs at least one step');
   const devices = used.map((s) => s.deviceBytes).filter((d): d is number => typeof d === 'number');
+  const ratio = (xs: readonly number[]): number => {
+    const low = minOf(xs);
+    return low > 0 ? maxOf(xs) / low : 1;
+  };
   return {
     allocatedBytes: maxBy(used, (s) => s.peakAllocatedBytes),
     reservedBytes: maxBy(used, (s) => s.peakReservedBytes),
     deviceBytes: devices.length > 0 ? maxOf(devices) : null,
+    spread: {
+      steps: used.length,
+      allocated: ratio(used.map((s) => s.peakAllocatedBytes)),
+      reserved: ratio(used.map((s) => s.peakReservedBytes)),
+      device: devices.length > 0 ? ratio(devices) : null,
+    },
   };
 }
 
@@ -126,6 +153,11 @@ export interface Calibration {
     readonly device: number | null;
   };
   readonly measured: MeasuredPeaks;
+  /**
+   * The spread of the run's own steps (measured.spread), which sets a calibrated estimate's upper bound
+   * (calibratedUpper); null when the peaks came without their steps (the table's ratios then stay).
+   */
+  readonly spread?: StepSpread | null;
   readonly peakPhase: Phase;
   /** The activation factor's physical range at the peak phase: its floor and ceiling as factors; null without one. */
   readonly activationRange: { readonly min: number; readonly max: number | null } | null;
@@ -309,6 +341,7 @@ export function calibrate(
       device: estimateError(estimate.peak.deviceBytes, measured.deviceBytes),
     },
     measured,
+    spread: measured.spread ?? null,
     peakPhase: phase,
     activationRange: range,
     bounds,
@@ -346,6 +379,42 @@ export function applyCalibration(estimate: Estimate, calibration: Calibration): 
 }
 
 /**
+ * The upper bound of a calibrated prediction. A run of the setup was measured, so the estimator's error
+ * over other people's runs (the table behind Estimate.upper) no longer speaks for it; what is left is how
+ * much this run's own steps differ from each other: each level's bound is the calibrated peak times the
+ * highest step ÷ the lowest (the steps after the warm-up), never below 1. nvidia-smi's level takes
+ * reserved's spread (its samples can miss a step's peak). A calibration without its steps' spread (stored
+ * before it was recorded) keeps the table's ratios. docs/memory-model.md, "The upper bound".
+ */
+export function calibratedUpper(
+  peak: PeakLevels,
+  calibration: Pick<Calibration, 'spread'>,
+  uncalibrated: UpperBound,
+  pagedBytes = 0,
+): UpperBound {
+  const spread = calibration.spread;
+  if (!spread) return upperFromBasis(peak, uncalibrated.basis, pagedBytes);
+  const of = (level: keyof UpperBound['basis'], ratio: number) => ({
+    kind: uncalibrated.basis[level].kind,
+    rows: spread.steps,
+    ratio: Math.max(1, ratio),
+    from: 'calibration' as const,
+  });
+  return upperFromBasis(
+    peak,
+    {
+      allocated: of('allocated', spread.allocated),
+      reserved: of('reserved', spread.reserved),
+      // nvidia-smi is sampled and a step's samples can miss its peak, so its spread is the sampling's as
+      // much as the run's: reserved's spread stands for it (the levels nest, so the memory outside torch
+      // comes on top unscaled).
+      device: of('device', spread.reserved),
+    },
+    pagedBytes,
+  );
+}
+
+/**
  * The estimate with the calibrated peaks, for code that reads an Estimate (fit, plan): `peak`, `phases`
  * and `peakPhase` are the calibrated ones; the activations part moves with allocated, and the runtime
  * part takes the rest, so the five parts still add up to the device peak.
@@ -357,9 +426,10 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
   const c = estimate.components;
   const activations = Math.max(0, c.activations + peak.allocatedBytes - estimate.peak.allocatedBytes);
   const runtime = peak.deviceBytes - (c.weights + c.gradients + c.optimizer + activations);
+  const upper = calibratedUpper(peak, calibration, estimate.upper, estimate.breakdown.pagedOptimizerBytes);
   const fits = estimate.fits
     ? fitVerdict(
-        { peak, breakdown: estimate.breakdown },
+        { peak, upper, breakdown: estimate.breakdown },
         targetOf(
           estimate.fits.gpu,
           estimate.fits.gpu,
@@ -391,6 +461,7 @@ export function calibratedEstimate(estimate: Estimate, calibration: Calibration)
       reservedBytes: peak.reservedBytes,
       deviceBytes: peak.deviceBytes,
     },
+    upper,
     components: { ...c, activations, runtime },
     peakPhase: peak.peakPhase,
     ...(phaseTerms ? { peakTerms: phaseTerms[peak.peakPhase], phaseTerms } : {}),

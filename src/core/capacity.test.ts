@@ -19,7 +19,8 @@ describe('planCapacity', () => {
         scenario: { ...full70, parallelism: { strategy: 'zero3', gpus } },
         shape: shape70,
         gpu: findGpu('h100-sxm')!,
-      }).peak.deviceBytes;
+      }).upper.deviceBytes;
+    // Judged on the upper bound (margin.ts), as every verdict is.
     const budget = memoryTarget(findGpu('h100-sxm')!).budgetBytes;
     expect(at(16)).toBeGreaterThan(budget);
     expect(at(32)).toBeLessThanOrEqual(budget);
@@ -44,21 +45,27 @@ describe('planCapacity', () => {
       gradientCheckpointing: 'full',
     });
     const r = planCapacity({ scenario: qlora, shape: resolveModelRef('llama-3.1-8b')!.shape, gpus: GPUS });
-    expect(r.options.slice(0, 3).map((o) => [o.gpu, o.gpus, o.memoryBoughtGB])).toEqual([
-      ['rtx-3060-12gb', 1, 12],
-      ['rtx-4070-ti', 1, 12],
-      ['p100-pcie-16gb', 1, 16],
-    ]);
-    // Between equal memory bought, the older generation first (2021 RTX 3060 before the 2023 RTX 4070 Ti).
-    expect([findGpu('rtx-3060-12gb')!.releaseYear, findGpu('rtx-4070-ti')!.releaseYear]).toEqual([
-      2021, 2023,
-    ]);
+    // The cheapest holds it on one card by its upper bound (the card sizes move with the table).
+    const first = r.options[0]!;
+    expect(first.gpus).toBe(1);
+    const upper = estimate({ scenario: qlora, shape: resolveModelRef('llama-3.1-8b')!.shape }).upper;
+    expect(first.memoryBoughtGB * 1e9).toBeGreaterThan(upper.deviceBytes);
+    // Between equal memory bought on as many cards, the older generation first.
+    let ties = 0;
+    for (let i = 1; i < r.options.length; i++) {
+      const [a, b] = [r.options[i - 1]!, r.options[i]!];
+      if (a.memoryBoughtGB !== b.memoryBoughtGB || a.gpus !== b.gpus) continue;
+      ties++;
+      expect(findGpu(a.gpu)!.releaseYear!).toBeLessThanOrEqual(findGpu(b.gpu)!.releaseYear!);
+    }
+    expect(ties).toBeGreaterThan(0);
     const bought = r.options.map((o) => o.memoryBoughtGB);
     expect(bought).toEqual([...bought].sort((a, b) => a - b));
-    // The 10 GB RTX 3080 needs four, sharded: on two, ZeRO-3's reduce bucket (5e8 bf16 elements, 1 GB on
-    // every GPU) and the NF4 block constants it cannot shard leave less than the margin.
-    const rtx3080 = r.options.find((o) => o.gpu === 'rtx-3080');
-    expect(rtx3080).toMatchObject({ gpus: 4, strategy: 'zero3' });
+    // The 10 GB RTX 3080 needs several, sharded: ZeRO-3's reduce bucket (5e8 bf16 elements, 1 GB on every
+    // GPU) and the NF4 block constants it cannot shard stay on each.
+    const rtx3080 = r.options.find((o) => o.gpu === 'rtx-3080')!;
+    expect(rtx3080.strategy).toBe('zero3');
+    expect(rtx3080.gpus).toBeGreaterThanOrEqual(4);
     expect(r.misses).toEqual([]);
   });
 

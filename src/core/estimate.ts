@@ -48,3 +48,18 @@ export {
   type StepPhase,
   type TermBytes,
 } from './estimate/types.js';
+export {
+  type PeakLevels,
+  UPPER_LEVELS,
+  UPPER_MIN_ROWS,
+  UPPER_QUANTILE,
+  type UpperBasis,
+  type UpperBound,
+  type UpperKind,
+  type UpperLayout,
+  type UpperLevel,
+  type UpperSetup,
+  type UpperTable,
+  upperBound,
+  upperFromBasis,
+} from './estimate/upper.js';

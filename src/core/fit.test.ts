@@ -39,26 +39,31 @@ describe('fitLimits', () => {
   });
   const gpu = findGpu('rtx-4090')!;
   const result = fitLimits({ scenario: qlora, shape, gpu, contextTokens: 131072 });
-  const peakAt = (raw: Record<string, unknown>) =>
-    estimate({ scenario: { ...qlora, ...raw }, shape, gpu }).peak.deviceBytes;
+  const at = (raw: Record<string, unknown>) => estimate({ scenario: { ...qlora, ...raw }, shape, gpu });
+  const peakAt = (raw: Record<string, unknown>) => at(raw).peak.deviceBytes;
+  // The verdict judges the upper bound (margin.ts), so the limits are where the upper bound fits.
+  const upperAt = (raw: Record<string, unknown>) => at(raw).upper.deviceBytes;
 
+  // The values move when `npm run upper:build` regenerates the table; the boundary is what is tested.
   it('finds the largest micro-batch: it fits with the margin, one more does not', () => {
-    expect(result.microBatch.value).toBe(3);
-    expect(peakAt({ microBatchSize: 3 })).toBeLessThanOrEqual(result.target.budgetBytes);
-    expect(peakAt({ microBatchSize: 4 })).toBeGreaterThan(result.target.budgetBytes);
+    const b = result.microBatch.value!;
+    expect(b).toBeGreaterThanOrEqual(1);
+    expect(upperAt({ microBatchSize: b })).toBeLessThanOrEqual(result.target.budgetBytes);
+    expect(upperAt({ microBatchSize: b + 1 })).toBeGreaterThan(result.target.budgetBytes);
     expect(result.microBatch.next).toEqual({
-      value: 4,
-      deviceBytes: peakAt({ microBatchSize: 4 }),
-      requiredBytes: peakAt({ microBatchSize: 4 }),
+      value: b + 1,
+      deviceBytes: peakAt({ microBatchSize: b + 1 }),
+      requiredBytes: upperAt({ microBatchSize: b + 1 }),
     });
     expect(result.microBatch.limit).toBe('memory');
   });
 
   it('finds the longest sequence: it fits with the margin, one token more does not', () => {
-    expect(result.seqLen.value).toBe(8022);
-    expect(peakAt({ seqLen: 8022 })).toBeLessThanOrEqual(result.target.budgetBytes);
-    expect(peakAt({ seqLen: 8023 })).toBeGreaterThan(result.target.budgetBytes);
-    expect(result.seqLen.estimate!.peak.deviceBytes).toBe(peakAt({ seqLen: 8022 }));
+    const n = result.seqLen.value!;
+    expect(n).toBeGreaterThan(2048);
+    expect(upperAt({ seqLen: n })).toBeLessThanOrEqual(result.target.budgetBytes);
+    expect(upperAt({ seqLen: n + 1 })).toBeGreaterThan(result.target.budgetBytes);
+    expect(result.seqLen.estimate!.peak.deviceBytes).toBe(peakAt({ seqLen: n }));
   });
 
   it('keeps the margin: with none, the card holds more', () => {
@@ -120,12 +125,18 @@ describe('fitLimits with a calibration', () => {
   it('searches the calibrated peaks: the bound fits calibrated, one more does not', () => {
     const plain = fitLimits({ scenario, shape, gpu });
     const r = fitLimits({ scenario, shape, gpu, calibration });
-    expect([plain.microBatch.value, r.microBatch.value]).toEqual([5, 3]);
+    const b = r.microBatch.value!;
+    // The run kept more than estimated: fewer samples fit by it.
+    expect(b).toBeLessThan(plain.microBatch.value!);
     const budget = r.target.budgetBytes;
-    expect(calibratedEstimate(at(3), calibration).peak.deviceBytes).toBeLessThanOrEqual(budget);
-    expect(calibratedEstimate(at(4), calibration).peak.deviceBytes).toBeGreaterThan(budget);
-    expect(r.microBatch.estimate!.peak).toEqual(calibratedEstimate(at(3), calibration).peak);
-    expect(r.microBatch.next!.deviceBytes).toBe(calibratedEstimate(at(4), calibration).peak.deviceBytes);
+    // Judged on the calibrated upper bound (these peaks came without their steps: the table's ratios).
+    expect(calibratedEstimate(at(b), calibration).upper.deviceBytes).toBeLessThanOrEqual(budget);
+    expect(calibratedEstimate(at(b + 1), calibration).upper.deviceBytes).toBeGreaterThan(budget);
+    expect(r.microBatch.estimate!.peak).toEqual(calibratedEstimate(at(b), calibration).peak);
+    expect(r.microBatch.next!.deviceBytes).toBe(calibratedEstimate(at(b + 1), calibration).peak.deviceBytes);
+    expect(r.microBatch.next!.requiredBytes).toBe(
+      calibratedEstimate(at(b + 1), calibration).upper.deviceBytes,
+    );
   });
 
   it('stops where the calibration ends: at the most tokens per micro-batch it is carried to', () => {

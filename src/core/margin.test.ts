@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findGpu } from './catalog/index.js';
-import { memoryTarget, parseMarginFraction } from './margin.js';
+import { fitVerdict, memoryTarget, parseMarginFraction, requiredDeviceBytes, targetOf } from './margin.js';
 
 describe('margin', () => {
   it('parses percent and fractions', () => {
@@ -24,5 +24,21 @@ describe('margin', () => {
       marginFraction: 0.1,
       budgetBytes: Math.floor(23028 * 1024 ** 2 * 0.9),
     });
+  });
+});
+
+describe('fitVerdict judges the upper bound', () => {
+  const target = targetOf('card', 'card', 100e9, 0.1);
+  it('a point that fits with an upper bound that does not is "does not fit"', () => {
+    const e = { peak: { deviceBytes: 85e9 }, upper: { deviceBytes: 95e9 }, breakdown: {} };
+    expect(fitVerdict(e, target)).toMatchObject({
+      ok: false,
+      requiredBytes: 95e9,
+      estimatedBytes: 85e9,
+      headroomBytes: 5e9,
+    });
+    expect(requiredDeviceBytes(e)).toBe(95e9);
+    expect(requiredDeviceBytes(e, 'point')).toBe(85e9);
+    expect(fitVerdict({ ...e, upper: { deviceBytes: 90e9 } }, target).ok).toBe(true);
   });
 });

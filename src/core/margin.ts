@@ -4,6 +4,10 @@
  * and the diagnosis's remedies all judge "fits" here, with the same margin (default 10 %, `--headroom`).
  * The margin exists because real batches vary in length: a batch is padded to its longest sample, so
  * some steps need more memory than the typical one (and the allocator fragments over time).
+ *
+ * The verdict reads the estimate's upper bound (estimate/upper.ts), not its point: the nvidia-smi figure
+ * the measured peak stays under on nine runs in ten of its kind of setup. A point that fits with an upper
+ * that does not is "does not fit": an estimate too low is worse than one too high.
  */
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { HeadroomUserError } from './errors.js';
@@ -21,9 +25,11 @@ export interface MemoryTarget {
   readonly budgetBytes: number;
 }
 
-/** What the verdict reads of an estimate: its peak levels and the paged optimizer states. */
+/** What the verdict reads of an estimate: its peak and upper bound at nvidia-smi's level, and the paged optimizer states. */
 export interface FitEvidence {
   readonly peak: { readonly deviceBytes: number };
+  /** The estimate's upper bound (Estimate.upper): what the verdict judges. */
+  readonly upper: { readonly deviceBytes: number };
   readonly breakdown: Readonly<Record<string, number>>;
 }
 
@@ -36,11 +42,16 @@ export interface Fit {
   readonly marginFraction: number;
   /** usableBytes × (1 − marginFraction): the most the peak may need. */
   readonly budgetBytes: number;
-  /** What must be on the GPU at the peak (requiredDeviceBytes): the figure judged against the budget. */
+  /**
+   * What must be on the GPU at the peak by the upper bound (requiredDeviceBytes): the figure judged
+   * against the budget, the top of the range.
+   */
   readonly requiredBytes: number;
-  /** usable − what the GPU holds at the peak; 0 while paged optimizer states wait in host RAM. */
+  /** The same by the estimate's point figure: the bottom of the range (requiredDeviceBytes(e, 'point')). */
+  readonly estimatedBytes: number;
+  /** usable − what the GPU holds at the upper bound; 0 while paged optimizer states wait in host RAM. */
   readonly headroomBytes: number;
-  /** requiredBytes ≤ budgetBytes. */
+  /** requiredBytes (the upper bound) ≤ budgetBytes. */
   readonly ok: boolean;
   /**
    * Paged optimizer states that do not fit beside the rest: CUDA managed memory keeps them in host RAM
@@ -55,15 +66,17 @@ export function usableBytes(gpu: GpuSpec): number {
 }
 
 /**
- * The bytes that must be on the GPU at the peak: nvidia-smi's figure less the paged optimizer states.
+ * The bytes that must be on the GPU at the peak: nvidia-smi's figure less the paged optimizer states, by
+ * the upper bound (what the verdict judges) or by the point estimate (the bottom of the range).
  * bitsandbytes allocates paged states in CUDA managed memory, which moves them "from the GPU to the CPU
  * when GPU memory is exhausted" (bitsandbytes docs, optimizers) instead of failing: torchtune's
  * Llama 3.1 8B full fine-tune with PagedAdamW8bit runs on a 24 GB RTX 4090 although its 16 GB of
  * states and 16 GB of weights do not fit together (torchtune README, memory table). Compare this, not
  * deviceBytes, with a GPU's memory or a budget.
  */
-export function requiredDeviceBytes(e: FitEvidence): number {
-  return e.peak.deviceBytes - (e.breakdown.pagedOptimizerBytes ?? 0);
+export function requiredDeviceBytes(e: FitEvidence, at: 'upper' | 'point' = 'upper'): number {
+  const device = at === 'upper' ? e.upper.deviceBytes : e.peak.deviceBytes;
+  return device - (e.breakdown.pagedOptimizerBytes ?? 0);
 }
 
 /** The target for a GPU with a margin (0 ≤ margin < 1). */
@@ -95,14 +108,15 @@ export function fitVerdict(e: FitEvidence, target: MemoryTarget): Fit {
   const required = requiredDeviceBytes(e);
   const paged = e.breakdown.pagedOptimizerBytes ?? 0;
   // Managed memory pages states out only when the card itself is full, not at the margin.
-  const pagedToHost = Math.min(paged, Math.max(0, e.peak.deviceBytes - target.usableBytes));
-  const held = e.peak.deviceBytes - pagedToHost;
+  const pagedToHost = Math.min(paged, Math.max(0, e.upper.deviceBytes - target.usableBytes));
+  const held = e.upper.deviceBytes - pagedToHost;
   return {
     gpu: target.gpu,
     usableBytes: target.usableBytes,
     marginFraction: target.marginFraction,
     budgetBytes: target.budgetBytes,
     requiredBytes: required,
+    estimatedBytes: requiredDeviceBytes(e, 'point'),
     headroomBytes: target.usableBytes - held,
     ok: required <= target.budgetBytes,
     pagedToHostBytes: pagedToHost,

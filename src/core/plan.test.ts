@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { say } from '../words/catalog.js';
 import { PLAN_RISKS } from '../words/plan-risks.js';
 import { PLAN_RUNGS } from '../words/plan-rungs.js';
@@ -11,6 +11,10 @@ import type { Risk, RungChange } from './plan.js';
 import { makePlan, type Plan, SEQ_LEN_STEP } from './plan.js';
 import { parseScenario } from './scenario.js';
 import { LORA_8B_ZERO3_DEFAULT_BUCKET } from './test-helpers/scenarios.js';
+
+// The search's mechanics at a point upper bound (ratio 1): its boundaries stay put when the table is
+// regenerated. The verdict on the real upper bound is tested in margin, estimate, fit and capacity.
+vi.mock('./estimate/upper-table.js', () => import('./test-helpers/point-upper.js'));
 
 /** A rung's change and risk in English, as the catalog words them (src/words/plan-rungs.ts, plan-risks.ts). */
 const summary = (change: RungChange) => say(PLAN_RUNGS, 'en', change);

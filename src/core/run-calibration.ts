@@ -19,6 +19,7 @@ import {
   measuredActivationFactor,
   measuredPeaks,
   modelStateBytes,
+  type StepSpread,
 } from './calibrate.js';
 import { timelinePhase } from './diagnose/run-timeline.js';
 import type { Estimate } from './estimate.js';
@@ -478,8 +479,21 @@ export function readRunCalibration(data: unknown): RunCalibration | null {
   if (!isObject(c.measured) || !isObject(c.errors) || typeof c.peakPhase !== 'string') return null;
   if (!isNumber(e.allocatedBytes) || !isNumber(e.reservedBytes) || !isNumber(e.deviceBytes)) return null;
   if (!isNumber(s.used) || !isNumber(s.first) || !isNumber(s.last) || !isNumber(s.warmup)) return null;
+  // The steps' spread sets a calibrated upper bound; one stored before it was recorded, or not a
+  // spread of ratios ≥ 1, is left out (the table's ratios then stay).
+  const sp = c.spread;
+  const ratio = (v: unknown): boolean => isNumber(v) && v >= 1;
+  const spread =
+    isObject(sp) &&
+    isNumber(sp.steps) &&
+    ratio(sp.allocated) &&
+    ratio(sp.reserved) &&
+    (sp.device === null || ratio(sp.device))
+      ? (sp as unknown as StepSpread)
+      : null;
   return {
     ...(data as unknown as RunCalibration),
+    calibration: { ...(c as unknown as Calibration), spread },
     runName: typeof data.runName === 'string' ? data.runName : null,
     activationBytes: isObject(data.activationBytes)
       ? (data.activationBytes as RunCalibration['activationBytes'])

@@ -28,13 +28,32 @@ export interface EstimateViewParams {
   /** The stacked bar's label. */
   readonly total: NoParams;
   readonly 'usable-on': { readonly bytes: number; readonly gpu: string };
+  /** Each level as a range: the estimate, then its upper bound (Estimate.upper). */
   readonly 'peak-levels': {
     readonly phase: Phase;
     readonly allocatedBytes: number;
     readonly reservedBytes: number;
     readonly deviceBytes: number;
+    readonly allocatedUpperBytes: number;
+    readonly reservedUpperBytes: number;
+    readonly deviceUpperBytes: number;
   };
   readonly 'peak-levels-hint': NoParams;
+  /**
+   * Where nvidia-smi's upper bound comes from: the kind of setup (framework, method, layout; null for
+   * any), its measured rows and ratio; or, from a calibration, the run's own steps.
+   */
+  readonly 'upper-basis': {
+    readonly framework: string | null;
+    readonly method: string | null;
+    readonly layout: 'single' | 'multi' | null;
+    readonly rows: number;
+    readonly ratio: number;
+    readonly from: 'measured-runs' | 'calibration';
+    /** The level whose ratio set nvidia-smi's bound (the levels nest), and the bound ÷ the estimate there. */
+    readonly level: 'allocated' | 'reserved' | 'device';
+    readonly effective: number;
+  };
   readonly 'host-memory': { readonly cpuBytes: number; readonly nvmeBytes: number };
   readonly 'add-gpu': NoParams;
   readonly 'attack-first': NoParams;
@@ -121,6 +140,40 @@ const PHASE_WORDS: Readonly<Record<Lang, Readonly<Record<Phase, string>>>> = {
 /** How a model was resolved, in Chinese where ResolvedModel.source is one of these. */
 const SOURCES_ZH: Readonly<Record<string, string>> = { catalog: '目录', 'inline config': '内联 config' };
 
+const LEVEL_WORDS: Readonly<Record<Lang, Readonly<Record<'allocated' | 'reserved' | 'device', string>>>> = {
+  en: { allocated: 'at torch allocated', reserved: 'at torch reserved', device: 'at nvidia-smi' },
+  zh: { allocated: '已分配', reserved: '已保留', device: 'nvidia-smi' },
+};
+
+/** A kind of setup in words: "litgpt LoRA runs on one GPU", "any setup". */
+function kindWords(
+  lang: Lang,
+  k: { framework: string | null; method: string | null; layout: 'single' | 'multi' | null },
+): string {
+  const method =
+    k.method === null
+      ? null
+      : k.method === 'full'
+        ? lang === 'en'
+          ? 'full'
+          : '全参'
+        : k.method === 'freeze'
+          ? lang === 'en'
+            ? 'freeze'
+            : '冻结'
+          : k.method === 'lora'
+            ? 'LoRA'
+            : 'QLoRA';
+  if (lang === 'en') {
+    const what = [k.framework, method].filter(Boolean).join(' ');
+    const where = k.layout === 'single' ? ' on one GPU' : k.layout === 'multi' ? ' on several GPUs' : '';
+    return what === '' && where === '' ? 'any setup' : `${what === '' ? 'all' : what} runs${where}`;
+  }
+  const what = [k.framework, method].filter(Boolean).join(' ');
+  const where = k.layout === 'single' ? '单卡' : k.layout === 'multi' ? '多卡' : '';
+  return what === '' && where === '' ? '所有设置' : `${where}${what === '' ? '' : ` ${what}`} 设置`.trim();
+}
+
 /** A share of the GPU kept free, as a whole percent ("10"). */
 const pct = (fraction: number): number => Math.round(fraction * 100);
 
@@ -135,9 +188,13 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       total: () => 'total',
       'usable-on': (p, f) => `${f.bytes(p.bytes)} usable on ${p.gpu}`,
       'peak-levels': (p, f) =>
-        `peak at ${PHASE_WORDS.en[p.phase]}:  allocated ${f.bytes(p.allocatedBytes)}  ·  reserved ${f.bytes(p.reservedBytes)}  ·  nvidia-smi ${f.bytes(p.deviceBytes)}`,
+        `peak at ${PHASE_WORDS.en[p.phase]}:  allocated ${f.bytesRange(p.allocatedBytes, p.allocatedUpperBytes)}  ·  reserved ${f.bytesRange(p.reservedBytes, p.reservedUpperBytes)}  ·  nvidia-smi ${f.bytesRange(p.deviceBytes, p.deviceUpperBytes)}`,
       'peak-levels-hint': () =>
-        '(torch.cuda.max_memory_allocated · max_memory_reserved · what nvidia-smi shows for the process)',
+        '(torch.cuda.max_memory_allocated · max_memory_reserved · what nvidia-smi shows for the process; each from the estimate to its upper bound)',
+      'upper-basis': (p, f) =>
+        p.from === 'calibration'
+          ? `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: the spread of the calibrating run's ${p.rows} steps (${f.times(p.ratio, 3)} ${LEVEL_WORDS.en[p.level]}); fits are judged on it`
+          : `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: nine in ten of ${p.rows} measured ${kindWords('en', p)} stayed under ${f.times(p.ratio, 3)} their estimate ${LEVEL_WORDS.en[p.level]}; fits are judged on it`,
       'host-memory': (p, f) =>
         `host memory for offload: ${f.bytes(p.cpuBytes)} CPU RAM${p.nvmeBytes > 0 ? `, ${f.bytes(p.nvmeBytes)} NVMe` : ''} per node`,
       'add-gpu': () => 'add --gpu ID to check the fit (headroom gpus lists them)',
@@ -158,15 +215,15 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-reserved': (p, f) => `= reserved ${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi ${f.bytes(p.bytes)}`,
       'fit-over-card': (p, f) =>
-        `does not fit on ${p.gpu}: needs ${f.bytes(p.requiredBytes)}, ${f.bytes(p.overBytes)} over its ${f.bytes(p.usableBytes)}`,
+        `does not fit on ${p.gpu}: needs up to ${f.bytes(p.requiredBytes)} (the upper bound), ${f.bytes(p.overBytes)} over its ${f.bytes(p.usableBytes)}`,
       'fit-over-margin': (p, f) =>
-        `does not fit on ${p.gpu} with the ${pct(p.marginFraction)} % margin: needs ${f.bytes(p.requiredBytes)} of its ${f.bytes(p.usableBytes)}, ${f.bytes(p.overBytes)} over the ${f.bytes(p.budgetBytes)} budget`,
+        `does not fit on ${p.gpu} with the ${pct(p.marginFraction)} % margin: needs up to ${f.bytes(p.requiredBytes)} (the upper bound) of its ${f.bytes(p.usableBytes)}, ${f.bytes(p.overBytes)} over the ${f.bytes(p.budgetBytes)} budget`,
       'margin-budget': (p) =>
         `the budget keeps the ${pct(p.marginFraction)} % margin free (--headroom): ${marginReason('en')}`,
       'fits-paged': (p, f) =>
         `fits on ${p.gpu} with the ${pct(p.marginFraction)} % margin only with ${f.bytes(p.pagedToHostBytes)} of the paged optimizer states in CPU RAM: they are paged in for every optimizer step (slower)`,
       fits: (p, f) =>
-        `fits on ${p.gpu} with ${f.bytes(p.headroomBytes)} to spare (${((p.headroomBytes / p.usableBytes) * 100).toFixed(0)} % free; the budget keeps the ${pct(p.marginFraction)} % margin)`,
+        `fits on ${p.gpu} with ${f.bytes(p.headroomBytes)} to spare at the upper bound (${((p.headroomBytes / p.usableBytes) * 100).toFixed(0)} % free; the budget keeps the ${pct(p.marginFraction)} % margin)`,
     },
     zh: {
       part: (p) => PARTS.zh[p.part],
@@ -176,9 +233,13 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       total: () => '合计',
       'usable-on': (p, f) => `${p.gpu} 可用 ${f.bytes(p.bytes)}`,
       'peak-levels': (p, f) =>
-        `峰值在${PHASE_WORDS.zh[p.phase]}：已分配 ${f.bytes(p.allocatedBytes)}  ·  已保留 ${f.bytes(p.reservedBytes)}  ·  nvidia-smi ${f.bytes(p.deviceBytes)}`,
+        `峰值在${PHASE_WORDS.zh[p.phase]}：已分配 ${f.bytesRange(p.allocatedBytes, p.allocatedUpperBytes)}  ·  已保留 ${f.bytesRange(p.reservedBytes, p.reservedUpperBytes)}  ·  nvidia-smi ${f.bytesRange(p.deviceBytes, p.deviceUpperBytes)}`,
       'peak-levels-hint': () =>
-        '（torch.cuda.max_memory_allocated · max_memory_reserved · nvidia-smi 显示的进程占用）',
+        '（torch.cuda.max_memory_allocated · max_memory_reserved · nvidia-smi 显示的进程占用；每项从估计值到其上界）',
+      'upper-basis': (p, f) =>
+        p.from === 'calibration'
+          ? `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}，来自校准运行 ${p.rows} 步之间的波动（${LEVEL_WORDS.zh[p.level]} ${f.times(p.ratio, 3)}）；是否放得下按它判断`
+          : `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}：${kindWords('zh', p)}的 ${p.rows} 次实测运行中十次有九次低于其估计值的 ${f.times(p.ratio, 3)}（${LEVEL_WORDS.zh[p.level]}）；是否放得下按它判断`,
       'host-memory': (p, f) =>
         `卸载所需的主机内存：每个节点 ${f.bytes(p.cpuBytes)} CPU 内存${p.nvmeBytes > 0 ? `、${f.bytes(p.nvmeBytes)} NVMe` : ''}`,
       'add-gpu': () => '加上 --gpu ID 即可检查是否放得下（headroom gpus 列出可选的 GPU）',
@@ -197,15 +258,15 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-reserved': (p, f) => `= 已保留（reserved）${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi 显示 ${f.bytes(p.bytes)}`,
       'fit-over-card': (p, f) =>
-        `${p.gpu} 放不下：需要 ${f.bytes(p.requiredBytes)}，比它的 ${f.bytes(p.usableBytes)} 多 ${f.bytes(p.overBytes)}`,
+        `${p.gpu} 放不下：最多需要 ${f.bytes(p.requiredBytes)}（上界），比它的 ${f.bytes(p.usableBytes)} 多 ${f.bytes(p.overBytes)}`,
       'fit-over-margin': (p, f) =>
-        `保留 ${pct(p.marginFraction)} % 余量时 ${p.gpu} 放不下：需要 ${f.bytes(p.requiredBytes)}（显存共 ${f.bytes(p.usableBytes)}），比 ${f.bytes(p.budgetBytes)} 的预算多 ${f.bytes(p.overBytes)}`,
+        `保留 ${pct(p.marginFraction)} % 余量时 ${p.gpu} 放不下：最多需要 ${f.bytes(p.requiredBytes)}（上界；显存共 ${f.bytes(p.usableBytes)}），比 ${f.bytes(p.budgetBytes)} 的预算多 ${f.bytes(p.overBytes)}`,
       'margin-budget': (p) =>
         `预算保留 ${pct(p.marginFraction)} % 的余量（--headroom）：${marginReason('zh')}`,
       'fits-paged': (p, f) =>
         `保留 ${pct(p.marginFraction)} % 余量时 ${p.gpu} 放得下，但要把 ${f.bytes(p.pagedToHostBytes)} 分页优化器状态留在 CPU 内存：每次优化器更新都要换入（更慢）`,
       fits: (p, f) =>
-        `${p.gpu} 放得下，还剩 ${f.bytes(p.headroomBytes)}（${((p.headroomBytes / p.usableBytes) * 100).toFixed(0)} % 空闲；预算保留 ${pct(p.marginFraction)} % 的余量）`,
+        `${p.gpu} 放得下，按上界还剩 ${f.bytes(p.headroomBytes)}（${((p.headroomBytes / p.usableBytes) * 100).toFixed(0)} % 空闲；预算保留 ${pct(p.marginFraction)} % 的余量）`,
     },
   },
   examples: {
@@ -219,8 +280,21 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       allocatedBytes: 13_690_000_000,
       reservedBytes: 14_670_000_000,
       deviceBytes: 15_180_000_000,
+      allocatedUpperBytes: 14_310_000_000,
+      reservedUpperBytes: 15_730_000_000,
+      deviceUpperBytes: 16_390_000_000,
     },
     'peak-levels-hint': {},
+    'upper-basis': {
+      framework: 'litgpt',
+      method: 'lora',
+      layout: 'single',
+      rows: 32,
+      ratio: 1.07,
+      from: 'measured-runs',
+      level: 'allocated',
+      effective: 1.08,
+    },
     'host-memory': { cpuBytes: 2 ** 37, nvmeBytes: 2 ** 38 },
     'add-gpu': {},
     'attack-first': {},

@@ -10,6 +10,8 @@ export interface Format {
   readonly lang: Lang;
   /** "13.42 GiB", "512 MiB". */
   bytes(bytes: number): string;
+  /** A range of bytes, the unit once where both ends share it: "18.20–21.00 GiB"; one figure when equal. */
+  bytesRange(low: number, high: number): string;
   /** A ratio as a percent: 0.123 → "12 %" (digits after the point: 0 unless given). */
   percent(ratio: number, digits?: number): string;
   /** A whole count with digit grouping: 12345 → "12,345". */
@@ -28,8 +30,16 @@ function percent(ratio: number, digits = 0): string {
   return `${(ratio * 100).toFixed(digits)} %`;
 }
 
+function bytesRange(low: number, high: number): string {
+  const [a, b] = [formatBytes(low), formatBytes(high)];
+  if (a === b) return a;
+  const unit = (x: string) => x.slice(x.lastIndexOf(' '));
+  return unit(a) === unit(b) ? `${a.slice(0, a.lastIndexOf(' '))}–${b}` : `${a}–${b}`;
+}
+
 const shared = {
   bytes: (b: number) => formatBytes(b),
+  bytesRange,
   percent,
   count: (n: number) => Math.round(n).toLocaleString('en-US'),
   params: formatParams,

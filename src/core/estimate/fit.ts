@@ -1,5 +1,5 @@
 /**
- * The fit: the estimate against the GPU's memory less the margin (margin.ts holds the one verdict),
+ * The fit: the estimate's upper bound against the GPU's memory less the margin (margin.ts holds the one verdict),
  * and the paged optimizer states that do not fit, which wait in host RAM.
  */
 import type { GpuSpec } from '../catalog/gpu-spec.js';
@@ -9,6 +9,7 @@ import { GPUS_PER_NODE } from './host.js';
 /** The fit step: the verdict, and the host memory with the paged states that spill into it. */
 export function fitOnGpu(
   deviceBytes: number,
+  upperDeviceBytes: number,
   pagedOptimizerBytes: number,
   host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null,
   gpu: GpuSpec,
@@ -16,7 +17,7 @@ export function fitOnGpu(
   gpus: number,
 ): { readonly fits: Fit; readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null } {
   const fits = fitVerdict(
-    { peak: { deviceBytes }, breakdown: { pagedOptimizerBytes } },
+    { peak: { deviceBytes }, upper: { deviceBytes: upperDeviceBytes }, breakdown: { pagedOptimizerBytes } },
     memoryTarget(gpu, marginFraction),
   );
   // Paged states that do not fit the GPU live in host RAM, each of the node's GPUs its own.

@@ -16,6 +16,7 @@
  *   host.ts, fit.ts             host memory for offload; the verdict against the GPU
  *   notes.ts                    the assumptions, as data
  */
+import { olderInstallAlternatives } from '../frameworks/alternatives.js';
 import { shapeUnderProfile } from '../frameworks/model.js';
 import { paramBreakdown } from '../params.js';
 import { STRATEGY_TRAITS } from '../sharding.js';
@@ -35,6 +36,7 @@ import { strategyTerms } from './strategy-terms.js';
 import { trainingPlan } from './training.js';
 import { transients } from './transients.js';
 import type { Breakdown, Estimate, EstimateInput, Phase, PhaseFigures, TermBytes } from './types.js';
+import { higherUpper, upperBound, withReserveClimb } from './upper.js';
 
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
 type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
@@ -44,6 +46,14 @@ type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
  * @example estimate({ scenario: parseScenario({ model: 'llama-3.1-8b' }), shape, gpu })
  */
 export function estimate(input: EstimateInput): Estimate {
+  return estimateWith(input, true);
+}
+
+/**
+ * The estimate; with `alternatives`, its upper bound also holds for the scenario on an older install of
+ * each package whose version the framework profile assumed at today's release (frameworks/alternatives.ts).
+ */
+function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   const { scenario } = input;
   // The model as the scenario's framework builds it (a head it keeps untied).
   const { shape, exactParams: exact } = shapeUnderProfile(
@@ -137,13 +147,19 @@ export function estimate(input: EstimateInput): Estimate {
     ncclBytes: Math.round(runtime.ncclBytes),
   };
   const phases = peaks.phases;
+  const peak = {
+    allocatedBytes: Math.round(allocated),
+    reservedBytes: Math.round(reserved),
+    deviceBytes: Math.round(device),
+  };
   const result: Building = {
     perGpu: true,
-    peak: {
-      allocatedBytes: Math.round(allocated),
-      reservedBytes: Math.round(reserved),
-      deviceBytes: Math.round(device),
-    },
+    peak,
+    upper: withReserveClimb(
+      upperBound(scenario, peak, breakdown.pagedOptimizerBytes),
+      peak,
+      breakdown.variableLengthReserveBytes,
+    ),
     components: {
       weights: Math.round(components.weights),
       gradients: Math.round(components.gradients),
@@ -179,9 +195,16 @@ export function estimate(input: EstimateInput): Estimate {
       params.totalParams,
     ),
   };
+  if (alternatives) {
+    for (const older of olderInstallAlternatives(scenario)) {
+      const other = estimateWith({ ...input, scenario: older, gpu: null, terms: false }, false);
+      result.upper = higherUpper(result.upper, other.upper);
+    }
+  }
   if (input.gpu) {
     const fit = fitOnGpu(
       result.peak.deviceBytes,
+      result.upper.deviceBytes,
       breakdown.pagedOptimizerBytes,
       result.host,
       input.gpu,

@@ -9,6 +9,7 @@ import type { EstimateNote } from '../estimate-notes.js';
 import type { Fit } from '../margin.js';
 import type { NoParams } from '../message.js';
 import type { Scenario } from '../scenario.js';
+import type { UpperBound } from './upper.js';
 
 /** The phases every run has: loading and the training step's three. */
 export type StepPhase = 'load' | 'forward' | 'backward' | 'optimizer-step';
@@ -152,6 +153,12 @@ export interface Estimate {
   readonly params: { readonly total: number; readonly trainable: number; readonly exactFromWeights: boolean };
   /** The pieces behind the parts, for people who want to check the arithmetic. */
   readonly breakdown: Breakdown;
+  /**
+   * The honest top of the range (upper.ts): per level, the value the measured peak stays under on nine
+   * runs in ten of this kind of setup, from the estimator's own error on measured runs. `fits` is judged
+   * on upper.deviceBytes, with the margin.
+   */
+  readonly upper: UpperBound;
   readonly fits?: Fit;
   /** Assumptions the estimate had to make, as data (src/words/estimate-notes.ts words them). */
   readonly notes: readonly EstimateNote[];

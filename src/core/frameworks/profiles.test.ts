@@ -27,7 +27,7 @@ interface Correction {
   modelConfig?: Record<string, unknown>;
 }
 const corrections: Correction[] = JSON.parse(
-  readFileSync(join(ROOT, 'bench', 'data', 'corrections.json'), 'utf8'),
+  readFileSync(join(ROOT, 'bench', 'data', 'framework-facts.json'), 'utf8'),
 ).corrections;
 
 /**

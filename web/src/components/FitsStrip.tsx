@@ -12,7 +12,7 @@ export function FitsStrip({
   marginFraction,
   onPick,
 }: {
-  estimate: Pick<Estimate, 'peak' | 'breakdown'>;
+  estimate: Pick<Estimate, 'peak' | 'upper' | 'breakdown'>;
   marginFraction: number;
   selected: string;
   onPick: (id: string) => void;

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildUpperTable,
+  nearestRankQuantile,
+  UPPER_TABLE,
+  type UpperBound,
+  type UpperSample,
+  upperBasis,
+  upperFromBasis,
+  upperKey,
+  upperKinds,
+  upperSampleRatio,
+} from './upper.js';
+
+const sample = (ratio: number, over: Partial<UpperSample> = {}): UpperSample => ({
+  framework: 'litgpt',
+  method: 'lora',
+  layout: 'single',
+  level: 'allocated',
+  ratio,
+  ...over,
+});
+
+describe('nearestRankQuantile', () => {
+  it('is the smallest value at least q of the values do not exceed', () => {
+    const ten = [1.0, 0.9, 1.1, 1.05, 0.95, 1.2, 1.3, 1.02, 0.99, 1.5];
+    // Nine of ten at or under 1.3: the 90th percentile by nearest rank (interpolation would say 1.32).
+    expect(nearestRankQuantile(ten, 0.9)).toBe(1.3);
+    expect(nearestRankQuantile(ten, 1)).toBe(1.5);
+    expect(nearestRankQuantile([2], 0.9)).toBe(2);
+    expect(nearestRankQuantile([], 0.9)).toBeNaN();
+  });
+});
+
+describe('buildUpperTable', () => {
+  it('keeps each kind with enough rows, its quantile never below 1, and always the level alone', () => {
+    const rows = [
+      ...Array.from({ length: 10 }, (_, i) => sample(1 + i / 100)),
+      // Too few for a kind of their own: they count only toward the coarser kinds.
+      ...Array.from({ length: 3 }, () => sample(0.8, { framework: 'torchtune' })),
+      sample(0.5, { level: 'device' }),
+    ];
+    const t = buildUpperTable(rows, 0.9, 10);
+    // Nine of ten rows at or under 1.08 (the tenth, 1.09, is over: one run in ten).
+    expect(t.kinds['litgpt/lora/single/allocated']).toEqual({ rows: 10, ratio: 1.08 });
+    expect(t.kinds['torchtune/lora/single/allocated']).toBeUndefined();
+    expect(t.kinds['any/lora/single/allocated']).toEqual({ rows: 13, ratio: 1.08 });
+    // One device row: the level alone is kept, at 1 (an estimate above the peak is not narrowed below it).
+    expect(t.kinds['any/any/any/device']).toEqual({ rows: 1, ratio: 1 });
+    expect(t.kinds['any/lora/single/device']).toBeUndefined();
+    // Deterministic: keys sorted, the same rows in another order give the same table.
+    expect(Object.keys(t.kinds)).toEqual([...Object.keys(t.kinds)].sort());
+    expect(buildUpperTable([...rows].reverse(), 0.9, 10)).toEqual(t);
+  });
+
+  it('rounds a ratio up to the thousandth, never down', () => {
+    const t = buildUpperTable(
+      Array.from({ length: 10 }, () => sample(1.0001)),
+      0.9,
+      10,
+    );
+    expect(t.kinds['litgpt/lora/single/allocated']!.ratio).toBe(1.001);
+  });
+});
+
+describe('upperBasis', () => {
+  const table = {
+    quantile: 0.9,
+    minRows: 10,
+    kinds: {
+      'litgpt/lora/multi/allocated': { rows: 12, ratio: 2 },
+      'any/lora/single/allocated': { rows: 40, ratio: 1.1 },
+      'any/any/any/allocated': { rows: 100, ratio: 1.2 },
+    },
+  };
+  it('takes the finest kind the table has, and says which', () => {
+    expect(upperBasis({ framework: 'litgpt', method: 'lora', layout: 'multi' }, 'allocated', table)).toEqual({
+      kind: { framework: 'litgpt', method: 'lora', layout: 'multi' },
+      rows: 12,
+      ratio: 2,
+      from: 'measured-runs',
+    });
+    // No litgpt single-GPU kind: any framework's single-GPU LoRA rows speak for it.
+    expect(
+      upperBasis({ framework: 'litgpt', method: 'lora', layout: 'single' }, 'allocated', table).kind,
+    ).toEqual({ framework: null, method: 'lora', layout: 'single' });
+    expect(upperBasis({ framework: null, method: 'full', layout: 'multi' }, 'allocated', table).ratio).toBe(
+      1.2,
+    );
+    // A level the table lacks altogether: ratio 1 from no rows.
+    expect(upperBasis({ framework: null, method: 'full', layout: 'multi' }, 'device', table)).toMatchObject({
+      rows: 0,
+      ratio: 1,
+    });
+  });
+
+  it('lists a named framework’s kinds before any framework’s, finest first', () => {
+    const keys = upperKinds({ framework: 'axolotl', method: 'qlora', layout: 'single' }).map((k) =>
+      upperKey(k, 'device'),
+    );
+    expect(keys).toEqual([
+      'axolotl/qlora/single/device',
+      'axolotl/qlora/any/device',
+      'axolotl/any/any/device',
+      'any/qlora/single/device',
+      'any/qlora/any/device',
+      'any/any/single/device',
+      'any/any/any/device',
+    ]);
+    expect(upperKinds({ framework: null, method: 'qlora', layout: 'single' })).toHaveLength(4);
+  });
+
+  it('the committed table has every level alone, each ratio at least 1', () => {
+    for (const level of ['allocated', 'reserved', 'device'])
+      expect(UPPER_TABLE.kinds[`any/any/any/${level}`]!.rows).toBeGreaterThan(0);
+    for (const v of Object.values(UPPER_TABLE.kinds)) expect(v.ratio).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('upperFromBasis', () => {
+  const basis = (a: number, r: number, d: number): UpperBound['basis'] => {
+    const of = (ratio: number) => ({
+      kind: { framework: null, method: null, layout: null },
+      rows: 10,
+      ratio,
+      from: 'measured-runs' as const,
+    });
+    return { allocated: of(a), reserved: of(r), device: of(d) };
+  };
+  const peak = { allocatedBytes: 10e9, reservedBytes: 11e9, deviceBytes: 11.5e9 };
+
+  it('scales each level by its ratio', () => {
+    const u = upperFromBasis(peak, basis(1.1, 1.1, 1.1));
+    expect([u.allocatedBytes, u.reservedBytes, u.deviceBytes]).toEqual([11e9, 12.1e9, 12.65e9]);
+  });
+
+  it('keeps the levels nested: reserved ≥ allocated, device ≥ reserved + what is outside torch', () => {
+    // Allocated may be 50 % over; then reserved and device are too, whatever their own rows said.
+    const u = upperFromBasis(peak, basis(1.5, 1.05, 1.05));
+    expect(u.allocatedBytes).toBe(15e9);
+    expect(u.reservedBytes).toBe(15e9);
+    expect(u.deviceBytes).toBe(15e9 + 0.5e9);
+  });
+
+  it('leaves paged optimizer states unscaled, and reads a row’s error the same way', () => {
+    const paged = { allocatedBytes: 10e9, reservedBytes: 11e9, deviceBytes: 27e9 };
+    const u = upperFromBasis(paged, basis(1, 1, 1.1), 16e9);
+    expect(u.deviceBytes).toBe(Math.round(11e9 * 1.1) + 16e9);
+    // A device row measured at 28.1 GB against that estimate: (28.1 − 16) ÷ (27 − 16) = 1.1.
+    expect(upperSampleRatio('device', 28.1e9, 27e9, 16e9)).toBeCloseTo(1.1, 12);
+    // Other levels do not hold the paged states: the plain ratio.
+    expect(upperSampleRatio('allocated', 11e9, 10e9, 16e9)).toBeCloseTo(1.1, 12);
+  });
+});
