@@ -82,13 +82,19 @@ describe('headroom plan --lang zh', () => {
     const zh = headroom(['plan', ...FULL_8B, '--micro-batch', '4', '--json', '--lang', 'zh']);
     expect(zh.stdout).toBe(en.stdout);
     const out = JSON.parse(en.stdout) as { rungs: { change: unknown; risk: unknown }[] };
+    // The ladder opens with the allocator setting (it trims the reserve the upper bound carries), then the micro-batch.
     expect(out.rungs[0]!.change).toEqual({
+      id: 'expandable-segments',
+      code: 'expandable-segments',
+      params: {},
+    });
+    expect(out.rungs[1]!.change).toEqual({
       id: 'smaller-micro-batch',
       code: 'smaller-micro-batch',
       params: { fromMicroBatch: 4, toMicroBatch: 1, fromAccumulation: 1, toAccumulation: 4 },
     });
-    expect(out.rungs[0]!.risk).toEqual({ level: 'none', code: 'same-effective-batch', params: {} });
-    expect(say(PLAN_RUNGS, 'zh', out.rungs[0]!.change as never)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
+    expect(out.rungs[1]!.risk).toEqual({ level: 'none', code: 'same-effective-batch', params: {} });
+    expect(say(PLAN_RUNGS, 'zh', out.rungs[1]!.change as never)).toBe('micro-batch 4 → 1，梯度累积 1 → 4');
     expect(en.stdout).not.toMatch(/"summary"|"note"/);
   });
 

@@ -120,7 +120,8 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
                 peakBytes: start,
                 freeBytes: target.headroomBytes,
                 usableBytes: target.usableBytes,
-                beyondMarginBytes: target.budgetBytes - start,
+                // What the bound holds (usable − free) against the budget.
+                beyondMarginBytes: target.budgetBytes - (target.usableBytes - target.headroomBytes),
               },
             }),
           ),

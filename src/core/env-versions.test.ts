@@ -11,6 +11,8 @@ function envWith(packages: Record<string, string | null>): EnvSnapshot {
     JSON.stringify({
       kind: 'headroom-env',
       version: 1,
+      host: { hostname: 'gpu1', platform: 'linux', arch: 'x64', cpus: 16, memoryBytes: 128 * 2 ** 30 },
+      capturedAt: '2026-12-01T00:00:00Z',
       gpus: missing,
       driver: missing,
       frameworks: { status: 'ok', value: frameworks },
