@@ -791,7 +791,10 @@ describe('checks before launch', () => {
     expect(fits.stderr).toMatch(/headroom: GPU 0 has 139\.80 GiB free for an estimated [\d.]+ GiB\n/);
     const [run] = json(idle, 'runs');
     expect(run.scenario).toMatchObject({ model: 'llama-3.2-1b', method: 'lora' });
-    expect(Object.keys(run.estimate)).toEqual(['allocatedBytes', 'reservedBytes', 'deviceBytes']);
+    expect(Object.keys(run.estimate)).toEqual(['allocatedBytes', 'reservedBytes', 'deviceBytes', 'upper']);
+    // The upper bound is kept with the run (headroom_run_upper_bytes on /metrics), at or above each level.
+    for (const level of ['allocatedBytes', 'reservedBytes', 'deviceBytes'] as const)
+      expect(run.estimate.upper[level]).toBeGreaterThanOrEqual(run.estimate[level]);
     const tooBig = headroom(
       idle,
       'run',

@@ -201,6 +201,12 @@ async function scenarioEstimate(
       allocatedBytes: result.peak.allocatedBytes,
       reservedBytes: result.peak.reservedBytes,
       deviceBytes: result.peak.deviceBytes,
+      // Kept with the run: /metrics exposes it as headroom_run_upper_bytes.
+      upper: {
+        allocatedBytes: result.upper.allocatedBytes,
+        reservedBytes: result.upper.reservedBytes,
+        deviceBytes: result.upper.deviceBytes,
+      },
     },
     neededBytes: requiredDeviceBytes(result),
   };

@@ -16,6 +16,12 @@ export interface EstimatedPeak {
   readonly allocatedBytes: number;
   readonly reservedBytes: number;
   readonly deviceBytes: number;
+  /** The estimate's upper bound at each level (Estimate.upper), when the run was estimated with one. */
+  readonly upper?: {
+    readonly allocatedBytes: number;
+    readonly reservedBytes: number;
+    readonly deviceBytes: number;
+  };
 }
 
 /** The highest figure of one layer and when it was seen. */
