@@ -517,6 +517,8 @@ describe('a run that killed its recorder: nothing recorded is lost, and watch re
         child.once('exit', (code) => resolve({ code, stderr }));
       });
     const results = await Promise.all([start(), start()]);
+    if (results.some((r) => r.code !== 0 && r.code !== 1))
+      throw new Error(results.map((r) => r.stderr).join('\n---\n'));
     expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
     expect(results.find((r) => r.code === 1)!.stderr).toMatch(/is being watched already|already recorded/);
     const runs = json(env, 'runs');

@@ -271,35 +271,42 @@ export class Ledger {
       // WAL + NORMAL: a commit survives the process being killed (not a power cut), at a fraction of FULL's cost.
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      const version = Number(db.pragma('user_version', { simple: true }));
-      if (version === 0) {
-        const tables = Number(
-          (db.prepare("SELECT count(*) AS c FROM sqlite_master WHERE type = 'table'").get() as Row).c,
-        );
-        if (tables > 0) {
-          throw new HeadroomUserError({
-            code: 'bad-file',
-            where: path,
-            message: `${path} is a SQLite database but not a headroom ledger (it has ${tables} tables of its own); it was left untouched`,
-            hint: `move it aside (mv ${path} ${path}.other), or set HEADROOM_HOME to another folder`,
-          });
-        }
-        db.transaction(() => {
-          applySql(db!, TABLES.map(createSql));
-          const app = meta.insert();
-          db!.prepare(app.sql).run(app.values({ key: 'app', value: 'headroom' }));
-          db!.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
-        })();
-      } else if (version < LEDGER_SCHEMA_VERSION) {
-        migrateLedger(db, version);
-      } else if (version > LEDGER_SCHEMA_VERSION) {
-        throw new HeadroomUserError({
-          code: 'bad-file',
-          where: path,
-          message: `the ledger ${path} was written by a newer headroom (schema ${version}; this one reads ${LEDGER_SCHEMA_VERSION})`,
-          hint: 'upgrade headroom (npm install -g headroom@latest), or set HEADROOM_HOME to another folder',
-        });
-      }
+      // Read the schema and create or migrate in one write transaction: two processes opening a fresh
+      // ledger at once (two watches, run and watch) must not both create its tables.
+      const opened = db;
+      opened
+        .transaction(() => {
+          const version = Number(opened.pragma('user_version', { simple: true }));
+          if (version === 0) {
+            const tables = Number(
+              (opened.prepare("SELECT count(*) AS c FROM sqlite_master WHERE type = 'table'").get() as Row).c,
+            );
+            if (tables > 0) {
+              throw new HeadroomUserError({
+                code: 'bad-file',
+                where: path,
+                message: `${path} is a SQLite database but not a headroom ledger (it has ${tables} tables of its own); it was left untouched`,
+                hint: `move it aside (mv ${path} ${path}.other), or set HEADROOM_HOME to another folder`,
+              });
+            }
+            opened.transaction(() => {
+              applySql(opened, TABLES.map(createSql));
+              const app = meta.insert();
+              opened.prepare(app.sql).run(app.values({ key: 'app', value: 'headroom' }));
+              opened.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
+            })();
+          } else if (version < LEDGER_SCHEMA_VERSION) {
+            migrateLedger(opened, version);
+          } else if (version > LEDGER_SCHEMA_VERSION) {
+            throw new HeadroomUserError({
+              code: 'bad-file',
+              where: path,
+              message: `the ledger ${path} was written by a newer headroom (schema ${version}; this one reads ${LEDGER_SCHEMA_VERSION})`,
+              hint: 'upgrade headroom (npm install -g headroom@latest), or set HEADROOM_HOME to another folder',
+            });
+          }
+        })
+        .immediate();
       return new Ledger(home, path, db);
     } catch (error) {
       db?.close();

@@ -4,7 +4,7 @@
  * second who holds it. A lock left by a watcher that died (kill -9) is taken over.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -50,16 +50,20 @@ export function claimLogLock(
   const path = logLockPath(home, logPath);
   mkdirSync(join(home, 'locks'), { recursive: true });
   for (let attempt = 0; attempt < 2; attempt++) {
+    // Written whole under another name, then linked into place: link fails if the lock exists, and a
+    // lock that exists is never half-written (a reader seeing it empty would take it over).
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ pid: process.pid, host: hostname() }));
     try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname() }));
-      closeSync(fd);
+      linkSync(temp, path);
+      rmSync(temp, { force: true });
       return {
         release: () => {
           if (holderOf(path)?.pid === process.pid) rmSync(path, { force: true });
         },
       };
     } catch (error) {
+      rmSync(temp, { force: true });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = holderOf(path);
       const live = holder !== null && (holder.host !== hostname() || alive(holder.pid));
