@@ -47,6 +47,7 @@ interface UiEstimateParams {
   'estimate.ladderFits': NoParams;
   'estimate.budget': NoParams;
   'estimate.perGpu': NoParams;
+  'estimate.upperNote': NoParams;
   'part.weights': NoParams;
   'part.gradients': NoParams;
   'part.optimizer': NoParams;
@@ -92,6 +93,8 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.ladderFits': () => 'Already fits with the margin.',
       'estimate.budget': () => 'budget',
       'estimate.perGpu': () => 'Every figure is per GPU.',
+      'estimate.upperNote': () =>
+        'The second column is the upper bound: measured runs of this kind stay under it nine times in ten; the fit is judged on it.',
       'part.weights': () => 'weights',
       'part.gradients': () => 'gradients',
       'part.optimizer': () => 'optimizer',
@@ -133,6 +136,7 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.ladderFits': () => '在预留余量下已经放得下。',
       'estimate.budget': () => '预算',
       'estimate.perGpu': () => '所有数字均为单卡。',
+      'estimate.upperNote': () => '第二列是上界：同类实测运行十次中有九次低于它；是否放得下按它判断。',
       'part.weights': () => '权重',
       'part.gradients': () => '梯度',
       'part.optimizer': () => '优化器状态',
@@ -175,6 +179,7 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
     'estimate.ladderFits': {},
     'estimate.budget': {},
     'estimate.perGpu': {},
+    'estimate.upperNote': {},
     'part.weights': {},
     'part.gradients': {},
     'part.optimizer': {},

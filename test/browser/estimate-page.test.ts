@@ -153,6 +153,11 @@ describe('Estimate page', () => {
     await expect
       .poll(() => session.page.getByTestId('peak-deviceBytes').textContent())
       .toBe(formatBytes(lora.peak.deviceBytes));
+    // The range, not a false point: the upper bound beside each level, the one the verdict judges.
+    expect(await session.page.getByTestId('upper-deviceBytes').textContent()).toBe(
+      `– ${formatBytes(lora.upper.deviceBytes)}`,
+    );
+    expect(lora.upper.deviceBytes).toBeGreaterThan(lora.peak.deviceBytes);
     const shown = () => session.page.getByTestId('precision').locator('option:checked').textContent();
     expect(await shown()).toBe('default for the method: bf16-true');
     await session.page.getByTestId('method').selectOption('full');

@@ -113,6 +113,9 @@ export function EstimateResult({
                 <tr key={k}>
                   <th>{t(`level.${k.replace('Bytes', '')}` as MessageKey)}</th>
                   <td data-testid={`peak-${k}`}>{formatBytes(result.peak[k])}</td>
+                  <td className="muted" data-testid={`upper-${k}`}>
+                    – {formatBytes(result.upper[k])}
+                  </td>
                 </tr>
               ))}
               <tr>
@@ -127,7 +130,9 @@ export function EstimateResult({
               ) : null}
             </tbody>
           </table>
-          <p className="muted">{t('estimate.perGpu')}</p>
+          <p className="muted">
+            {t('estimate.perGpu')} {t('estimate.upperNote')}
+          </p>
           <PeakTerms result={result} />
           {result.notes.length > 0 ? (
             <div className="notes" data-testid="estimate-notes">
