@@ -3,15 +3,10 @@
  * DeepSpeed) and of the trainers built on it (Axolotl, LLaMA-Factory, ms-swift, Unsloth). Each was read
  * in the named file at the named ref (docs/frameworks.md has the same table in prose).
  */
-import type { Fact, IfUnknown, Source } from './types.js';
+import { BNB_4BIT, CURRENT, inputsKeptNone, src } from './facts-kit.js';
+import type { Fact, IfUnknown } from './types.js';
 
-const CURRENT: IfUnknown = { assume: true, why: 'current-release' };
 const SKIP: IfUnknown = { assume: false };
-const BNB_4BIT = ['nf4', 'nf4-dq', 'fp4'] as const;
-
-function src(repo: string, path: string, ref: string, symbol?: string): Source {
-  return { repo, path, ref, ...(symbol === undefined ? {} : { symbol }) };
-}
 
 /**
  * PEFT's LoRA adapter dtype by version. `assumeWhenUnknown`: trainers that always run PEFT for LoRA
@@ -79,22 +74,7 @@ export const BNB_TRAINER_FACTS: readonly Fact[] = [
     reason:
       'ctx.tensors = (A, B) keeps every 4-bit layer input on the autograd context until the graph is freed after backward',
   },
-  {
-    id: 'bnb.inputs-kept-none',
-    kind: 'sets',
-    field: 'quantizedInputsKept',
-    value: 'none',
-    when: [{ package: 'bitsandbytes', atLeast: '0.43.2' }],
-    ifUnknown: CURRENT,
-    applies: { quantizedBy: 'bitsandbytes', quantizations: BNB_4BIT },
-    source: src(
-      'bitsandbytes-foundation/bitsandbytes',
-      'bitsandbytes/autograd/_functions.py',
-      '0.43.2',
-      'MatMul4Bit.forward',
-    ),
-    reason: 'ctx.tensors = (None, B) since PR #1270 (commit 9e753741, 2024-07-16)',
-  },
+  inputsKeptNone('bnb.inputs-kept-none'),
 ];
 
 /** The Hugging Face Trainer's defaults (transformers). */

@@ -2,10 +2,9 @@
  * Facts of the stacks with their own training loops: litgpt (Lightning Fabric), torchtune, torchtitan
  * and a plain PyTorch loop. Each was read in the named file at the named ref (docs/frameworks.md).
  */
-import type { Fact, IfUnknown, Pin, Source, VersionCondition } from './types.js';
+import { BNB_4BIT, CURRENT, inputsKeptNone, src } from './facts-kit.js';
+import type { Fact, Pin, Source, VersionCondition } from './types.js';
 
-const CURRENT: IfUnknown = { assume: true, why: 'current-release' };
-const BNB_4BIT = ['nf4', 'nf4-dq', 'fp4'] as const;
 const FSDP = ['fsdp', 'fsdp-grad-op'] as const;
 /** lit-gpt at the commit its 2023 resource tables were measured with (before versioned releases). */
 const LITGPT_2023 = '8641822b3249bb94f068c254aa5d13decbc9f0a0';
@@ -15,10 +14,6 @@ const LIGHTNING_2023 = '71aed751f7f0ca8422ddca256e602099070f490b';
 const TORCHTUNE_HEAD = 'bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1';
 /** torchtitan at its 2024-12 H100 benchmarks (benchmarks/llama3_h100_202412_torchtitan.md). */
 const TORCHTITAN_2024 = '9dec370ad26b5f8e9a7333a0e36165018262644b';
-
-function src(repo: string, path: string, ref: string, symbol?: string): Source {
-  return { repo, path, ref, ...(symbol === undefined ? {} : { symbol }) };
-}
 
 /** A 4-bit layer's input outlives backward until the next forward returns (bitsandbytes < 0.43.2). */
 function inputsKeptNextForward(id: string, source: Source, reason: string): Fact[] {
@@ -33,22 +28,7 @@ function inputsKeptNextForward(id: string, source: Source, reason: string): Fact
       source,
       reason,
     },
-    {
-      id: `${id}.inputs-kept-none`,
-      kind: 'sets',
-      field: 'quantizedInputsKept',
-      value: 'none',
-      when: [{ package: 'bitsandbytes', atLeast: '0.43.2' }],
-      ifUnknown: CURRENT,
-      applies: { quantizedBy: 'bitsandbytes', quantizations: BNB_4BIT },
-      source: src(
-        'bitsandbytes-foundation/bitsandbytes',
-        'bitsandbytes/autograd/_functions.py',
-        '0.43.2',
-        'MatMul4Bit.forward',
-      ),
-      reason: 'ctx.tensors = (None, B) since PR #1270',
-    },
+    inputsKeptNone(`${id}.inputs-kept-none`),
   ];
 }
 
