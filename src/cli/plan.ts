@@ -120,8 +120,7 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
                 peakBytes: start,
                 freeBytes: target.headroomBytes,
                 usableBytes: target.usableBytes,
-                // What the bound holds (usable − free) against the budget.
-                beyondMarginBytes: target.budgetBytes - (target.usableBytes - target.headroomBytes),
+                beyondMarginBytes: target.beyondMarginBytes,
               },
             }),
           ),

@@ -144,6 +144,8 @@ export interface PlanTarget extends MemoryTarget {
   readonly startPeakBytes: number;
   /** usableBytes − what the GPU holds as given (negative when it does not fit at all; see Fit). */
   readonly headroomBytes: number;
+  /** budgetBytes − what the scenario as given must keep on the GPU at its upper bound (see Fit). */
+  readonly beyondMarginBytes: number;
   /** Paged optimizer states of the scenario as given that wait in host RAM (see Fit). */
   readonly pagedToHostBytes: number;
 }

@@ -456,6 +456,7 @@ export function makePlan(input: PlanInput): Plan {
     gpus: base.parallelism.gpus,
     startPeakBytes: baseEstimate.peak.deviceBytes,
     headroomBytes: baseFit.headroomBytes,
+    beyondMarginBytes: baseFit.budgetBytes - baseFit.requiredBytes,
     pagedToHostBytes: baseFit.pagedToHostBytes,
   };
   const fits = (est: Estimate) => fitVerdict(est, memory).ok;
