@@ -78,11 +78,9 @@ export async function scenarioBase(
       });
     }
     const entry = entries[0]!;
+    // A value that is not an object is an error entry already (read-scenarios.ts).
     if (entry.error) throw entry.error;
-    if (entry.value === null || typeof entry.value !== 'object' || Array.isArray(entry.value)) {
-      return { base: { model: entry.value }, imported: null, importedFrom: null };
-    }
-    return { base: { ...(entry.value as Record<string, unknown>) }, imported: null, importedFrom: null };
+    return { base: { ...entry.value }, imported: null, importedFrom: null };
   }
   return { base: {}, imported: null, importedFrom: null };
 }

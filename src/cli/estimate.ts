@@ -186,12 +186,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       if (entry.error) throw entry.error;
       // One scenario names its file; the lines of JSON Lines keep their fields' names (and their number).
       const file = entries.length === 1 ? sourceOfBase(values, null) : {};
-      const { raw, sources } = mergeScenarioFlags(
-        entry.value as Record<string, unknown>,
-        values,
-        positionalModel,
-        file,
-      );
+      const { raw, sources } = mergeScenarioFlags(entry.value ?? {}, values, positionalModel, file);
       const one = await estimateOne(raw, hub, margin, sources, envVersions);
       if (values.json) {
         const json = estimateJson(one.result, one.scenario, one.model);

@@ -8,7 +8,8 @@ import { readUserFile } from './user-file.js';
 export interface ScenarioEntry {
   /** 1-based line number (1 for a single JSON object). */
   readonly line: number;
-  readonly value?: unknown;
+  /** The scenario object (absent when the entry is an error). */
+  readonly value?: Record<string, unknown>;
   readonly error?: HeadroomUserError;
 }
 
@@ -82,7 +83,8 @@ function isObjectLine(line: string): boolean {
 
 /** A parsed entry, or an error entry when it is not an object (a `null` line, a number, an array). */
 function entryOf(value: unknown, line: number, fileName: string): ScenarioEntry {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { line, value };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    return { line, value: value as Record<string, unknown> };
   const shown = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
   return {
     line,
