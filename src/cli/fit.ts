@@ -4,10 +4,11 @@ import { type FitBound, type FitResult, fitLimits } from '../core/fit.js';
 import { requiredDeviceBytes } from '../core/margin.js';
 import type { MessageOf } from '../core/message.js';
 import { calibratedTokenRange } from '../core/run-calibration.js';
-import { formatBytes } from '../core/units.js';
 import { say } from '../words/catalog.js';
 import { FIT_REPORT, type FitReportParams } from '../words/fit.js';
+import { FORMATS } from '../words/format.js';
 import type { Lang } from '../words/lang.js';
+import { rangeNote } from '../words/margin.js';
 import { describeScenario } from '../words/scenario-line.js';
 import { meterBar } from './_bar.js';
 import {
@@ -95,11 +96,14 @@ function line(
       ),
     ];
   }
-  // What must be on the GPU: paged optimizer states come on top where there is room (requiredDeviceBytes).
-  const peak = requiredDeviceBytes(b.estimate);
-  const paged = b.estimate.peak.deviceBytes - peak;
+  // What must be on the GPU, from the estimate to its upper bound (the verdict judges the upper end);
+  // paged optimizer states come on top where there is room (requiredDeviceBytes).
+  const upper = requiredDeviceBytes(b.estimate);
+  const point = Math.min(upper, requiredDeviceBytes(b.estimate, 'point'));
+  const paged = b.estimate.upper.deviceBytes - upper;
+  const bar = meterBar(point, target.usableBytes, 30, target.budgetBytes, upper);
   const out = [
-    `  ${label} ${style.bold(String(b.value).padStart(7))} ${unit} ${style.green(meterBar(peak, target.usableBytes, 30, target.budgetBytes))} ${formatBytes(peak)}${paged > 0 ? style.dim(w({ code: 'paged-extra', params: { bytes: paged } })) : ''}`,
+    `  ${label} ${style.bold(String(b.value).padStart(7))} ${unit} ${style.green(bar)} ${FORMATS[lang].bytesRange(point, upper)}${paged > 0 ? style.dim(w({ code: 'paged-extra', params: { bytes: paged } })) : ''}`,
   ];
   const blank = ''.padEnd(12);
   if (b.next) {
@@ -154,6 +158,7 @@ export function renderFit(
       ? [style.dim(`  ${w({ code: 'plan-hint', params: { command: plan } })}`)]
       : []),
     '',
+    style.dim(`  ${rangeNote(lang)}`),
     style.dim(`  ${w({ code: 'margin', params: { marginFraction: target.marginFraction } })}`),
     style.dim(`  ${w({ code: 'margin-hint', params: {} })}`),
   ].join('\n');

@@ -9,7 +9,9 @@ import type { MessageOf } from '../core/message.js';
 import { formatBytes, GIB } from '../core/units.js';
 import { CAPACITY, type CapacityParams } from '../words/capacity.js';
 import { say } from '../words/catalog.js';
+import { FORMATS } from '../words/format.js';
 import type { Lang } from '../words/lang.js';
+import { rangeNote } from '../words/margin.js';
 import { describeScenario } from '../words/scenario-line.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
@@ -103,8 +105,8 @@ function renderCapacity(
     i === 0 ? style.green(o.gpu) : style.bold(o.gpu),
     `${o.gpus} ×`,
     `${w({ code: 'layout', params: { strategy: o.strategy } })}${loaded.scenario.precision.startsWith('bf16') && !gpus.find((g) => g.id === o.gpu)?.bf16 ? style.yellow(w(plain('no-bf16'))) : ''}`,
-    formatBytes(o.estimate.peak.deviceBytes),
-    `${formatBytes(o.headroomBytes)} (${((o.headroomBytes / (o.estimate.fits?.usableBytes ?? o.headroomBytes + o.estimate.peak.deviceBytes)) * 100).toFixed(0)} %)`,
+    FORMATS[lang].bytesRange(o.estimate.peak.deviceBytes, o.estimate.upper.deviceBytes),
+    `${formatBytes(o.headroomBytes)} (${((o.headroomBytes / (o.estimate.fits?.usableBytes ?? o.headroomBytes + o.estimate.upper.deviceBytes)) * 100).toFixed(0)} %)`,
     formatDuration(o.time.stepSeconds),
     formatRate(o.time.tokensPerSecond),
     ...(tokens ? [formatDuration(o.runSeconds ?? Number.NaN)] : []),
@@ -133,6 +135,7 @@ function renderCapacity(
     lines.push(style.dim(w({ code: 'misses', params: { misses: result.misses } })));
   }
   lines.push('');
+  lines.push(style.dim(rangeNote(lang)));
   lines.push(style.dim(w(plain('footnote'))));
   return lines.join('\n');
 }
@@ -190,6 +193,7 @@ async function runCapacity(
         gpus: o.gpus,
         strategy: o.strategy,
         peak: o.estimate.peak,
+        upper: o.estimate.upper,
         headroomBytes: o.headroomBytes,
         stepSeconds: o.time.stepSeconds,
         tokensPerSecond: o.time.tokensPerSecond,

@@ -13,7 +13,9 @@ import {
 import { type CalibratedPrediction, predictCalibrated } from '../core/run-calibration.js';
 import { formatBytes } from '../core/units.js';
 import { say } from '../words/catalog.js';
+import { FORMATS } from '../words/format.js';
 import type { Lang } from '../words/lang.js';
+import { rangeNote } from '../words/margin.js';
 import { PLAN_REPORT, type PlanReportParams, relativeTime } from '../words/plan-report.js';
 import { PLAN_RISKS } from '../words/plan-risks.js';
 import { PLAN_RUNGS } from '../words/plan-rungs.js';
@@ -106,9 +108,11 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
   );
   lines.push('');
   const start = target.startPeakBytes;
+  const startUpper = target.startUpperBytes;
+  const range = FORMATS[lang].bytesRange;
   if (plan.fitsAlready) {
     lines.push(
-      `  ${meterBar(start, target.usableBytes, BAR * 2, target.budgetBytes)}  ${w({ code: 'bar-of', params: { bytes: start, usableBytes: target.usableBytes } })}`,
+      `  ${meterBar(start, target.usableBytes, BAR * 2, target.budgetBytes, startUpper)}  ${w({ code: 'bar-of', params: { bytes: start, upperBytes: startUpper, usableBytes: target.usableBytes } })}`,
     );
     lines.push(
       target.pagedToHostBytes > 0
@@ -118,6 +122,7 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
               code: 'fits-already',
               params: {
                 peakBytes: start,
+                upperBytes: startUpper,
                 freeBytes: target.headroomBytes,
                 usableBytes: target.usableBytes,
                 beyondMarginBytes: target.beyondMarginBytes,
@@ -127,11 +132,12 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
     );
     return lines.join('\n');
   }
-  const scale = Math.max(start, target.usableBytes);
+  const scale = Math.max(startUpper, target.usableBytes);
   const row = (
     n: string,
     change: string,
     peak: number,
+    upper: number,
     saved: string,
     time: string,
     risk: string,
@@ -139,20 +145,21 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
   ) => [
     n,
     change,
-    (fits ? style.green : style.red)(meterBar(peak, scale, BAR, target.budgetBytes)),
-    formatBytes(peak),
+    (fits ? style.green : style.red)(meterBar(peak, scale, BAR, target.budgetBytes, upper)),
+    range(peak, upper),
     saved,
     time,
     risk,
     fits === null ? '' : fits ? style.green('✓') : style.red('✗'),
   ];
   const rows = [
-    row('', style.dim(word('as-given')), start, '', '1.00×', '', false),
+    row('', style.dim(word('as-given')), start, startUpper, '', '1.00×', '', false),
     ...plan.rungs.map((r, i) =>
       row(
         String(i + 1),
         rungWords(r),
         r.estimate.peak.deviceBytes,
+        r.estimate.upper.deviceBytes,
         `−${formatBytes(r.savedBytes)}`,
         relativeTime(r.relativeStepTime),
         level(r),
@@ -187,7 +194,8 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
           params: {
             changes,
             peakBytes: last.estimate.peak.deviceBytes,
-            freeBytes: target.usableBytes - last.estimate.peak.deviceBytes,
+            upperBytes: last.estimate.upper.deviceBytes,
+            freeBytes: target.usableBytes - last.estimate.upper.deviceBytes,
             usableBytes: target.usableBytes,
             relativeStepTime: last.relativeStepTime,
           },
@@ -225,7 +233,7 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
         [`  ${word('column-change')}`, word('column-peak'), word('column-time'), word('column-risk')],
         plan.alternatives.map((a) => [
           `  ${rungWords(a)}`,
-          formatBytes(a.estimate.peak.deviceBytes),
+          range(a.estimate.peak.deviceBytes, a.estimate.upper.deviceBytes),
           relativeTime(a.relativeStepTime),
           riskColour(style, a.risk.level)(riskWords(a)),
         ]),
@@ -234,6 +242,7 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
     );
   }
   lines.push('');
+  lines.push(style.dim(rangeNote(lang)));
   lines.push(style.dim(word('footnote')));
   return lines.join('\n');
 }

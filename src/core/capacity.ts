@@ -21,7 +21,7 @@ export interface CapacityOption {
   readonly strategy: Strategy;
   readonly scenario: Scenario;
   readonly estimate: Estimate;
-  /** usable − per-GPU device peak. */
+  /** usable − what one GPU holds at the estimate's upper bound (the verdict's figure, Fit.headroomBytes). */
   readonly headroomBytes: number;
   readonly time: StepTime;
   /** Seconds to train `tokens` tokens, when given. */

@@ -142,6 +142,8 @@ export interface PlanTarget extends MemoryTarget {
   readonly gpus: number;
   /** Per-GPU device peak of the scenario as given. */
   readonly startPeakBytes: number;
+  /** Its upper bound (Estimate.upper.deviceBytes): the top of the range the verdict judges. */
+  readonly startUpperBytes: number;
   /** usableBytes − what the GPU holds as given (negative when it does not fit at all; see Fit). */
   readonly headroomBytes: number;
   /** budgetBytes − what the scenario as given must keep on the GPU at its upper bound (see Fit). */

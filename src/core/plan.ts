@@ -455,6 +455,7 @@ export function makePlan(input: PlanInput): Plan {
     ...memory,
     gpus: base.parallelism.gpus,
     startPeakBytes: baseEstimate.peak.deviceBytes,
+    startUpperBytes: baseEstimate.upper.deviceBytes,
     headroomBytes: baseFit.headroomBytes,
     beyondMarginBytes: baseFit.budgetBytes - baseFit.requiredBytes,
     pagedToHostBytes: baseFit.pagedToHostBytes,

@@ -249,11 +249,11 @@ export const MIGRATE_CHECKS = defineDomain<MigrateCheckParams>({
     en: {
       'memory-no-target': () => 'the target has neither a GPU in its environment file nor a catalog GPU',
       'memory-fits': (p, f) =>
-        `peak ${f.bytes(p.peakBytes)} per GPU ≤ ${f.bytes(p.budgetBytes)} (${f.bytes(p.usableBytes)} on ${EN.on(p.on)}, less the ${f.percent(p.marginFraction)} margin)${EN.paged(p.pagedBytes, f)}${EN.bnb(p.bnb)}`,
+        `peak ${f.bytesRange(p.estimatedBytes, p.peakBytes)} per GPU ≤ ${f.bytes(p.budgetBytes)} (${f.bytes(p.usableBytes)} on ${EN.on(p.on)}, less the ${f.percent(p.marginFraction)} margin)${EN.paged(p.pagedBytes, f)}${EN.bnb(p.bnb)}`,
       'memory-in-margin': (p, f) =>
-        `peak ${f.bytes(p.peakBytes)} fits ${f.bytes(p.usableBytes)} on ${EN.on(p.on)} but leaves ${f.bytes(p.leftBytes)}, inside the ${f.percent(p.marginFraction)} margin: a long batch can run out${EN.paged(p.pagedBytes, f)}${EN.bnb(p.bnb)}`,
+        `peak ${f.bytesRange(p.estimatedBytes, p.peakBytes)} fits ${f.bytes(p.usableBytes)} on ${EN.on(p.on)} but leaves ${f.bytes(p.leftBytes)}, inside the ${f.percent(p.marginFraction)} margin: a long batch can run out${EN.paged(p.pagedBytes, f)}${EN.bnb(p.bnb)}`,
       'memory-over': (p, f) =>
-        `peak ${f.bytes(p.peakBytes)} per GPU is over the ${f.bytes(p.usableBytes)} of ${EN.on(p.on)} by ${f.bytes(p.overBytes)}${EN.paged(p.pagedBytes, f)}${EN.bnb(p.bnb)}`,
+        `peak ${f.bytesRange(p.estimatedBytes, p.peakBytes)} per GPU is over the ${f.bytes(p.usableBytes)} of ${EN.on(p.on)} by ${f.bytes(p.overBytes)}${EN.paged(p.pagedBytes, f)}${EN.bnb(p.bnb)}`,
       'host-unknown': (p, f) => `${EN.hostNeeds(p.needBytes, f)}; the target's RAM is unknown`,
       'host-fits': (p, f) => `${EN.hostNeeds(p.needBytes, f)}; the target has ${f.bytes(p.ramBytes)}`,
       'host-tight': (p, f) =>
@@ -293,11 +293,11 @@ export const MIGRATE_CHECKS = defineDomain<MigrateCheckParams>({
     zh: {
       'memory-no-target': () => '目标既没有环境文件中的 GPU，也没有目录中的 GPU',
       'memory-fits': (p, f) =>
-        `单卡峰值 ${f.bytes(p.peakBytes)} ≤ ${f.bytes(p.budgetBytes)}（${ZH.on(p.on)} 上的 ${f.bytes(p.usableBytes)}，扣除 ${f.percent(p.marginFraction)} 余量）${ZH.paged(p.pagedBytes, f)}${ZH.bnb(p.bnb)}`,
+        `单卡峰值 ${f.bytesRange(p.estimatedBytes, p.peakBytes)} ≤ ${f.bytes(p.budgetBytes)}（${ZH.on(p.on)} 上的 ${f.bytes(p.usableBytes)}，扣除 ${f.percent(p.marginFraction)} 余量）${ZH.paged(p.pagedBytes, f)}${ZH.bnb(p.bnb)}`,
       'memory-in-margin': (p, f) =>
-        `峰值 ${f.bytes(p.peakBytes)} 放得下 ${ZH.on(p.on)} 上的 ${f.bytes(p.usableBytes)}，但只剩 ${f.bytes(p.leftBytes)}，落在 ${f.percent(p.marginFraction)} 余量之内：遇到较长的批次可能会溢出${ZH.paged(p.pagedBytes, f)}${ZH.bnb(p.bnb)}`,
+        `峰值 ${f.bytesRange(p.estimatedBytes, p.peakBytes)} 放得下 ${ZH.on(p.on)} 上的 ${f.bytes(p.usableBytes)}，但只剩 ${f.bytes(p.leftBytes)}，落在 ${f.percent(p.marginFraction)} 余量之内：遇到较长的批次可能会溢出${ZH.paged(p.pagedBytes, f)}${ZH.bnb(p.bnb)}`,
       'memory-over': (p, f) =>
-        `单卡峰值 ${f.bytes(p.peakBytes)} 超出 ${ZH.on(p.on)} 的 ${f.bytes(p.usableBytes)} 达 ${f.bytes(p.overBytes)}${ZH.paged(p.pagedBytes, f)}${ZH.bnb(p.bnb)}`,
+        `单卡峰值 ${f.bytesRange(p.estimatedBytes, p.peakBytes)} 超出 ${ZH.on(p.on)} 的 ${f.bytes(p.usableBytes)} 达 ${f.bytes(p.overBytes)}${ZH.paged(p.pagedBytes, f)}${ZH.bnb(p.bnb)}`,
       'host-unknown': (p, f) => `${ZH.hostNeeds(p.needBytes, f)}；目标机器的内存大小未知`,
       'host-fits': (p, f) => `${ZH.hostNeeds(p.needBytes, f)}；目标机器有 ${f.bytes(p.ramBytes)}`,
       'host-tight': (p, f) =>
@@ -337,6 +337,7 @@ export const MIGRATE_CHECKS = defineDomain<MigrateCheckParams>({
   examples: {
     'memory-no-target': {},
     'memory-fits': {
+      estimatedBytes: 10e9,
       peakBytes: 11e9,
       budgetBytes: 13.5 * 2 ** 30,
       usableBytes: 15 * 2 ** 30,
@@ -346,6 +347,7 @@ export const MIGRATE_CHECKS = defineDomain<MigrateCheckParams>({
       bnb: { change: 'dropped', version: '0.45.0', label: 'b.json' },
     },
     'memory-in-margin': {
+      estimatedBytes: 21e9,
       peakBytes: 23e9,
       usableBytes: 24e9,
       leftBytes: 1e9,
@@ -355,6 +357,7 @@ export const MIGRATE_CHECKS = defineDomain<MigrateCheckParams>({
       bnb: null,
     },
     'memory-over': {
+      estimatedBytes: 55e9,
       peakBytes: 60e9,
       usableBytes: 24e9,
       overBytes: 36e9,

@@ -25,9 +25,12 @@ export interface PlanReportParams {
     readonly budgetBytes: number;
     readonly marginFraction: number;
   };
-  'bar-of': { readonly bytes: number; readonly usableBytes: number };
+  /** The estimate and its upper bound against the GPU. */
+  'bar-of': { readonly bytes: number; readonly upperBytes: number; readonly usableBytes: number };
+  /** freeBytes: what the GPU keeps free at the upper bound, as the verdict judges it. */
   'fits-already': {
     readonly peakBytes: number;
+    readonly upperBytes: number;
     readonly freeBytes: number;
     readonly usableBytes: number;
     readonly beyondMarginBytes: number;
@@ -44,9 +47,11 @@ export interface PlanReportParams {
   'column-saved-then': NoParams;
   'column-saves-now': NoParams;
   level: { readonly level: RiskLevel };
+  /** freeBytes: what the GPU keeps free at the upper bound. */
   'fits-after': {
     readonly changes: number;
     readonly peakBytes: number;
+    readonly upperBytes: number;
     readonly freeBytes: number;
     readonly usableBytes: number;
     readonly relativeStepTime: number;
@@ -81,9 +86,9 @@ export const PLAN_REPORT = defineDomain<PlanReportParams>({
     en: {
       target: (p, f) =>
         `target: ${many(p.gpus)}${p.name} — ${f.bytes(p.usableBytes)} usable, ${f.bytes(p.budgetBytes)} with the ${pct(p.marginFraction)} % margin (${marginReason('en')})`,
-      'bar-of': (p, f) => `${f.bytes(p.bytes)} of ${f.bytes(p.usableBytes)}`,
+      'bar-of': (p, f) => `${f.bytesRange(p.bytes, p.upperBytes)} of ${f.bytes(p.usableBytes)}`,
       'fits-already': (p, f) =>
-        `✓ fits already: ${f.bytes(p.peakBytes)} per GPU, ${f.bytes(p.freeBytes)} free (${f.percent(p.freeBytes / p.usableBytes)} headroom, ${f.bytes(p.beyondMarginBytes)} beyond the margin) — nothing to change`,
+        `✓ fits already: ${f.bytesRange(p.peakBytes, p.upperBytes)} per GPU, ${f.bytes(p.freeBytes)} free at the upper bound (${f.percent(p.freeBytes / p.usableBytes)} headroom, ${f.bytes(p.beyondMarginBytes)} beyond the margin) — nothing to change`,
       'fits-already-paged': (p, f) =>
         `✓ fits already, with ${f.bytes(p.pagedBytes)} of the paged optimizer states in CPU RAM (paged in for every optimizer step: slower) — nothing has to change`,
       'as-given': () => 'as given',
@@ -98,7 +103,7 @@ export const PLAN_REPORT = defineDomain<PlanReportParams>({
       'column-saves-now': () => 'saves now',
       level: (p) => p.level,
       'fits-after': (p, f) =>
-        `✓ fits after ${p.changes} change${p.changes > 1 ? 's' : ''}: ${f.bytes(p.peakBytes)} per GPU, ${f.bytes(p.freeBytes)} free (${f.percent(p.freeBytes / p.usableBytes)}), ${relativeTime(p.relativeStepTime)} the time per token`,
+        `✓ fits after ${p.changes} change${p.changes > 1 ? 's' : ''}: ${f.bytesRange(p.peakBytes, p.upperBytes)} per GPU, ${f.bytes(p.freeBytes)} free at the upper bound (${f.percent(p.freeBytes / p.usableBytes)}), ${relativeTime(p.relativeStepTime)} the time per token`,
       'nothing-fits': (p) => `✗ nothing on the ladder fits ${many(p.gpus)}${p.gpu}`,
       'dropped-heading': (p) =>
         `tried on the way and not needed: the change${p.changes > 1 ? 's' : ''} above fit${p.changes > 1 ? '' : 's'} without each, as fast`,
@@ -151,9 +156,9 @@ Examples:
     zh: {
       target: (p, f) =>
         `目标：${many(p.gpus)}${p.name}——可用 ${f.bytes(p.usableBytes)}，预留 ${pct(p.marginFraction)} % 余量后 ${f.bytes(p.budgetBytes)}（${marginReason('zh')}）`,
-      'bar-of': (p, f) => `${f.bytes(p.bytes)} / ${f.bytes(p.usableBytes)}`,
+      'bar-of': (p, f) => `${f.bytesRange(p.bytes, p.upperBytes)} / ${f.bytes(p.usableBytes)}`,
       'fits-already': (p, f) =>
-        `✓ 已经放得下：每块 GPU ${f.bytes(p.peakBytes)}，剩余 ${f.bytes(p.freeBytes)}（余量 ${f.percent(p.freeBytes / p.usableBytes)}，超出预留余量 ${f.bytes(p.beyondMarginBytes)}）——无需调整`,
+        `✓ 已经放得下：每块 GPU ${f.bytesRange(p.peakBytes, p.upperBytes)}，按上界剩余 ${f.bytes(p.freeBytes)}（余量 ${f.percent(p.freeBytes / p.usableBytes)}，超出预留余量 ${f.bytes(p.beyondMarginBytes)}）——无需调整`,
       'fits-already-paged': (p, f) =>
         `✓ 已经放得下，但有 ${f.bytes(p.pagedBytes)} 分页优化器状态放在 CPU 内存中（每次优化器更新都要换入：较慢）——不必调整`,
       'as-given': () => '原始配置',
@@ -168,7 +173,7 @@ Examples:
       'column-saves-now': () => '现在节省',
       level: (p) => ({ none: '无', low: '低', medium: '中', high: '高' })[p.level],
       'fits-after': (p, f) =>
-        `✓ ${p.changes} 项调整后放得下：每块 GPU ${f.bytes(p.peakBytes)}，剩余 ${f.bytes(p.freeBytes)}（${f.percent(p.freeBytes / p.usableBytes)}），每 token 时间为原来的 ${relativeTime(p.relativeStepTime)}`,
+        `✓ ${p.changes} 项调整后放得下：每块 GPU ${f.bytesRange(p.peakBytes, p.upperBytes)}，按上界剩余 ${f.bytes(p.freeBytes)}（${f.percent(p.freeBytes / p.usableBytes)}），每 token 时间为原来的 ${relativeTime(p.relativeStepTime)}`,
       'nothing-fits': (p) => `✗ 调整方案中没有一项能放进 ${many(p.gpus)}${p.gpu}`,
       'dropped-heading': () => '途中尝试过、但并不需要的调整：没有它们，上面的调整也放得下，而且一样快',
       'saves-nothing': () => '不再节省',
@@ -222,9 +227,10 @@ CPU，再卸载到 NVMe。到第一项放得下时停止，然后去掉被后面
       budgetBytes: 23_181_498_777,
       marginFraction: 0.1,
     },
-    'bar-of': { bytes: 2 ** 34, usableBytes: 25_757_220_864 },
+    'bar-of': { bytes: 2 ** 34, upperBytes: 2 ** 34 * 1.1, usableBytes: 25_757_220_864 },
     'fits-already': {
       peakBytes: 2 ** 34,
+      upperBytes: 2 ** 34 * 1.1,
       freeBytes: 25_757_220_864 - 2 ** 34,
       usableBytes: 25_757_220_864,
       beyondMarginBytes: 23_181_498_777 - 2 ** 34,
@@ -243,7 +249,8 @@ CPU，再卸载到 NVMe。到第一项放得下时停止，然后去掉被后面
     level: { level: 'medium' },
     'fits-after': {
       changes: 4,
-      peakBytes: 21_507_000_000,
+      peakBytes: 19_507_000_000,
+      upperBytes: 21_507_000_000,
       freeBytes: 4_250_000_000,
       usableBytes: 25_757_220_864,
       relativeStepTime: 1.31,

@@ -14,7 +14,12 @@ export interface UiPlanParams {
   budget: { readonly bytes: number };
   'dropped-heading': NoParams;
   /** An alternative to the winning rung: its change, its peak and its time per token. */
-  alternative: { readonly change: RungChange; readonly peakBytes: number; readonly relativeStepTime: number };
+  alternative: {
+    readonly change: RungChange;
+    readonly peakBytes: number;
+    readonly upperBytes: number;
+    readonly relativeStepTime: number;
+  };
   'fits-on': NoParams;
   /** A GPU chip's title: the GPU, and how far over, how much spare, or how much waits in CPU RAM. */
   'chip-over': { readonly gpu: string; readonly bytes: number };
@@ -31,7 +36,7 @@ export const UI_PLAN = defineDomain<UiPlanParams>({
       budget: (p, f) => `budget ${f.bytes(p.bytes)}`,
       'dropped-heading': () => 'Tried on the way and not needed: the changes above fit without each, as fast',
       alternative: (p, f) =>
-        `${say(PLAN_RUNGS, 'en', p.change)} (${f.bytes(p.peakBytes)}, ×${p.relativeStepTime.toFixed(2)})`,
+        `${say(PLAN_RUNGS, 'en', p.change)} (${f.bytesRange(p.peakBytes, p.upperBytes)}, ×${p.relativeStepTime.toFixed(2)})`,
       'fits-on': () => 'Fits on',
       'chip-over': (p, f) => `${p.gpu}: over ${f.bytes(p.bytes)}`,
       'chip-paged': (p, f) => `${p.gpu}: paged optimizer states in CPU RAM (slower): ${f.bytes(p.bytes)}`,
@@ -43,7 +48,7 @@ export const UI_PLAN = defineDomain<UiPlanParams>({
       budget: (p, f) => `预算 ${f.bytes(p.bytes)}`,
       'dropped-heading': () => '途中尝试过、但并不需要的调整：没有它们，上面的调整也放得下，而且一样快',
       alternative: (p, f) =>
-        `${say(PLAN_RUNGS, 'zh', p.change)}（${f.bytes(p.peakBytes)}，×${p.relativeStepTime.toFixed(2)}）`,
+        `${say(PLAN_RUNGS, 'zh', p.change)}（${f.bytesRange(p.peakBytes, p.upperBytes)}，×${p.relativeStepTime.toFixed(2)}）`,
       'fits-on': () => '可运行的 GPU',
       'chip-over': (p, f) => `${p.gpu}：超出 ${f.bytes(p.bytes)}`,
       'chip-paged': (p, f) => `${p.gpu}：分页优化器状态放在 CPU 内存（较慢）：${f.bytes(p.bytes)}`,
@@ -58,6 +63,7 @@ export const UI_PLAN = defineDomain<UiPlanParams>({
     alternative: {
       change: { id: 'qlora', code: 'qlora', params: {} },
       peakBytes: 2 ** 34,
+      upperBytes: 2 ** 34 * 1.1,
       relativeStepTime: 1.12,
     },
     'fits-on': {},

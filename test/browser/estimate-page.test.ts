@@ -9,6 +9,7 @@ import { parseScenario } from '../../src/core/scenario.js';
 import { formatBytes } from '../../src/core/units.js';
 import { createApp } from '../../src/server/app.js';
 import { say } from '../../src/words/catalog.js';
+import { FORMATS } from '../../src/words/format.js';
 import { PLAN_DROPPED } from '../../src/words/plan-dropped.js';
 import { PLAN_RISKS } from '../../src/words/plan-risks.js';
 import { PLAN_RUNGS } from '../../src/words/plan-rungs.js';
@@ -381,6 +382,12 @@ describe('Estimate page', () => {
     // The scenario as given, then each rung shown.
     expect(rows).toHaveLength(full.rungs.length + 1);
     for (const [i, r] of full.rungs.entries()) expect(rows[i + 1]).toContain(say(PLAN_RUNGS, 'en', r.change));
+    // Each rung's memory as the range the verdict judges: its estimate, then its upper bound.
+    const peaks = await session.page.getByTestId('ladder-peak').allTextContents();
+    expect(peaks).toEqual(
+      full.rungs.map((r) => FORMATS.en.bytesRange(r.estimate.peak.deviceBytes, r.estimate.upper.deviceBytes)),
+    );
+    expect(peaks.every((p) => p.includes('–'))).toBe(true);
     const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
     expect(notes).toEqual(full.dropped.map((d) => say(PLAN_DROPPED, 'en', droppedNote(full, d))));
     expect(notes.join('\n')).toContain('optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB');

@@ -8,7 +8,9 @@ import type { BnbOnTarget, UsableOn } from './context.js';
 
 /** The figures every memory reason shows. */
 interface MemoryFigures {
-  /** What must stay on one GPU (requiredDeviceBytes). */
+  /** What must stay on one GPU by the estimate's point (requiredDeviceBytes(e, 'point')): the range's bottom. */
+  readonly estimatedBytes: number;
+  /** The same by its upper bound (requiredDeviceBytes): the range's top, which the verdict judges. */
   readonly peakBytes: number;
   readonly usableBytes: number;
   readonly on: UsableOn;
@@ -52,6 +54,7 @@ export const MEMORY_FIT: Check<'memory-fit', MemoryFitParams, MemoryFitActionPar
     const peakBytes = ctx.fit.requiredBytes;
     const usableBytes = ctx.usable.bytes;
     const figures: MemoryFigures = {
+      estimatedBytes: Math.min(peakBytes, ctx.fit.estimatedBytes),
       peakBytes,
       usableBytes,
       on: ctx.usable.on,

@@ -10,9 +10,9 @@ import { isUserError } from '../../../src/core/errors.js';
 import { resolveModelRef } from '../../../src/core/model-ref.js';
 import { droppedNote, makePlan, type Plan } from '../../../src/core/plan.js';
 import type { Scenario } from '../../../src/core/scenario.js';
-import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
 import { userErrorWords } from '../../../src/words/errors.js';
+import { FORMATS } from '../../../src/words/format.js';
 import type { Lang } from '../../../src/words/lang.js';
 import { PLAN_DROPPED } from '../../../src/words/plan-dropped.js';
 import { PLAN_RISKS } from '../../../src/words/plan-risks.js';
@@ -37,6 +37,30 @@ function planFor(
   }
 }
 
+/** The estimate as a solid bar and the stretch to its upper bound shaded: the range the verdict judges. */
+function RangeBar({
+  point,
+  upper,
+  scale,
+  className,
+}: {
+  point: number;
+  upper: number;
+  scale: number;
+  className: string;
+}) {
+  const range = FORMATS.en.bytesRange(point, Math.max(point, upper));
+  return (
+    <div className="range-bar" title={range}>
+      <div className={`bar ${className}`} style={{ width: `${(point / scale) * 100}%` }} />
+      <div
+        className={`bar upper ${className}`}
+        style={{ width: `${(Math.max(0, upper - point) / scale) * 100}%` }}
+      />
+    </div>
+  );
+}
+
 export function Ladder({
   scenario,
   shapeSource,
@@ -57,7 +81,9 @@ export function Ladder({
   if (typeof plan === 'string') return <p className="error">{plan}</p>;
   const budget = plan.target.budgetBytes;
   const rows = plan.rungs;
-  const scale = Math.max(budget, baseDeviceBytes, ...rows.map((r) => r.estimate.peak.deviceBytes), 1);
+  const baseUpper = Math.max(baseDeviceBytes, plan.target.startUpperBytes);
+  const scale = Math.max(budget, baseUpper, ...rows.map((r) => r.estimate.upper.deviceBytes), 1);
+  const range = FORMATS[lang].bytesRange;
   return (
     <section className="ladder" data-testid="ladder">
       <h3>{say(UI_PLAN, lang, { code: 'heading', params: {} })}</h3>
@@ -71,12 +97,9 @@ export function Ladder({
               <b>{scenario.method}</b>
             </td>
             <td style={{ width: '40%' }}>
-              <div
-                className="bar"
-                style={{ width: `${(baseDeviceBytes / scale) * 100}%`, background: '#64748b' }}
-              />
+              <RangeBar point={baseDeviceBytes} upper={baseUpper} scale={scale} className="base" />
             </td>
-            <td>{formatBytes(baseDeviceBytes)}</td>
+            <td>{range(baseDeviceBytes, baseUpper)}</td>
             <td />
             <td>×1.00</td>
             <td className="muted">{say(UI_PLAN, lang, { code: 'budget', params: { bytes: budget } })}</td>
@@ -85,14 +108,17 @@ export function Ladder({
             <tr key={r.change.id}>
               <td>{say(PLAN_RUNGS, lang, r.change)}</td>
               <td style={{ width: '40%' }}>
-                <div
-                  className={`bar ${r.fits ? 'fits' : ''}`}
-                  style={{ width: `${(r.estimate.peak.deviceBytes / scale) * 100}%` }}
-                  title={formatBytes(r.estimate.peak.deviceBytes)}
+                <RangeBar
+                  point={r.estimate.peak.deviceBytes}
+                  upper={r.estimate.upper.deviceBytes}
+                  scale={scale}
+                  className={r.fits ? 'fits' : ''}
                 />
               </td>
-              <td>{formatBytes(r.estimate.peak.deviceBytes)}</td>
-              <td>−{formatBytes(r.savedBytes)}</td>
+              <td data-testid="ladder-peak">
+                {range(r.estimate.peak.deviceBytes, r.estimate.upper.deviceBytes)}
+              </td>
+              <td>−{FORMATS[lang].bytes(r.savedBytes)}</td>
               <td>×{r.relativeStepTime.toFixed(2)}</td>
               <td className="muted">{r.risk.level === 'none' ? '' : say(PLAN_RISKS, lang, r.risk)}</td>
             </tr>
@@ -118,6 +144,7 @@ export function Ladder({
                 params: {
                   change: a.change,
                   peakBytes: a.estimate.peak.deviceBytes,
+                  upperBytes: a.estimate.upper.deviceBytes,
                   relativeStepTime: a.relativeStepTime,
                 },
               }),
