@@ -33,7 +33,7 @@ export async function loadCalibrated(
   lang: Lang = 'en',
 ): Promise<RunCalibration | null> {
   if (flag === undefined) return null;
-  const ledger = Ledger.open(headroomHome(ctx.env));
+  const ledger = Ledger.open(headroomHome(ctx.env), 'read');
   try {
     const run = requireRun(ledger, flag, '--calibrated');
     const outcome = await calibrationOf(ledger, run);

@@ -164,7 +164,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       hint: 'headroom calibrate last (headroom runs lists them)',
     });
   }
-  const ledger = Ledger.open(headroomHome(ctx.env));
+  const ledger = Ledger.open(headroomHome(ctx.env), 'read');
   try {
     const record = requireRun(ledger, ref);
     const given = typeof values.scenario === 'string' || typeof values.from === 'string' || values.model;

@@ -73,7 +73,7 @@ function recordedRun(source: string, env: NodeJS.ProcessEnv): { ledger: Ledger; 
       hint: 'record a run with headroom run -- python train.py, or give the path of a log file',
     });
   }
-  const ledger = Ledger.open(home);
+  const ledger = Ledger.open(home, 'read');
   try {
     const run = ledger.getRun(source);
     if (run) return { ledger, run };

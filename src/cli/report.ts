@@ -52,7 +52,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   let detail: ReturnType<typeof runDetail>;
   if (ref === 'demo' || ref === String(DEMO_RUN_ID)) detail = buildDemoRun(lang).detail;
   else {
-    const ledger = Ledger.open(headroomHome(ctx.env));
+    const ledger = Ledger.open(headroomHome(ctx.env), 'read');
     try {
       const found = ledger.getRun(ref);
       if (!found)

@@ -84,7 +84,8 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout, ctx.env);
   const lang = langFromFlag(values.lang, ctx.env);
   const out = (text: string) => ctx.stdout.write(`${text}\n`);
-  const ledger = Ledger.open(headroomHome(ctx.env));
+  // Every subcommand but rm only reads: a read-only home still lists and shows its runs.
+  const ledger = Ledger.open(headroomHome(ctx.env), sub === 'rm' ? 'write' : 'read');
   try {
     if (sub === undefined || sub === 'list') {
       let runs = ledger.listRuns();

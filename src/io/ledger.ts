@@ -16,7 +16,7 @@
  *   ledger.close();
  */
 
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -220,6 +220,9 @@ function toRun(stored: Row, runSnapshots: readonly RunSnapshot[], ranks: readonl
   };
 }
 
+/** The errors of opening a ledger where this process may not write: its readers then read it as it is. */
+const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_PERM|EACCES|EPERM|EROFS)/;
+
 function ledgerError(path: string, error: unknown): HeadroomUserError | null {
   const code = (error as { code?: string }).code ?? '';
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
@@ -230,7 +233,7 @@ function ledgerError(path: string, error: unknown): HeadroomUserError | null {
       hint: `move it aside (mv ${path} ${path}.bad) so headroom starts a new ledger, or set HEADROOM_HOME to another folder`,
     });
   }
-  if (['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST'].includes(code)) {
+  if (CANNOT_WRITE.test(code) || code === 'ENOTDIR' || code === 'EEXIST') {
     return new HeadroomUserError({
       code: 'bad-file',
       where: path,
@@ -239,6 +242,58 @@ function ledgerError(path: string, error: unknown): HeadroomUserError | null {
     });
   }
   return null;
+}
+
+/** The largest ledger a reader copies into memory when the home is read-only (readOnlyLedger). */
+export const READ_ONLY_COPY_LIMIT_BYTES = 2 * 1024 ** 3;
+
+/**
+ * The ledger of a home this process may not write, opened read-only. SQLite opens a WAL database
+ * read-only only when its -shm file exists or can be made (sqlite.org/wal.html, "Read-Only Databases"),
+ * so where a read-only open fails the file's bytes are read into memory instead: a WAL database whose
+ * -wal was checkpointed away at its last close is, page for page, a rollback-journal database but for
+ * the two format bytes at offsets 18 and 19 of the header (sqlite.org/fileformat2.html, "1.3.3 File
+ * format version numbers": 1 legacy, 2 WAL), which are set to 1. A ledger of another schema is refused:
+ * bringing it up to this one needs a write.
+ */
+function readOnlyLedger(path: string): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma(`busy_timeout = ${LEDGER_BUSY_TIMEOUT_MS}`);
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch {
+    const size = statSync(path).size;
+    if (size > READ_ONLY_COPY_LIMIT_BYTES) {
+      throw new HeadroomUserError({
+        code: 'bad-file',
+        where: path,
+        message: `cannot write in the folder of the ledger ${path}, and at ${Math.round(size / 1024 ** 2)} MiB it is too large to read into memory instead`,
+        hint: 'copy the folder somewhere you can write and set HEADROOM_HOME to the copy',
+      });
+    }
+    const bytes = readFileSync(path);
+    if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) {
+      bytes[18] = 1;
+      bytes[19] = 1;
+    }
+    try {
+      db = new Database(bytes, { readonly: true });
+    } catch (error) {
+      throw ledgerError(path, error) ?? error;
+    }
+  }
+  const version = Number(db.pragma('user_version', { simple: true }));
+  if (version !== LEDGER_SCHEMA_VERSION) {
+    db.close();
+    throw new HeadroomUserError({
+      code: 'bad-file',
+      where: path,
+      message: `the ledger ${path} has schema ${version} and this headroom reads ${LEDGER_SCHEMA_VERSION}; its folder is read-only, so it cannot be brought up to date`,
+      hint: 'run headroom once where the folder is writable, or copy it somewhere writable and set HEADROOM_HOME to the copy',
+    });
+  }
+  return db;
 }
 
 /** The run ledger. One instance per process; close it when done. */
@@ -259,8 +314,12 @@ export class Ledger {
   /**
    * Opens (creating if needed) the ledger in `home`; a ledger of an older schema is brought up to this
    * one (the tables and columns declared since). Throws HeadroomUserError for a file that is not a ledger.
+   *
+   * `access: 'read'` is for the commands that only read (runs, report, diagnose, calibrate, --calibrated,
+   * the dashboard): on a home they may not write (a read-only mount, another user's folder) they read
+   * the ledger as it is instead of failing (readOnlyLedger).
    */
-  static open(home: string): Ledger {
+  static open(home: string, access: 'write' | 'read' = 'write'): Ledger {
     const path = join(home, LEDGER_FILE);
     let db: Database.Database | null = null;
     try {
@@ -310,6 +369,8 @@ export class Ledger {
       return new Ledger(home, path, db);
     } catch (error) {
       db?.close();
+      if (access === 'read' && CANNOT_WRITE.test((error as { code?: string }).code ?? '') && existsSync(path))
+        return new Ledger(home, path, readOnlyLedger(path));
       throw ledgerError(path, error) ?? error;
     }
   }
