@@ -231,6 +231,15 @@ describe('the trainers’ own frames', () => {
       `[rank0]: ${OOM}`,
     ].join('\n');
     expect(read(text)).toMatchObject({ phase: 'load', basis: 'traceback', reason: 'traced-frame' });
+    // Qwen #458, copied from JupyterLab: each frame's path is a link.
+    const jupyter = [
+      'File [~/miniconda3/envs/qwen_env/lib/python3.11/site-packages/vllm/worker/cache_engine.py:49](http://10.0.0.1:8888/lab/tree/cache_engine.py#line=48), in CacheEngine.__init__(self, cache_config, model_config, parallel_config)',
+      '---> 49 self.gpu_cache = self._allocate_kv_cache(self.num_gpu_blocks, "cuda")',
+      'File [~/miniconda3/envs/qwen_env/lib/python3.11/site-packages/vllm/worker/cache_engine.py:64](http://10.0.0.1:8888/lab/tree/cache_engine.py#line=63), in CacheEngine._allocate_kv_cache(self, num_blocks, device)',
+      '---> 64         torch.empty(kv_cache_shape,',
+      'OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU',
+    ].join('\n');
+    expect(read(jupyter)).toMatchObject({ phase: 'load', basis: 'traceback', reason: 'traced-frame' });
     // The engine serving requests is still its forward passes.
     const serving = traceback(
       OOM,
