@@ -3,7 +3,10 @@
  * frame of `evaluation_loop`, `save_pretrained` or `_multi_tensor_adamw` says the allocation that failed
  * happened inside it (data/docs/MONITORING.md, "Rules the corpus suggests" 3). Signs are function names
  * (exact), files (a frame anywhere in torch/autograd, transformers/generation …), code lines the
- * traceback printed, and the words of user functions (`evaluate_predictions`, `run_validation`).
+ * traceback printed, and the words of user functions (`evaluate_predictions`, `run_validation`). Two
+ * nestings turn the plain precedence around: an optimizer that calls a closure runs the forward and
+ * backward inside its step (CLOSURE_FRAMES), and a training step that generates is a rollout, not an
+ * evaluation (ROLLOUT_FRAMES).
  */
 import type { LogEntry } from './traceback.js';
 
