@@ -66,6 +66,8 @@ export const OOM_TERMS: Readonly<Record<Lang, OomTerms>> = {
       'traced-code': 'the code it printed belongs to this phase',
       'traced-text': 'the warning names it',
       'named-function': 'a function on the stack is named for evaluation',
+      'rollout-generation':
+        'the generation runs inside a training step (an RL rollout): its forward passes, not an evaluation',
       'evaluation-script': 'the script the traceback starts in is named for evaluation',
       'foreign-process':
         'other processes hold a quarter of the card or more than this one, and without them the request would have fit',
@@ -144,6 +146,7 @@ export const OOM_TERMS: Readonly<Record<Lang, OomTerms>> = {
       'traced-code': 'traceback 打印的代码属于这一阶段',
       'traced-text': '警告信息指明了它',
       'named-function': '调用栈中有以评估命名的函数',
+      'rollout-generation': '生成发生在训练步之内（强化学习的 rollout）：这是它的前向传播，而不是评估',
       'evaluation-script': 'traceback 起始的脚本以评估命名',
       'foreign-process': '其他进程占用了显卡的四分之一或多于本进程的显存，没有它们这次请求本可以放得下',
       'memory-outside-processes':

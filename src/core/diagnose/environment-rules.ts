@@ -7,14 +7,16 @@
 import { upgradeFreesInputs } from '../bitsandbytes.js';
 import { cudaContextBytes } from '../estimate.js';
 import {
+  FREE_SLACK_BYTES,
+  FREE_SLACK_SHARE,
   foreignProcesses,
+  freeCoversRequest,
   type OomMatch,
   RANK_CONTEXT_MAX_BYTES,
   torchHeldBytes,
   UNACCOUNTED_MIN_BYTES,
   UNACCOUNTED_SHARE,
 } from '../oom/index.js';
-import { MIB } from '../units.js';
 import type { Evidence } from './evidence.js';
 import type { Finding } from './finding.js';
 import { priceRemedies, UPGRADE_FLAGS } from './remedies.js';
@@ -103,18 +105,14 @@ function unaccounted(input: RuleInput, m: OomMatch): Finding[] {
 }
 
 /**
- * Free memory this far above the request is more than rounding: the allocator asks CUDA for the request
- * rounded up to 2 MiB (20 MiB for 1–10 MiB requests), and the driver keeps some memory for itself.
+ * Free memory well above the request is more than rounding (bounds declared with the phase rules,
+ * which read the same: phase-bytes.ts freeCoversRequest); a memory-fraction cap explains it.
  */
-export const FREE_SLACK_BYTES = 64 * MIB;
-export const FREE_SLACK_SHARE = 1.25;
+export { FREE_SLACK_BYTES, FREE_SLACK_SHARE };
 
 function freeExceedsRequest(m: OomMatch): Finding[] {
   const o = m.oom;
-  if (o.requestedBytes === null || o.freeBytes === null) return [];
-  if (o.freeBytes < o.requestedBytes + FREE_SLACK_BYTES || o.freeBytes < FREE_SLACK_SHARE * o.requestedBytes)
-    return [];
-  if (o.allowedBytes !== undefined) return []; // a memory-fraction cap explains it
+  if (o.requestedBytes === null || o.freeBytes === null || !freeCoversRequest(o)) return [];
   return [
     say('free-exceeds-request', 'warn', { freeBytes: o.freeBytes, requestedBytes: o.requestedBytes }, [
       ev('requested', bytes(o.requestedBytes)),

@@ -9,7 +9,10 @@ export { findPrimaryOom, parseOomMessage, primaryOom } from './parse-oom-message
 export type { OomPhase, PhaseBasis, PhaseReading, PhaseReason } from './phase.js';
 export {
   detectPhase,
+  FREE_SLACK_BYTES,
+  FREE_SLACK_SHARE,
   foreignProcesses,
+  freeCoversRequest,
   RANK_CONTEXT_MAX_BYTES,
   readProcesses,
   torchHeldBytes,

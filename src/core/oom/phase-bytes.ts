@@ -154,6 +154,27 @@ export function rankContexts(match: OomMatch | null, ranksEvident: boolean): boo
   );
 }
 
+/**
+ * Free memory this far above the request is more than rounding: the allocator asks CUDA for the request
+ * rounded up to 2 MiB (20 MiB for 1–10 MiB requests), and the driver keeps some memory for itself
+ * (the environment rules' free-exceeds-request uses the same bounds).
+ */
+export const FREE_SLACK_BYTES = 64 * MIB;
+export const FREE_SLACK_SHARE = 1.25;
+
+/**
+ * The card had room for the request: PyTorch raises only after cudaMalloc failed with its cache
+ * released, so free memory well above the request says the card was not full when it failed (WDDM's
+ * budget, a driver limit, memory that changed hands between the failure and the report). Not with a
+ * `set_per_process_memory_fraction` cap ("X allowed;"), which explains the room.
+ */
+export function freeCoversRequest(o: OomMatch['oom']): boolean {
+  if (o.requestedBytes === null || o.freeBytes === null || o.allowedBytes !== undefined) return false;
+  return (
+    o.freeBytes >= o.requestedBytes + FREE_SLACK_BYTES && o.freeBytes >= FREE_SLACK_SHARE * o.requestedBytes
+  );
+}
+
 /** A request at least this share of the card, bigger than what is free, is one giant tensor. */
 export const HUGE_REQUEST_SHARE = 0.25;
 /** PyTorch tensors filling at least this share of the card mean the step's peak was reached. */
@@ -181,6 +202,8 @@ export type FigurePhase = 'load' | 'forward' | 'mid-run';
  *   been going → mid-run (NCCL #1284);
  * - less than one 2 MiB segment allocated and cached ("0 bytes is allocated by PyTorch"): no tensor is
  *   on the card yet, so this is the first allocation — the model being loaded or moved → load;
+ * - free memory well above the request (freeCoversRequest): the card was not full, so the figures
+ *   below, which read how it filled, do not apply → no reading;
  * - cache ≥ 4× the request and ≥ 1 GiB, held but unusable: fragmentation, which builds over many
  *   steps → mid-run (skipped when the words place the failure at the start of the run);
  * - one request ≥ 25 % of the card and more than is free: one giant activation → forward;
@@ -202,6 +225,8 @@ export function phaseFromFigures(
   const R = cachedFreeBytes(match);
   if (P !== null && P < SMALL_SEGMENT_BYTES && R !== null && R < SMALL_SEGMENT_BYTES)
     return { phase: 'load', reason: 'nothing-allocated' };
+  // The rules below read how full the card was; a card with room for the request says nothing of that.
+  if (freeCoversRequest(o)) return null;
   const A = o.requestedBytes;
   const T = o.totalBytes;
   if (

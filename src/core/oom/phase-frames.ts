@@ -3,7 +3,10 @@
  * frame of `evaluation_loop`, `save_pretrained` or `_multi_tensor_adamw` says the allocation that failed
  * happened inside it (data/docs/MONITORING.md, "Rules the corpus suggests" 3). Signs are function names
  * (exact), files (a frame anywhere in torch/autograd, transformers/generation …), code lines the
- * traceback printed, and the words of user functions (`evaluate_predictions`, `run_validation`).
+ * traceback printed, and the words of user functions (`evaluate_predictions`, `run_validation`). Two
+ * nestings turn the plain precedence around: an optimizer that calls a closure runs the forward and
+ * backward inside its step (CLOSURE_FRAMES), and a training step that generates is a rollout, not an
+ * evaluation (ROLLOUT_FRAMES).
  */
 import type { LogEntry } from './traceback.js';
 
@@ -15,7 +18,13 @@ export type FramePhase =
   | 'backward'
   | 'forward';
 
-export type FrameReason = 'traced-frame' | 'traced-file' | 'traced-code' | 'traced-text' | 'named-function';
+export type FrameReason =
+  | 'traced-frame'
+  | 'traced-file'
+  | 'traced-code'
+  | 'traced-text'
+  | 'named-function'
+  | 'rollout-generation';
 
 interface Sign {
   /** Function names of frames (exact). */
@@ -60,6 +69,8 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         '_full_post_state_dict_hook',
         'full_optim_state_dict',
         'get_state_dict',
+        'dump_checkpoint', // Lightning's checkpoint connector gathering what save_checkpoint writes
+        '_zero3_consolidated_16bit_state_dict', // DeepSpeed gathering ZeRO-3 shards to save 16-bit weights
       ],
       // torch/serialization.py's save() and its helpers.
       framesInFiles: { names: ['save', '_save', '_legacy_save'], file: /torch\/serialization\.py$/ },
@@ -78,6 +89,7 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'prediction_loop',
         'prediction_step',
         'predict',
+        'predict_step', // Lightning's prediction hook
         'validate',
         'validation_step',
         'validation_epoch_end',
@@ -87,29 +99,14 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'run_evaluation',
         'eval_loop',
         'validation_loop',
+        '_run_sanity_check', // Lightning's sanity check: validation steps before the first training step
         'nested_concat',
         '_nested_gather',
-        // Generation (transformers/generation/utils.py and its older names): decoding step by step.
-        'generate',
-        'greedy_search',
-        '_greedy_search',
-        'beam_search',
-        '_beam_search',
-        'beam_sample',
-        '_beam_sample',
-        'group_beam_search',
-        '_group_beam_search',
-        'constrained_beam_search',
-        '_constrained_beam_search',
-        'contrastive_search',
-        '_contrastive_search',
-        'assisted_decoding',
-        '_assisted_decoding',
+        'gather_for_metrics', // accelerate: gathering predictions across ranks to score them
       ],
-      // Any frame of the generation utilities or of Lightning's evaluation/prediction loops.
-      files:
-        /\/transformers\/generation\/|\/loops\/(?:epoch\/|dataloader\/)?(?:evaluation|prediction)_(?:epoch_)?loop\.py$/,
-      code: /(?:\b|\.)(?:evaluate|validate|predict|evaluation_loop|prediction_step|generate)\s*\(/,
+      // Any frame of Lightning's evaluation/prediction loops.
+      files: /\/loops\/(?:epoch\/|dataloader\/)?(?:evaluation|prediction)_(?:epoch_)?loop\.py$/,
+      code: /(?:\b|\.)(?:evaluate|validate|predict|evaluation_loop|prediction_step)\s*\(/,
     },
   ],
   [
@@ -151,6 +148,17 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'load_file', // safetensors.torch.load_file
         'load_weights', // vLLM and many model classes
         '_apply', // nn.Module.to() / .cuda() / .half() moving every parameter
+        'load_state', // accelerate's Accelerator.load_state: a checkpoint's model and optimizer back on the card
+        'prepare_model', // accelerate placing the model on its device
+        '_load_zero_checkpoint', // DeepSpeed restoring ZeRO optimizer partitions
+        'load_module_state_dict',
+        // A serving engine reserves its KV cache once, at start-up, after the weights (vLLM: CacheEngine,
+        // the workers' initialize_cache): memory taken before any request runs.
+        '_initialize_kv_caches',
+        'initialize_cache',
+        '_init_cache_engine',
+        '_allocate_kv_cache',
+        'initialize_kv_cache',
       ],
       // torch.load and its unpickler's storage restore; torch.cuda's lazy initialisation, on the stack
       // only for a process's first CUDA call (the context is created then).
@@ -187,6 +195,14 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'optimizer_update_8bit',
         'optimizer_update_8bit_blockwise',
         'optimizer_update_32bit',
+        '_take_model_step', // DeepSpeed's engine.step()
+        // Unscaling and clipping run on every gradient after backward and right before the update, with
+        // the optimizer's states on the card from the second step on: the optimizer step's stage.
+        'unscale_',
+        '_unscale_grads_',
+        'clip_grad_norm_',
+        '_get_total_norm',
+        '_clip_grads_with_norm_',
       ],
       framesInFiles: { names: ['step', 'adam', 'adamw', 'wrapper'], file: /optim|optimizer|zero\/stage/ },
       code: /\b(?:optimizer|optim|opt|scaler|self\.optimizer)\.step\s*\(|\bexp_avg(?:_sq)?\b|\b_foreach_(?:sqrt|addcdiv|addcmul|lerp)\b|\boptimizer_step\s*\(/,
@@ -203,6 +219,15 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         '_pre_backward_hook',
         'recompute_fn',
         'unpack_hook',
+        // ZeRO's gradient hooks fire as backward produces each gradient (stage_1_and_2.py, stage3.py):
+        // bucketing, reducing and partitioning it.
+        'reduce_ipg_grads',
+        'reduce_independent_p_g_buckets_and_remove_grads',
+        'reduce_partition_and_remove_grads',
+        'reduce_ready_partitions_and_remove_grads',
+        '__reduce_and_partition_ipg_grads',
+        'average_tensor',
+        'allreduce_gradients',
       ],
       // The autograd engine's entry points. Not torch/autograd/grad_mode.py: its decorate_context wraps
       // functions under torch.no_grad(), the opposite of a backward pass.
@@ -221,6 +246,23 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         'pre_sub_module_forward_function',
         '_pre_forward',
         'common_ksampler', // ComfyUI's sampling node
+        // The loss and what it is computed from, at the end of the forward (a backward inside these
+        // frames reads first: the signs above come first): the trainers' step and loss functions (HF
+        // Trainer, Lightning, TRL, torchtune, litgpt) and the per-token log-probabilities RL and
+        // preference trainers take of the logits.
+        'training_step',
+        'compute_loss',
+        '_compute_loss',
+        '_loss_step',
+        'chunked_cross_entropy',
+        'cross_entropy',
+        'concatenated_forward',
+        'get_batch_logps',
+        '_get_per_token_logps',
+        'selective_log_softmax',
+        'compute_log_probs',
+        'log_probs_from_logits',
+        'logprobs_from_logits',
       ],
       // Diffusion samplers and pipelines run the model forward only (inference): k-diffusion, ComfyUI,
       // A1111's processing, diffusers pipelines. (A pipeline called from a training script's
@@ -240,6 +282,65 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
     { frames: ['__init__'] },
   ],
 ];
+
+/**
+ * Generation (transformers/generation/utils.py and its older names): decoding step by step. It is read
+ * right after the evaluation sign, in its place of precedence: generating is evaluating (predict with
+ * generate, a validation that samples) unless a training step is outside it (ROLLOUT_FRAMES).
+ */
+const GENERATION: Sign = {
+  frames: [
+    'generate',
+    'greedy_search',
+    '_greedy_search',
+    'beam_search',
+    '_beam_search',
+    'beam_sample',
+    '_beam_sample',
+    'group_beam_search',
+    '_group_beam_search',
+    'constrained_beam_search',
+    '_constrained_beam_search',
+    'contrastive_search',
+    '_contrastive_search',
+    'assisted_decoding',
+    '_assisted_decoding',
+  ],
+  files: /\/transformers\/generation\//,
+  code: /(?:\b|\.)generate\s*\(/,
+};
+
+/**
+ * A training step around a generation: RL and online-preference trainers sample completions inside the
+ * step (TRL's GRPO/RLOO/online DPO `training_step` → `_generate_and_score_completions`, OpenRLHF's
+ * `make_experience`, verl's `generate_sequences`), so the generation is the step's forward passes
+ * (without grad, the KV cache growing with the completion), not an evaluation.
+ */
+const ROLLOUT_FRAMES: readonly string[] = [
+  'training_step',
+  '_generate_and_score_completions',
+  'make_experience',
+  'make_experience_list',
+  'generate_sequences',
+];
+
+/**
+ * An optimizer that takes a closure calls it from inside its step: Lightning's automatic optimization
+ * (`optimizer_step` → torch's `step` → `closure()` → `_wrap_closure` → `training_step`), LBFGS. Frames
+ * below the closure are its forward and backward; the update has not begun, so the optimizer frames
+ * above it do not place the failure (mamba #112's hyena-dna traceback is the shape).
+ */
+const CLOSURE_FRAMES: readonly string[] = ['closure', '_wrap_closure', 'train_step_and_backward_closure'];
+const CLOSURE_CODE = /^\s*(?:\w+\s*=\s*)?closure\s*\(\s*\)/;
+
+/** The index of the innermost closure frame (or code line calling it), or -1. */
+function closureAt(entries: readonly LogEntry[]): number {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.frame ? CLOSURE_FRAMES.includes(e.frame.name) : e.isCode && CLOSURE_CODE.test(e.text)) return i;
+  }
+  return -1;
+}
 
 /** Words of a function name: `evaluate_predictions` → evaluate, predictions; `runValidation` → run, validation. */
 export function nameWords(name: string): string[] {
@@ -293,14 +394,35 @@ export interface FrameReading {
   readonly reason: FrameReason;
 }
 
+/** The first entry from `from` on that matches the sign, with its index. */
+function firstMatch(
+  entries: readonly LogEntry[],
+  sign: Sign,
+  from = 0,
+): { index: number; reason: FrameReason } | null {
+  for (let i = from; i < entries.length; i++) {
+    const reason = matchSign(entries[i]!, sign);
+    if (reason) return { index: i, reason };
+  }
+  return null;
+}
+
 /** The phase the traceback's frames and code point at, by the precedence of SIGNS. */
 export function phaseFromFrames(entries: readonly LogEntry[]): FrameReading | null {
+  const closure = closureAt(entries);
   for (const [phase, sign] of SIGNS) {
-    for (const entry of entries) {
-      const reason = matchSign(entry, sign);
-      if (reason) return { phase, entry, reason };
-    }
+    const hit = firstMatch(entries, sign, phase === 'optimizer-step' ? closure + 1 : 0);
+    if (hit) return { phase, entry: entries[hit.index]!, reason: hit.reason };
     if (phase === 'evaluation') {
+      const gen = firstMatch(entries, GENERATION);
+      if (gen) {
+        const outer = entries
+          .slice(0, gen.index)
+          .some((e) => e.frame && ROLLOUT_FRAMES.includes(e.frame.name));
+        return outer
+          ? { phase: 'forward', entry: entries[gen.index]!, reason: 'rollout-generation' }
+          : { phase, entry: entries[gen.index]!, reason: gen.reason };
+      }
       // A user's function whose name says evaluation (`evaluate_predictions`, `eval_completion_with_gt`).
       const named = entries.find(
         (e) => e.frame && !TEST_RUNNER_FILE.test(e.frame.file) && saysEvaluation(nameWords(e.frame.name)),

@@ -116,7 +116,7 @@ const WORD_MARKERS: readonly (readonly [MarkedPhase, RegExp])[] = [
   ],
   [
     'checkpoint-save',
-    /\b(?:while|when|during|after)\s+sav(?:e|ing)\b|\b(?:saving|writing)\s+(?:the\s+|a\s+)?(?:model|checkpoint|weights|state)|\b(?:creat|mak)(?:es|ing)\s+(?:the\s+|a\s+)?checkpoints?\b/i,
+    /\b(?:while|when|during|after)\s+sav(?:e|ing)\b|\b(?:saving|writing)\s+(?:the\s+|a\s+)?(?:model|checkpoint|weights|state)|\b(?:creat|mak)(?:es|ing)\s+(?:the\s+|a\s+)?checkpoints?\b|\b(?:at|during|in|on|calling)\s+`?(?:\w+\.){0,3}(?:save_pretrained|save_model|save_checkpoint|save_state)\s*\(/i,
   ],
   [
     'evaluation',
@@ -124,10 +124,17 @@ const WORD_MARKERS: readonly (readonly [MarkedPhase, RegExp])[] = [
   ],
   [
     'load',
-    /\b(?:while|when|during)\s+loading\s+(?:the\s+)?(?:model|checkpoint|weights|shards)\b|\b(?:can(?:not|'t)|could(?:\s+not|n't)|unable\s+to|fail(?:s|ed)?\s+to)\s+(?:even\s+)?load\s+(?:the\s+)?(?:model|checkpoint|weights)\b/i,
+    /\b(?:while|when|during)\s+loading\s+(?:the\s+)?(?:model|checkpoint|weights|shards)\b|\b(?:can(?:not|'t)|could(?:\s+not|n't)|unable\s+to|fail(?:s|ed)?\s+to)\s+(?:even\s+)?load\s+(?:the\s+)?(?:model|checkpoint|weights)\b|\b(?:while|when|during)\s+(?:moving|putting|transferring|sending)\s+(?:the\s+)?model\s+(?:to|onto|on)\b|\b(?:during|while|at|when)\s+(?:the\s+)?model\s+(?:loading|initiali[sz]ation|init)\b/i,
   ],
-  ['optimizer-step', /\b(?:at|during|in|on)\s+(?:the\s+)?(?:first\s+)?optimi[sz]er\s+step\b/i],
-  ['backward', /\b(?:during|in|at|when)\s+(?:the\s+)?(?:backward\s+pass|backprop(?:agation)?)\b/i],
+  // "at optimizer.step()", "when calling loss.backward()": the call people name is the phase.
+  [
+    'optimizer-step',
+    /\b(?:at|during|in|on)\s+(?:the\s+)?(?:first\s+)?optimi[sz]er\s+step\b|\b(?:at|during|in|on|calling)\s+`?(?:self\.)?(?:optimizer|optim|opt)\.step\s*\(/i,
+  ],
+  [
+    'backward',
+    /\b(?:during|in|at|when)\s+(?:the\s+)?(?:backward(?:\s+pass)?|backprop(?:agation)?)\b(?!\s*compat)|\b(?:at|during|in|on|calling)\s+`?(?:\w+\.)?backward\s*\(/i,
+  ],
   [
     'forward',
     /\b(?:during|while|in|at|when)\s+(?:the\s+)?(?:inference|forward\s+pass)\b|\b(?:running|doing|performing|run|do)\s+inference\b/i,
@@ -135,6 +142,12 @@ const WORD_MARKERS: readonly (readonly [MarkedPhase, RegExp])[] = [
   [
     'mid-run',
     /\bafter\s+(?:training\s+(?:for\s+)?)?(?:about\s+|around\s+|roughly\s+|~\s*)?(?:several|many|a\s+few|few|some)\s+(?:steps|iterations|iters|epoch(?:e?s)?|hours|minutes|batches)\b|\bhours\s+(?:in|into)\b|\bmid[- ]run\b|\bmiddle\s+of\s+(?:the\s+)?training\b/i,
+  ],
+  // An epoch is many steps, "a while" is time the run kept going, and memory that keeps growing or
+  // leaks is a run that fitted at first: each says steps ran before the one that failed.
+  [
+    'mid-run',
+    /\bafter\s+(?:the\s+)?(?:first|1st|one|an?|second|2nd|third|3rd)\s+(?:full\s+|whole\s+)?epoch\b|\bafter\s+(?:a\s+while|some\s+time)\b|\b(?:memory|VRAM)\s+(?:usage\s+)?(?:keeps|kept)\s+(?:slowly\s+|gradually\s+|steadily\s+)?(?:increasing|growing|rising|going\s+up)\b|\b(?:memory|VRAM)\s+leak/i,
   ],
 ];
 

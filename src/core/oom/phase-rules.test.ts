@@ -212,6 +212,27 @@ describe('PyTorch’s own figures', () => {
     expect(read(`It fails at the first step.\n${fragmented}`).reason).not.toBe('fragmented-cache');
   });
 
+  it('a card with room for the request says nothing of how it filled — unless a memory cap explains the room', () => {
+    // taggui #188: 2.35 GiB free for a 20 MiB request; the figures place nothing.
+    expect(read(caseText('taggui-188-expandable'))).toMatchObject({ phase: 'unknown', reason: null });
+    const room = (procs: string) =>
+      v2({
+        request: '512.00 MiB',
+        total: '79.15 GiB',
+        free: '40.00 GiB',
+        procs,
+        allocated: '30.00 GiB',
+        reserved: '8.40 GiB',
+      });
+    const own = 'Including non-PyTorch memory, this process has 39.00 GiB memory in use. ';
+    expect(read(room(own)).phase).toBe('unknown');
+    // set_per_process_memory_fraction: the cap, not the card, was full; the cache reads as before.
+    expect(read(room(`${own}39.00 GiB allowed; `))).toMatchObject({
+      phase: 'mid-run',
+      reason: 'fragmented-cache',
+    });
+  });
+
   it('one giant request, nothing cached, a full card', () => {
     expect(read(caseText('replacer-74-wddm')).reason).toBe('single-huge-request');
     const huge = v2({

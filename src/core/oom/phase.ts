@@ -33,7 +33,10 @@ import { phaseFromSmi, type SmiReason } from './phase-smi.js';
 import { readTraceback } from './traceback.js';
 
 export {
+  FREE_SLACK_BYTES,
+  FREE_SLACK_SHARE,
   foreignProcesses,
+  freeCoversRequest,
   RANK_CONTEXT_MAX_BYTES,
   readProcesses,
   torchHeldBytes,

@@ -23,6 +23,8 @@ const PYTHON_FRAME = /^\s*File\s+"([^"]+)",\s+line\s+\d+,\s+in\s+([\w<>.]+)/;
 const IPYTHON_FRAME = /^\s*(\S+\.py)\s+in\s+([\w<>.]+)\s*\(/;
 // IPython 8: `File /usr/lib/python3.10/site-packages/transformers/trainer.py:1633, in Trainer.train(self, …)`
 const IPYTHON8_FRAME = /^\s*File\s+(\S+?\.py):\d+,\s+in\s+([\w<>.]+)/;
+// The same copied from JupyterLab, which prints the path as a link: `File [~/x/cache_engine.py:49](http://…), in …`
+const IPYTHON8_LINK_FRAME = /^\s*File\s+\[([^\]\s]+?\.py):\d+\]\([^)\s]*\),\s+in\s+([\w<>.]+)/;
 const IPYTHON_CODE = /^\s*-+>\s*\d+\s+(.*)$/;
 // rich (typer, many CLIs) draws the traceback in a box: `│ /path/auto_factory.py:471 in from_pretrained │`
 // and marks the failing line `│ ❱  95 │   │   model = AutoModel.from_pretrained(… │`.
@@ -59,7 +61,10 @@ export function readTraceback(lines: readonly LogLine[]): LogEntry[] {
     const l = { text: boxed ? unboxed(cut) : cut };
     const py = boxed
       ? RICH_FRAME.exec(l.text)
-      : (PYTHON_FRAME.exec(l.text) ?? IPYTHON_FRAME.exec(l.text) ?? IPYTHON8_FRAME.exec(l.text));
+      : (PYTHON_FRAME.exec(l.text) ??
+        IPYTHON_FRAME.exec(l.text) ??
+        IPYTHON8_FRAME.exec(l.text) ??
+        IPYTHON8_LINK_FRAME.exec(l.text));
     if (py) {
       out.push({ line, text: l.text, frame: { file: py[1]!, name: ownName(py[2]!) }, isCode: false });
       afterFrame = true;
