@@ -81,7 +81,7 @@ const MAPPED_INSTEAD = {
   // the embeddings and head out of FSDP's root unit; Headroom models both (optimizerInBackward,
   // parallelism.wrapEmbeddings), so they are mapped where expected.jsonl had no field for them.
   // enable_activation_offloading likewise (offload.activations), and compile (torchCompile), on and
-  // off alike.
+  // off alike, and dataset.packed (padding: packed, or longest when false).
   // DeepSpeed allocates its reduce bucket whole (reduce_bucket_size elements, whatever is trained), and
   // Headroom now counts it (parallelism.reduceBucketSize, "auto" as hidden_size²).
   'llama-factory__examples__deepspeed__ds_z3_config.json': ['zero_optimization.reduce_bucket_size'],
@@ -98,19 +98,23 @@ const MAPPED_INSTEAD = {
     'custom_sharded_layers',
     'enable_activation_offloading',
     'compile',
+    'dataset.packed',
   ],
   'torchtune__recipes__configs__llama3_2__3B_full_single_device.yaml': [
     'optimizer_in_bwd',
     'enable_activation_offloading',
     'compile',
+    'dataset.packed',
   ],
   'torchtune__recipes__configs__llama3_1__8B_lora_single_device.yaml': [
     'enable_activation_offloading',
     'compile',
+    'dataset.packed',
   ],
   'torchtune__recipes__configs__qwen2_5__7B_lora_single_device.yaml': [
     'enable_activation_offloading',
     'compile',
+    'dataset.packed',
   ],
 } as Readonly<Record<string, readonly string[]>>;
 

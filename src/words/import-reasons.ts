@@ -67,8 +67,6 @@ export const IMPORT_REASONS = defineDomain<ImportReasonParams>({
       'fsdp-orig-params': () =>
         'flat parameters vs original ones: changes how frozen and trainable weights share buffers',
       'eval-batch': () => 'evaluation batch (evaluation is not modelled)',
-      packing: (p) =>
-        `packed samples fill every row to ${p.lengthKey ?? 'the full length'}; unpacked rows are padded per batch`,
       'upcast-layernorm': () => 'norm weights kept in fp32',
       'upcast-lmhead': () => 'lm_head output upcast to fp32',
       'unsloth-kernels': () => 'Unsloth kernels',
@@ -160,8 +158,6 @@ export const IMPORT_REASONS = defineDomain<ImportReasonParams>({
       'tpu-downcast': () => '仅用于 TPU 的 bf16 降精度',
       'fsdp-orig-params': () => '扁平参数与原始参数：会改变冻结与可训练权重共享缓冲区的方式',
       'eval-batch': () => '评估批次（不建模评估）',
-      packing: (p) =>
-        `打包的样本把每行填满到${p.lengthKey === null ? '完整长度' : ` ${p.lengthKey}`}；不打包时每个批次各自填充`,
       'upcast-layernorm': () => '归一化权重保持 fp32',
       'upcast-lmhead': () => 'lm_head 输出上转为 fp32',
       'unsloth-kernels': () => 'Unsloth 内核',
@@ -244,7 +240,6 @@ export const IMPORT_REASONS = defineDomain<ImportReasonParams>({
     'tpu-downcast': {},
     'fsdp-orig-params': {},
     'eval-batch': {},
-    packing: { lengthKey: 'max_length' },
     'upcast-layernorm': {},
     'upcast-lmhead': {},
     'unsloth-kernels': {},

@@ -377,6 +377,20 @@ export const AXOLOTL_FACTS: readonly Fact[] = [
     ),
     reason: "eval_batch_size defaults to micro_batch_size (not the Trainer's 8)",
   },
+  {
+    id: 'axolotl.pad-longest',
+    kind: 'sets',
+    field: 'padding',
+    value: 'longest',
+    source: src(
+      'axolotl-ai-cloud/axolotl',
+      'src/axolotl/core/builders/causal.py',
+      '067b021c8b87a9e5e380b9173c704cf7340e30f5',
+      'HFCausalTrainerBuilder.build',
+    ),
+    reason:
+      'the collator pads to the longest of the batch (padding=True, a multiple of 64) unless sample_packing or pad_to_sequence_len, both off by default (utils/schemas/config.py); the importer maps them',
+  },
 ];
 
 export const LLAMA_FACTORY_FACTS: readonly Fact[] = [
@@ -440,6 +454,20 @@ export const LLAMA_FACTORY_FACTS: readonly Fact[] = [
     reason:
       'the torchrun launch sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when OPTIM_TORCH (default 1); commit 7c61b351, first in v0.9.3',
   },
+  {
+    id: 'llamafactory.pad-longest',
+    kind: 'sets',
+    field: 'padding',
+    value: 'longest',
+    source: src(
+      'hiyouga/LLaMA-Factory',
+      'src/llamafactory/train/sft/workflow.py',
+      'ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30',
+      'run_sft',
+    ),
+    reason:
+      'SFTDataCollatorWith4DAttentionMask is a DataCollatorForSeq2Seq (padding=True: the longest of the batch, a multiple of 8); packing defaults to stage == "pt" (hparams/parser.py), so sft batches are unpacked',
+  },
 ];
 
 export const MS_SWIFT_FACTS: readonly Fact[] = [
@@ -455,6 +483,20 @@ export const MS_SWIFT_FACTS: readonly Fact[] = [
       'gradient_checkpointing',
     ),
     reason: 'gradient_checkpointing: bool = True (the Trainer default is False)',
+  },
+  {
+    id: 'ms-swift.pad-longest',
+    kind: 'sets',
+    field: 'padding',
+    value: 'longest',
+    source: src(
+      'modelscope/ms-swift',
+      'swift/template/base.py',
+      '3602360a562313afbf2ef6065fdf61f271a2c5b9',
+      'Template._data_collator',
+    ),
+    reason:
+      'without padding_to the batch is padded to its longest sample; packing and padding_free default to False (arguments/base_args, template_args)',
   },
 ];
 

@@ -398,6 +398,22 @@ describe('explicit fields', () => {
     }
   });
 
+  it("pad per batch where the trainer's collator pads to the longest sample, unless the scenario says how it batches", () => {
+    for (const framework of ['llama-factory', 'axolotl', 'ms-swift', 'litgpt', 'torchtune'] as const) {
+      expect(withFrameworkDefaults({ model: 'llama-2-7b', framework }).scenario.padding, framework).toBe(
+        'longest',
+      );
+      expect(
+        withFrameworkDefaults({ model: 'llama-2-7b', framework, padding: 'packed' }).scenario.padding,
+        framework,
+      ).toBe('packed');
+    }
+    // torchtitan cuts a token stream into windows: every batch is full.
+    expect(withFrameworkDefaults({ model: 'llama-2-7b', framework: 'torchtitan' }).scenario.padding).toBe(
+      'packed',
+    );
+  });
+
   it('leave the input untouched and a scenario without a framework unchanged', () => {
     const raw = { model: 'llama-2-7b', method: 'lora', framework: 'litgpt' };
     const { scenario, defaults } = withFrameworkDefaults(raw);

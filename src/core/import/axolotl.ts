@@ -164,6 +164,12 @@ export function mapAxolotlConfig(input: MapperInput): ImportReport {
   }
 
   mapCheckpointingAndCompile(b, c);
+  // Batches (docs/scenario.md, padding; axolotl src/axolotl/core/builders/causal.py at 067b021c):
+  // sample_packing fills each row to sequence_len; pad_to_sequence_len pads every batch to it; otherwise
+  // the collator pads to the batch's longest, which the axolotl profile says (axolotl.pad-longest).
+  if (truthy(c.sample_packing)) b.map('sample_packing', c.sample_packing, 'padding', 'packed');
+  else if (truthy(c.pad_to_sequence_len))
+    b.map('pad_to_sequence_len', c.pad_to_sequence_len, 'padding', 'max-length');
   b.unmodelled(c, [['eval_batch_size', because('eval-batch')]], { whenOn: true });
   return b.build();
 }

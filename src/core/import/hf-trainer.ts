@@ -167,13 +167,10 @@ export function mapHfTrainerConfig(input: MapperInput): ImportReport {
   }
 
   mapCheckpointingAndCompile(b, c);
-  b.unmodelled(
-    c,
-    [
-      ['per_device_eval_batch_size', because('eval-batch')],
-      ['packing', because('packing', { lengthKey: 'max_length' })],
-    ],
-    { whenOn: true },
-  );
+  // Batches (docs/scenario.md, padding; trl/trainer/sft_trainer.py): packing fills each row to
+  // max_length; otherwise the collator pads to the batch's longest (trl.pad-longest). padding_free
+  // alone concatenates a batch's samples into one row whose length still varies, so it stays longest.
+  if (truthy(c.packing)) b.map('packing', c.packing, 'padding', 'packed');
+  b.unmodelled(c, [['per_device_eval_batch_size', because('eval-batch')]], { whenOn: true });
   return b.build();
 }

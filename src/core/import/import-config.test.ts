@@ -211,6 +211,42 @@ describe('importConfig', () => {
     }
   });
 
+  it('maps how each trainer batches: packed, padded to the cap, or (left to the profile) padded per batch', () => {
+    const padding = (config: Record<string, unknown>) => {
+      const r = importConfig({ config });
+      return { padding: r.scenario.padding, framework: r.scenario.framework, assumed: r.assumed };
+    };
+    const axolotl = { base_model: 'x', micro_batch_size: 1, sequence_len: 2048 };
+    expect(padding({ ...axolotl, sample_packing: true, pad_to_sequence_len: true }).padding).toBe('packed');
+    expect(padding({ ...axolotl, pad_to_sequence_len: true }).padding).toBe('max-length');
+    // Neither: the collator pads to the batch's longest, which the axolotl profile says.
+    const plain = padding(axolotl);
+    expect(plain.padding).toBeUndefined();
+    expect(parseScenario({ model: 'x', ...importConfig({ config: axolotl }).scenario }).padding).toBe(
+      'longest',
+    );
+
+    const lf = { model_name_or_path: 'x', finetuning_type: 'lora', stage: 'sft' };
+    expect(padding({ ...lf, packing: true }).padding).toBe('packed');
+    expect(padding({ ...lf, neat_packing: true }).padding).toBe('packed');
+    expect(padding({ ...lf, packing: false }).padding).toBe('longest');
+    expect(parseScenario({ model: 'x', ...importConfig({ config: lf }).scenario }).padding).toBe('longest');
+    // Pre-training packs unless the file says otherwise (LLaMA-Factory's hparams/parser.py).
+    const pt = padding({ ...lf, stage: 'pt' });
+    expect(pt.padding).toBe('packed');
+    expect(pt.assumed.find((a) => a.field === 'padding')?.reason).toEqual({
+      code: 'trainer-default',
+      params: { key: 'packing', trainer: 'LLaMA-Factory', value: 'true (stage pt)' },
+    });
+
+    expect(padding({ model_name_or_path: 'x', per_device_train_batch_size: 2, packing: true }).padding).toBe(
+      'packed',
+    );
+    const tune = { model: { _component_: 'torchtune.models.llama3_1.lora_llama3_1_8b' } };
+    expect(padding({ ...tune, dataset: { packed: true } }).padding).toBe('packed');
+    expect(padding({ ...tune, dataset: { packed: false } }).padding).toBe('longest');
+  });
+
   it('leaves activation offload off where the config turns it off, and names what it cannot hold', () => {
     const off = importConfig({
       config: {

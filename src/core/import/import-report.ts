@@ -95,8 +95,6 @@ export interface ImportReasonParams {
   'tpu-downcast': NoParams;
   'fsdp-orig-params': NoParams;
   'eval-batch': NoParams;
-  /** Packed samples fill every row to this length key (null: the full length). */
-  packing: { readonly lengthKey: string | null };
   'upcast-layernorm': NoParams;
   'upcast-lmhead': NoParams;
   'unsloth-kernels': NoParams;

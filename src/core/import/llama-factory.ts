@@ -158,6 +158,13 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
   else b.skip('flash_attn', flash, 'unresolved', because('flash-attn-values'));
 
   mapHfOptimizer(b, 'optim', c.optim, HF_DEFAULT_OPTIM);
+  // Batches (docs/scenario.md, padding): packing and neat_packing fill every row to cutoff_len, and
+  // packing defaults to stage == "pt" (hparams/parser.py); an unpacked sft batch is padded to its longest
+  // sample, which the llama-factory profile says (llamafactory.pad-longest).
+  if (truthy(c.neat_packing)) b.map('neat_packing', c.neat_packing, 'padding', 'packed');
+  else if (typeof c.packing === 'boolean')
+    b.map('packing', c.packing, 'padding', c.packing ? 'packed' : 'longest');
+  else if (c.stage === 'pt') b.assume('padding', 'packed', lf('packing', 'true (stage pt)'));
   if (truthy(c.enable_liger_kernel)) b.map('enable_liger_kernel', c.enable_liger_kernel, 'loss', 'fused');
   mapTorchCompile(b, c);
 

@@ -222,6 +222,15 @@ export function mapTorchtuneConfig(input: MapperInput): ImportReport {
   if (typeof c.compile === 'boolean') b.map('compile', c.compile, 'torchCompile', c.compile);
   else if (has(c, 'compile.loss'))
     b.map('compile.loss', at(c, 'compile.loss'), 'torchCompile', truthy(at(c, 'compile.loss')));
-  b.unmodelled(c, [['dataset.packed', because('packing', { lengthKey: null })]]);
+  // Batches (docs/scenario.md, padding): dataset.packed fills each row to tokenizer.max_seq_len
+  // (torchtune/datasets/_packed.py, PackedDataset); unpacked rows are padded to the batch's longest
+  // (torchtune.pad-longest).
+  if (has(c, 'dataset.packed'))
+    b.map(
+      'dataset.packed',
+      at(c, 'dataset.packed'),
+      'padding',
+      truthy(at(c, 'dataset.packed')) ? 'packed' : 'longest',
+    );
   return b.build();
 }
