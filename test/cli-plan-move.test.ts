@@ -48,6 +48,7 @@ describe('headroom import', () => {
       gradientCheckpointing: 'full',
       attention: 'flash',
       precision: 'bf16-true',
+      padding: 'packed',
       framework: 'axolotl',
     });
     expect(out.mapped).toContainEqual({ key: 'lora_r', value: 32, field: 'lora.rank', to: 32 });
