@@ -8,7 +8,7 @@ import { perRankStepPeaks } from '../core/ranks.js';
 import { MIB } from '../core/units.js';
 import { Ledger, type ProbeBatch } from '../io/ledger.js';
 import { readRunSeries, windowOf } from './run-series.js';
-import { stepPoints } from './runs-api.js';
+import { stepPoints, thinRankSteps } from './runs-api.js';
 
 const ev = (line: Record<string, unknown>): ProbeEvent => {
   const parsed = parseProbeLine(JSON.stringify({ v: 1, worldSize: 2, ...line }));
@@ -107,5 +107,21 @@ describe("a run's series read as columns", () => {
     expect(w.steps.step).toEqual([series.steps.step[1], series.steps.step[2]]);
     expect(w.recorded).toEqual({ steps: 2, samples: 0 });
     expect(windowOf(series, 1000, 2000).steps.step).toEqual([]);
+  });
+});
+
+describe('per-rank peaks for the page', () => {
+  it('thins a long run to a few thousand steps, each rank’s spike kept', () => {
+    const steps = Array.from({ length: 10_000 }, (_, i) => ({
+      step: i + 1,
+      phase: 'train',
+      allocatedBytes: [i === 4_321 ? 9 * MIB : MIB, i === 777 ? 7 * MIB : 2 * MIB],
+      reservedBytes: [MIB, MIB],
+    }));
+    const thin = thinRankSteps({ ranks: [0, 1], steps });
+    expect(thin.ranks).toEqual([0, 1]);
+    expect(thin.steps.length).toBeLessThanOrEqual(4000);
+    expect(thin.steps.find((s) => s.allocatedBytes[0] === 9 * MIB)?.step).toBe(4_322);
+    expect(thin.steps.find((s) => s.allocatedBytes[1] === 7 * MIB)?.step).toBe(778);
   });
 });

@@ -47,6 +47,8 @@ export interface RunSeries {
   readonly capacityBytes: number | null;
   /** The rows read: where a live view picks up. */
   readonly after: RowMarks;
+  /** The rank of each step row read. */
+  readonly ranks: readonly number[];
   /** The step rows as the diagnosis's timeline reads them (rows without device figures left out). */
   readonly timeline: () => readonly TimelineStep[];
   /** Each step's peak per rank (src/core/ranks.ts). */
@@ -182,6 +184,7 @@ export function readRunSeries(ledger: Ledger, run: RunRecord, after: RowMarks = 
     samples,
     capacityBytes,
     after: { steps: stepRows.last, samples: sampleRows.last },
+    ranks: v.rank as number[],
     timeline: () => {
       const out: TimelineStep[] = [];
       for (let i = 0; i < stepRows.rows; i++) {

@@ -227,11 +227,8 @@ describe('the run page: chart first, detail on zoom, only new rows live', () => 
     expect(chart.estimate?.peak.allocatedBytes).toBeGreaterThan(0);
     const extras = (await (await app.request(`/api/runs/${id}/extras?lang=zh`)).json()) as RunExtras;
     expect(Array.isArray(extras.findings)).toBe(true);
-    expect(extras.rankSteps.ranks).toEqual([0]);
-    expect(extras.rankSteps.steps.length).toBeLessThanOrEqual(4000);
-    expect(Math.max(...extras.rankSteps.steps.map((s) => s.allocatedBytes[0] ?? 0))).toBe(
-      Math.round(18 * GIB),
-    );
+    // One rank: the page draws no per-rank chart, so its steps are not sent twice.
+    expect(extras.rankSteps).toEqual({ ranks: [0], steps: [] });
   });
 
   it('gives every step of a zoomed window, and the same run detail as the full read', async () => {

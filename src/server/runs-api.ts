@@ -271,7 +271,11 @@ function extrasOf(
     ),
     ranks: run.ranks,
     peakRank: run.peakRank,
-    rankSteps: RunSeriesCache.derive(cached, 'rankSteps', () => thinRankSteps(cached.series.rankSteps())),
+    rankSteps: RunSeriesCache.derive(cached, 'rankSteps', () => {
+      // One rank has no per-rank chart on the page: its ranks, none of its steps again.
+      const ranks = [...new Set(cached.series.ranks)].sort((x, y) => x - y);
+      return ranks.length > 1 ? thinRankSteps(cached.series.rankSteps()) : { ranks, steps: [] };
+    }),
   };
 }
 
@@ -283,6 +287,7 @@ function demoSeries(detail: RunDetail): RunSeries {
     samples: sampleColumnsFromPoints(detail.samples),
     capacityBytes: detail.samples[0]?.totalBytes ?? null,
     after: { steps: 0, samples: 0 },
+    ranks: detail.rankSteps.ranks,
     timeline: () => [],
     rankSteps: () => detail.rankSteps,
   };

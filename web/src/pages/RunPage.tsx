@@ -19,7 +19,7 @@ import { estimateErrorWords } from '../../../src/words/estimate-error.js';
 import { RUN_STATUS } from '../../../src/words/run.js';
 import { RUN_SNAPSHOT } from '../../../src/words/run-snapshot.js';
 import { uiRunsWords } from '../../../src/words/ui-runs.js';
-import { api, apiUrl } from '../api.js';
+import { api, apiEarly, apiUrl } from '../api.js';
 import {
   appendSamples,
   appendSteps,
@@ -109,7 +109,7 @@ export function RunPage({ id }: { id: number }) {
     setChart(null);
     setExtras(null);
     setZoom(null);
-    api<RunChart>(`/api/runs/${id}/chart`).then(
+    apiEarly<RunChart>(`/api/runs/${id}/chart`).then(
       (c) => {
         if (gone) return;
         setChart(c);
