@@ -129,7 +129,10 @@ export interface RunWindow {
 }
 
 /** What the run page shows once the chart is up (GET /api/runs/:id/extras?lang): diagnosis and ranks. */
-export type RunExtras = Pick<RunDetail, 'findings' | 'ranks' | 'peakRank' | 'rankSteps'>;
+export type RunExtras = Pick<RunDetail, 'findings' | 'ranks' | 'peakRank' | 'rankSteps'> & {
+  /** The run's name in that language (the demo run's name is words; a recorded run's is its own). */
+  readonly name: string;
+};
 
 /** A live run's new rows (the stream's `update` event): only what was written since the last one. */
 export interface RunUpdate {

@@ -81,6 +81,17 @@ describe('runs API', () => {
     expect(detail.findings.map((f) => f.code)).toEqual(['activations']);
   });
 
+  it("serves the demo run's page in parts too, its name and findings in the page's language", async () => {
+    const { app } = await appWithRuns();
+    const full = (await (await app.request(`/api/runs/${DEMO_RUN_ID}?lang=zh`)).json()) as RunDetail;
+    const chart = (await (await app.request(`/api/runs/${DEMO_RUN_ID}/chart`)).json()) as RunChart;
+    expect(chart.steps.step).toEqual(full.steps.map((s) => s.step));
+    expect(chart.oom).toEqual(full.oom);
+    const extras = (await (await app.request(`/api/runs/${DEMO_RUN_ID}/extras?lang=zh`)).json()) as RunExtras;
+    expect(extras.name).toBe(full.run.name);
+    expect(extras.findings).toEqual(full.findings);
+  });
+
   it('compares two runs and warns that two variables changed', async () => {
     const { app, ids } = await appWithRuns();
     const diff = (await (await app.request(`/api/runs/diff?a=${ids[0]}&b=${ids[1]}`)).json()) as RunDiff;
@@ -227,6 +238,7 @@ describe('the run page: chart first, detail on zoom, only new rows live', () => 
     expect(chart.estimate?.peak.allocatedBytes).toBeGreaterThan(0);
     const extras = (await (await app.request(`/api/runs/${id}/extras?lang=zh`)).json()) as RunExtras;
     expect(Array.isArray(extras.findings)).toBe(true);
+    expect(extras.name).toBe('long');
     // One rank: the page draws no per-rank chart, so its steps are not sent twice.
     expect(extras.rankSteps).toEqual({ ranks: [0], steps: [] });
   });

@@ -266,6 +266,7 @@ function extrasOf(
   deps: Pick<RunsApiDeps, 'diagnoseRun'>,
 ): RunExtras {
   return {
+    name: summaryOf(run).name,
     findings: RunSeriesCache.derive(cached, `findings:${lang}`, () =>
       deps.diagnoseRun(ledger, run, lang, cached.series.timeline()),
     ),
@@ -311,7 +312,7 @@ function demoChart(detail: RunDetail): RunChart {
 
 function extrasOfDetail(detail: RunDetail): RunExtras {
   const { findings, ranks, peakRank, rankSteps } = detail;
-  return { findings, ranks, peakRank, rankSteps };
+  return { name: detail.run.name, findings, ranks, peakRank, rankSteps };
 }
 
 /** `after=STEPS,SAMPLES` (two row ids), or null when absent or not two whole numbers. */

@@ -203,7 +203,7 @@ export function RunPage({ id }: { id: number }) {
     <div className="run-page">
       <section className="panel">
         <h2>
-          #{run.id} {run.name}{' '}
+          #{run.id} {extras?.name ?? run.name}{' '}
           <span className={`badge ${run.status}`} data-testid="run-status">
             {say(RUN_STATUS, lang, { code: run.status, params: {} })}
           </span>
