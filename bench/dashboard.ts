@@ -3,6 +3,12 @@
  * Dashboard rendering benchmark: a recorded run of 100,000 steps (plus 25,000 nvidia-smi samples) on
  * the run page in headless Chromium — time to first paint of the chart, and frame time while panning.
  * Run: npm run bench:dashboard (builds first). Figures go in the README.
+ *
+ * The first of the three loads meets a fresh server and browser: the server reads the run's rows from
+ * the ledger then (src/server/run-series.ts); the second and third are served from what it read (the
+ * run is finished, so nothing changed). The median is therefore a repeat visit; the first load's
+ * figure is printed beside it. The server runs in this process, so the diagnosis the page asks for
+ * once its chart is drawn holds up this script's own wait too: the first load's figure includes it.
  */
 import { join } from 'node:path';
 import { Ledger } from '../src/io/ledger.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepPeaks } from './downsample.js';
+import { keepPeaks, peakIndices } from './downsample.js';
 
 describe('keepPeaks', () => {
   const points = Array.from({ length: 100_000 }, (_, i) => ({
@@ -24,5 +24,36 @@ describe('keepPeaks', () => {
     const withNulls = Array.from({ length: 50 }, (_, i) => ({ t: i, v: i % 2 ? null : i }));
     const kept = keepPeaks(withNulls, [(p) => p.v], 10);
     expect(kept.map((p) => p.t)).toEqual([0, 8, 10, 18, 20, 28, 30, 38, 40, 48]);
+  });
+});
+
+describe('peakIndices', () => {
+  it('keeps the highest and lowest index of every bucket of every column, ascending, once each', () => {
+    const n = 30_000;
+    const a = Array.from({ length: n }, (_, i) => ((i * 7919) % 1000) + (i === 12_345 ? 5000 : 0));
+    const b = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? null : (i * 104_729) % 977));
+    const kept = peakIndices(n, [a, b], 400);
+    expect(kept.every((k, i) => i === 0 || k > kept[i - 1]!)).toBe(true);
+    expect(kept.length).toBeLessThanOrEqual(400);
+    expect(kept).toContain(12_345);
+    const buckets = Math.floor(400 / 4);
+    const set = new Set(kept);
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      const from = Math.floor((bucket * n) / buckets);
+      const to = Math.floor(((bucket + 1) * n) / buckets);
+      for (const column of [a, b]) {
+        const values = column.slice(from, to).filter((v): v is number => v !== null);
+        const keptValues = [...set].filter((k) => k >= from && k < to).map((k) => column[k]);
+        expect(keptValues).toContain(Math.max(...values));
+        expect(keptValues).toContain(Math.min(...values));
+      }
+    }
+  });
+
+  it('is keepPeaks over columns: the same points', () => {
+    const points = Array.from({ length: 9_000 }, (_, i) => ({ v: Math.sin(i / 40) + (i === 4_321 ? 3 : 0) }));
+    const byIndex = peakIndices(points.length, [points.map((p) => p.v)], 600).map((i) => points[i]);
+    expect(byIndex).toEqual(keepPeaks(points, [(p) => p.v], 600));
+    expect(peakIndices(5, [[1, 2, 3, 4, 5]], 600)).toEqual([0, 1, 2, 3, 4]);
   });
 });

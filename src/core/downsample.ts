@@ -19,21 +19,40 @@ export function keepPeaks<T>(
   maxPoints: number = DEFAULT_MAX_POINTS,
 ): T[] {
   if (points.length <= maxPoints || series.length === 0) return [...points];
-  const perBucket = 2 * series.length;
+  const columns = series.map((value) => points.map(value));
+  return peakIndices(points.length, columns, maxPoints).map((i) => points[i]!);
+}
+
+/** A series as one value per point (null: no value there), e.g. a column of the run page's payload. */
+export type SeriesColumn = ArrayLike<number | null>;
+
+/**
+ * keepPeaks over columns: the indices (ascending) of the points kept out of `length`, each column a
+ * series with one value per point. Every index when `length` ≤ maxPoints. This is what thins a long
+ * run's columnar chart payload without building an object per point.
+ */
+export function peakIndices(
+  length: number,
+  columns: readonly SeriesColumn[],
+  maxPoints: number = DEFAULT_MAX_POINTS,
+): number[] {
+  if (length <= maxPoints || columns.length === 0) return Array.from({ length }, (_, i) => i);
+  const perBucket = 2 * columns.length;
   const buckets = Math.max(1, Math.floor(maxPoints / perBucket));
-  const kept: T[] = [];
+  const kept: number[] = [];
+  const picks: number[] = [];
   for (let b = 0; b < buckets; b++) {
-    const from = Math.floor((b * points.length) / buckets);
-    const to = Math.floor(((b + 1) * points.length) / buckets);
-    const picks = new Set<number>();
-    for (const value of series) {
+    const from = Math.floor((b * length) / buckets);
+    const to = Math.floor(((b + 1) * length) / buckets);
+    picks.length = 0;
+    for (const column of columns) {
       let hi = -1;
       let lo = -1;
       let hiValue = Number.NEGATIVE_INFINITY;
       let loValue = Number.POSITIVE_INFINITY;
       for (let i = from; i < to; i++) {
-        const v = value(points[i]!);
-        if (v === null || Number.isNaN(v)) continue;
+        const v = column[i];
+        if (v === null || v === undefined || Number.isNaN(v)) continue;
         if (v > hiValue) {
           hiValue = v;
           hi = i;
@@ -43,11 +62,12 @@ export function keepPeaks<T>(
           lo = i;
         }
       }
-      if (hi >= 0) picks.add(hi);
-      if (lo >= 0) picks.add(lo);
+      if (hi >= 0) picks.push(hi);
+      if (lo >= 0) picks.push(lo);
     }
-    if (picks.size === 0) picks.add(from);
-    for (const i of [...picks].sort((x, y) => x - y)) kept.push(points[i]!);
+    if (picks.length === 0) picks.push(from);
+    picks.sort((x, y) => x - y);
+    for (let k = 0; k < picks.length; k++) if (k === 0 || picks[k] !== picks[k - 1]) kept.push(picks[k]!);
   }
   return kept;
 }

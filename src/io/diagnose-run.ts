@@ -15,6 +15,7 @@ import {
   type SnapshotExplainFinding,
   type SnapshotExplanation,
   type Timeline,
+  type TimelineStep,
   timelineFromSteps,
 } from '../core/diagnose/index.js';
 import { matchCatalogGpu } from '../core/env.js';
@@ -36,6 +37,11 @@ export interface DiagnoseRunOptions {
   readonly scenario?: ScenarioContext | null;
   /** Read the allocator snapshot the run's probe wrote, when it has one (a large file takes seconds). */
   readonly snapshot?: boolean;
+  /**
+   * The run's step timeline when the caller has read the steps already (the dashboard reads them once
+   * for the chart and the diagnosis); the ledger's steps otherwise.
+   */
+  readonly timelineSteps?: readonly TimelineStep[];
 }
 
 /** What the run's allocator snapshot says, or why it could not be read. */
@@ -69,7 +75,9 @@ export function diagnoseRun(
   const cardTotals = gpus.map((g) => g.totalBytes).filter((t): t is number => t !== null && t > 0);
   // torch's own figure for the device first (what the allocator works against), else nvidia-smi's.
   const capacityBytes = probeCapacityBytes(events) ?? (cardTotals.length > 0 ? minOf(cardTotals) : null);
-  const timeline = timelineFromSteps(ledger.steps(record.id), capacityBytes);
+  const timeline: Timeline = options.timelineSteps
+    ? { steps: options.timelineSteps, capacityBytes }
+    : timelineFromSteps(ledger.steps(record.id), capacityBytes);
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
   // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).
   const card = gpus.find((g) => g.name !== null);

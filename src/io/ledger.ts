@@ -58,6 +58,15 @@ import {
   STEPS,
   TABLES,
 } from './ledger-schema.js';
+import {
+  columnsSql,
+  type RunColumns,
+  readColumns,
+  rowMarkSql,
+  SERIES_TABLES,
+  type SeriesField,
+  type SeriesTable,
+} from './ledger-series.js';
 
 export { LEDGER_SCHEMA_VERSION };
 export const LEDGER_FILE = 'ledger.db';
@@ -755,6 +764,25 @@ export class Ledger {
       samples: sampleRows.map(gpuSampleRecord.read),
       last: { steps: lastOf(stepRows, after.steps), samples: lastOf(sampleRows, after.samples) },
     };
+  }
+
+  /**
+   * Chosen fields of a run's step records or nvidia-smi samples as columns, rows after `afterRow`
+   * (src/io/ledger-series.ts): what the dashboard's chart reads from a long run.
+   */
+  columns<T extends SeriesTable, F extends SeriesField<T>>(
+    table: T,
+    runId: number,
+    fields: readonly F[],
+    afterRow = 0,
+  ): RunColumns<F> {
+    return readColumns(this.prepare(columnsSql(SERIES_TABLES[table], fields)), fields, runId, afterRow);
+  }
+
+  /** How many rows a run has in a series table and the last one's rowid (rows are only ever added). */
+  rowMark(table: SeriesTable, runId: number): { readonly rows: number; readonly last: number } {
+    const row = this.prepare(rowMarkSql(SERIES_TABLES[table])).get(runId) as { n: number; last: number };
+    return { rows: Number(row.n), last: Number(row.last) };
   }
 
   /** nvidia-smi per-process samples in time order. */

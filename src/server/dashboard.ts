@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono';
 import type { FindingView } from '../core/dashboard-types.js';
+import type { TimelineStep } from '../core/diagnose/timeline.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
@@ -33,9 +34,20 @@ export interface DashboardOptions {
   readonly hosts?: readonly string[] | 'any';
 }
 
-/** The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language. */
-export function runFindings(ledger: Ledger, run: RunRecord, lang: Lang = 'en'): FindingView[] {
-  return findingViews(diagnoseRun(ledger, run).findings, lang);
+/**
+ * The diagnosis of a recorded run (OOM text, step timeline, nvidia-smi samples), in the page's language;
+ * the timeline's steps when the caller read them already.
+ */
+export function runFindings(
+  ledger: Ledger,
+  run: RunRecord,
+  lang: Lang = 'en',
+  timelineSteps?: readonly TimelineStep[],
+): FindingView[] {
+  return findingViews(
+    diagnoseRun(ledger, run, timelineSteps === undefined ? {} : { timelineSteps }).findings,
+    lang,
+  );
 }
 
 /** Which snapshot file of a recorded run may be served (read-snapshot.ts), or null when there is no such run. */

@@ -8,17 +8,24 @@ import { streamSSE } from 'hono/streaming';
 import { findGpu } from '../core/catalog/index.js';
 import type {
   FindingView,
+  RowMarks,
+  RunChart,
   RunDetail,
   RunDiff,
+  RunExtras,
   RunSummary,
+  RunUpdate,
+  RunWindow,
   SamplePoint,
   StepPoint,
 } from '../core/dashboard-types.js';
+import { timelineFromSteps } from '../core/diagnose/index.js';
+import type { TimelineStep } from '../core/diagnose/timeline.js';
 import { DEFAULT_MAX_POINTS, keepPeaks } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
-import { perRankStepPeaks } from '../core/ranks.js';
+import { type PerRankSteps, perRankStepPeaks } from '../core/ranks.js';
 import { chooseSnapshot } from '../core/run/snapshot.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, RunSnapshot, StepRecord } from '../core/run-record.js';
@@ -29,12 +36,31 @@ import type { Lang } from '../words/lang.js';
 import { langOf } from '../words/lang.js';
 import { RUNS } from '../words/runs.js';
 import { DEMO_RUN_ID, type DemoRun } from './demo-run.js';
+import {
+  type CachedRun,
+  type RunSeries,
+  RunSeriesCache,
+  readRunSeries,
+  sampleColumnsFromPoints,
+  stepColumnsFromPoints,
+  thinSamples,
+  thinSteps,
+  windowOf,
+} from './run-series.js';
 
 export interface RunsApiDeps {
   /** Opens the ledger for one request (better-sqlite3 is synchronous; opening is cheap). */
   readonly openLedger: () => Ledger;
-  /** The diagnosis of a recorded run (findings in the fixed order), in a language. */
-  readonly diagnoseRun: (ledger: Ledger, run: RunRecord, lang: Lang) => readonly FindingView[];
+  /**
+   * The diagnosis of a recorded run (findings in the fixed order), in a language; `timelineSteps` when
+   * the caller has read the run's steps already (they are then not read again).
+   */
+  readonly diagnoseRun: (
+    ledger: Ledger,
+    run: RunRecord,
+    lang: Lang,
+    timelineSteps?: readonly TimelineStep[],
+  ) => readonly FindingView[];
   /** The demo run shown next to the ledger's (one build per language), or null. */
   readonly demo: Readonly<Record<Lang, DemoRun>> | null;
   /** How often the stream looks for new rows, ms. */
@@ -175,23 +201,124 @@ export function runDetail(
   const endMs = run.endedAtMs ?? Date.now();
   const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
   const oomText = ledger.oomText(run.id);
+  // The step rows are read once: the chart's points, the per-rank peaks and the diagnosis's timeline.
   const stepRows = ledger.steps(run.id);
   const steps = stepPoints(stepRows, run.startedAtMs);
   const samples = samplePoints(ledger.gpuSamples(run.id), run.startedAtMs);
   return {
-    run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
+    run: detailRun(run),
     steps: chartSteps(steps),
     samples: chartSamples(samples),
     recorded: { steps: steps.length, samples: samples.length },
     phases: phaseBands(events, run.startedAtMs, endMs),
     oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
-    findings: deps.diagnoseRun(ledger, run, lang),
+    findings: deps.diagnoseRun(ledger, run, lang, timelineFromSteps(stepRows).steps),
     estimate: estimateOf(run),
     snapshots: latestPerRank(run.snapshots),
     ranks: run.ranks,
     peakRank: run.peakRank,
     rankSteps: perRankStepPeaks(stepRows),
   };
+}
+
+function detailRun(run: RunRecord): RunDetail['run'] {
+  return { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario };
+}
+
+/** What the run page paints first: the run and its chart (columns, every peak kept), phases and OOM. */
+export function chartOf(ledger: Ledger, run: RunRecord, series: RunSeries): RunChart {
+  const events = ledger.events(run.id, ['phase', 'oom', 'oom-text']);
+  const endMs = run.endedAtMs ?? Date.now();
+  const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
+  const oomText = oomEvent ? ledger.oomText(run.id) : null;
+  return {
+    run: detailRun(run),
+    steps: thinSteps(series.steps),
+    samples: thinSamples(series.samples),
+    capacityBytes: series.capacityBytes,
+    recorded: { steps: series.steps.t.length, samples: series.samples.t.length },
+    phases: phaseBands(events, run.startedAtMs, endMs),
+    oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
+    snapshots: latestPerRank(run.snapshots),
+    estimate: estimateOf(run),
+    after: series.after,
+  };
+}
+
+/** The per-rank peaks a chart draws: each rank's peaks kept, a few thousand steps at most. */
+export function thinRankSteps(rankSteps: PerRankSteps, maxPoints = DEFAULT_MAX_POINTS): PerRankSteps {
+  return {
+    ranks: rankSteps.ranks,
+    steps: keepPeaks(
+      rankSteps.steps,
+      rankSteps.ranks.map((_, i) => (s: PerRankSteps['steps'][number]) => s.allocatedBytes[i] ?? null),
+      maxPoints,
+    ),
+  };
+}
+
+/** The run page's second part: the diagnosis in a language and the ranks (from the cached read). */
+function extrasOf(
+  ledger: Ledger,
+  run: RunRecord,
+  cached: CachedRun,
+  lang: Lang,
+  deps: Pick<RunsApiDeps, 'diagnoseRun'>,
+): RunExtras {
+  return {
+    name: summaryOf(run).name,
+    findings: RunSeriesCache.derive(cached, `findings:${lang}`, () =>
+      deps.diagnoseRun(ledger, run, lang, cached.series.timeline()),
+    ),
+    ranks: run.ranks,
+    peakRank: run.peakRank,
+    rankSteps: RunSeriesCache.derive(cached, 'rankSteps', () => {
+      // One rank has no per-rank chart on the page: its ranks, none of its steps again.
+      const ranks = [...new Set(cached.series.ranks)].sort((x, y) => x - y);
+      return ranks.length > 1 ? thinRankSteps(cached.series.rankSteps()) : { ranks, steps: [] };
+    }),
+  };
+}
+
+/** The demo run's (prepared) detail as the page's parts. */
+function demoSeries(detail: RunDetail): RunSeries {
+  const steps = stepColumnsFromPoints(detail.steps);
+  return {
+    steps,
+    samples: sampleColumnsFromPoints(detail.samples),
+    capacityBytes: detail.samples[0]?.totalBytes ?? null,
+    after: { steps: 0, samples: 0 },
+    ranks: detail.rankSteps.ranks,
+    timeline: () => [],
+    rankSteps: () => detail.rankSteps,
+  };
+}
+
+function demoChart(detail: RunDetail): RunChart {
+  const series = demoSeries(detail);
+  return {
+    run: detail.run,
+    steps: thinSteps(series.steps),
+    samples: thinSamples(series.samples),
+    capacityBytes: series.capacityBytes,
+    recorded: { steps: detail.steps.length, samples: detail.samples.length },
+    phases: detail.phases,
+    oom: detail.oom,
+    snapshots: detail.snapshots,
+    estimate: detail.estimate,
+    after: series.after,
+  };
+}
+
+function extrasOfDetail(detail: RunDetail): RunExtras {
+  const { findings, ranks, peakRank, rankSteps } = detail;
+  return { name: detail.run.name, findings, ranks, peakRank, rankSteps };
+}
+
+/** `after=STEPS,SAMPLES` (two row ids), or null when absent or not two whole numbers. */
+function parseAfter(text: string | undefined): RowMarks | null {
+  const m = /^(\d+),(\d+)$/.exec(text ?? '');
+  return m ? { steps: Number(m[1]), samples: Number(m[2]) } : null;
 }
 
 function runOrThrow(ledger: Ledger, ref: string): RunRecord {
@@ -210,6 +337,7 @@ function runOrThrow(ledger: Ledger, ref: string): RunRecord {
 /** Mounts /runs routes on the API. */
 export function mountRuns(api: Hono, deps: RunsApiDeps): void {
   let openStreams = 0;
+  const cache = new RunSeriesCache();
   const withLedger = <T>(use: (ledger: Ledger) => T): T => {
     const ledger = deps.openLedger();
     try {
@@ -252,7 +380,36 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
     return c.json(withLedger((ledger) => runDetail(ledger, runOrThrow(ledger, id), deps, lang)));
   });
 
-  // The detail of a zoomed window: every point between from and to (seconds since the start), peaks kept.
+  // The run page: the chart first (columns, thinned, every peak kept), then the diagnosis and estimate.
+  api.get('/runs/:id/chart', (c) => {
+    const id = c.req.param('id');
+    if (deps.demo && id === String(DEMO_RUN_ID)) return c.json(demoChart(deps.demo.en.detail));
+    return c.json(
+      withLedger((ledger) => {
+        const run = runOrThrow(ledger, id);
+        const cached = cache.get(ledger, run);
+        // A finished run's chart is worked out once; a live one's events (phases, the OOM) may move on.
+        if (run.status === 'running') return chartOf(ledger, run, cached.series);
+        return RunSeriesCache.derive(cached, 'chart', () => chartOf(ledger, run, cached.series));
+      }),
+    );
+  });
+
+  api.get('/runs/:id/extras', (c) => {
+    const id = c.req.param('id');
+    const lang: Lang = langOf(c.req.query('lang'));
+    if (deps.demo && id === String(DEMO_RUN_ID)) return c.json(extrasOfDetail(deps.demo[lang].detail));
+    return c.json(
+      withLedger((ledger) => {
+        const run = runOrThrow(ledger, id);
+        const cached = cache.get(ledger, run);
+        return extrasOf(ledger, run, cached, lang, deps);
+      }),
+    );
+  });
+
+  // The detail of a zoomed window: every point between from and to (seconds since the start), thinned
+  // (peaks kept) only past a chart's width of points.
   api.get('/runs/:id/window', (c) => {
     const id = c.req.param('id');
     const from = Number(c.req.query('from'));
@@ -265,23 +422,22 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
         hint: `/api/runs/${id}/window?from=0&to=60`,
       });
     }
+    const windowFrom = (series: RunSeries): RunWindow => ({ from, to, ...windowOf(series, from, to) });
+    if (deps.demo && id === String(DEMO_RUN_ID)) return c.json(windowFrom(demoSeries(deps.demo.en.detail)));
     return c.json(
       withLedger((ledger) => {
         const run = runOrThrow(ledger, id);
-        const inside = <P extends { readonly t: number }>(p: P) => p.t >= from && p.t <= to;
-        return {
-          from,
-          to,
-          steps: chartSteps(stepPoints(ledger.steps(run.id), run.startedAtMs).filter(inside)),
-          samples: chartSamples(samplePoints(ledger.gpuSamples(run.id), run.startedAtMs).filter(inside)),
-        };
+        return windowFrom(cache.get(ledger, run).series);
       }),
     );
   });
 
+  // A live run: every poll reads only the rows written since the last one. `after=STEPS,SAMPLES` (the
+  // chart's `after`) starts there; without it the first update carries the run so far.
   api.get('/runs/:id/stream', (c) => {
     const id = c.req.param('id');
     const first = withLedger((ledger) => runOrThrow(ledger, id));
+    const start = parseAfter(c.req.query('after'));
     const cap = deps.maxStreams ?? MAX_STREAMS;
     if (openStreams >= cap) {
       return c.json(
@@ -296,33 +452,30 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
     }
     openStreams += 1;
     return streamSSE(c, async (stream) => {
-      let after = { steps: 0, samples: 0 };
-      let firstUpdate = true;
+      let after: RowMarks = start ?? { steps: 0, samples: 0 };
+      let replace = start === null;
       let open = true;
       stream.onAbort(() => {
         open = false;
       });
       try {
         while (open) {
-          const { run, fresh } = withLedger((ledger) => ({
-            run: ledger.getRun(first.id),
-            fresh: ledger.rowsAfter(first.id, after),
-          }));
-          if (!run) break;
-          after = fresh.last;
-          if (fresh.steps.length > 0 || fresh.samples.length > 0) {
-            // The first update carries everything so far (the page may have loaded a moment earlier);
-            // later ones only what is new.
-            await stream.writeSSE({
-              event: 'update',
-              data: JSON.stringify({
-                replace: firstUpdate,
-                run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
-                steps: stepPoints(fresh.steps, run.startedAtMs),
-                samples: samplePoints(fresh.samples, run.startedAtMs),
-              }),
-            });
-            firstUpdate = false;
+          const { run, fresh } = withLedger((ledger) => {
+            const r = ledger.getRun(first.id);
+            return { run: r, fresh: r ? readRunSeries(ledger, r, after) : null };
+          });
+          if (!run || !fresh) break;
+          after = fresh.after;
+          if (fresh.steps.t.length > 0 || fresh.samples.t.length > 0) {
+            const update: RunUpdate = {
+              replace,
+              run: detailRun(run),
+              steps: fresh.steps,
+              samples: fresh.samples,
+              after,
+            };
+            await stream.writeSSE({ event: 'update', data: JSON.stringify(update) });
+            replace = false;
           }
           if (run.status !== 'running') {
             await stream.writeSSE({ event: 'end', data: JSON.stringify({ status: run.status }) });

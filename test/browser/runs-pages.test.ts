@@ -115,7 +115,8 @@ describe('Runs pages', () => {
       .poll(() => page.getByTestId('peak-allocated').textContent())
       .toBe(formatBytes(Math.round((19 + 1.1) * GIB)));
     expect(await page.getByTestId('run-status').textContent()).toBe('oom');
-    expect(await page.getByTestId('findings').locator('li.finding').count()).toBeGreaterThan(0);
+    // The diagnosis follows the chart (GET /api/runs/:id/extras).
+    await expect.poll(() => page.getByTestId('findings').locator('li.finding').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('findings').textContent()).toContain('Tried to allocate 2.00 GiB');
     expect(await page.locator('.time-chart canvas').count()).toBe(1);
     await screenshot(page, 'run-page-oom');

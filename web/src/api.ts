@@ -28,6 +28,28 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
       ? {}
       : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
   );
+  return read<T>(response);
+}
+
+declare global {
+  interface Window {
+    /** The request web/public/early.js made before the app's code ran, for the page that wants it. */
+    __headroomEarly?: { readonly path: string; readonly response: Promise<Response> } | undefined;
+  }
+}
+
+/**
+ * GETs `path` as api() does, taking the answer early.js already asked for when it is that path (once:
+ * a later visit asks again).
+ */
+export function apiEarly<T>(path: string): Promise<T> {
+  const early = window.__headroomEarly;
+  if (!early || early.path !== path) return api<T>(path);
+  window.__headroomEarly = undefined;
+  return early.response.then(read<T>, () => api<T>(path));
+}
+
+async function read<T>(response: Response): Promise<T> {
   const json = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
   if (!response.ok) throw new Error(json.error?.message ?? `${response.status} ${response.statusText}`);
   return json as T;

@@ -1,15 +1,19 @@
 /** The dashboard shell: header with pages and the language switch, hash routing, pages. */
-import { type ReactElement, StrictMode, useEffect, useState } from 'react';
+import { lazy, type ReactElement, StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { fleetWords } from '../../src/words/ui-fleet.js';
 import { defaultLang, type Lang, LangContext, MESSAGES } from './i18n.js';
-import { ComparePage } from './pages/ComparePage.js';
-import { EstimatePage } from './pages/EstimatePage.js';
-import { FleetPage } from './pages/FleetPage.js';
-import { MigratePage } from './pages/MigratePage.js';
 import { RunPage } from './pages/RunPage.js';
 import { RunsPage } from './pages/RunsPage.js';
-import { SnapshotPage } from './pages/SnapshotPage.js';
+
+// The run pages come with the shell (a run page opened from a link paints without waiting for more
+// code); the other pages, with the catalogs and the estimator, are loaded when first opened.
+const ComparePage = lazy(() => import('./pages/ComparePage.js').then((m) => ({ default: m.ComparePage })));
+const EstimatePage = lazy(() => import('./pages/EstimatePage.js').then((m) => ({ default: m.EstimatePage })));
+const FleetPage = lazy(() => import('./pages/FleetPage.js').then((m) => ({ default: m.FleetPage })));
+const MigratePage = lazy(() => import('./pages/MigratePage.js').then((m) => ({ default: m.MigratePage })));
+const SnapshotPage = lazy(() => import('./pages/SnapshotPage.js').then((m) => ({ default: m.SnapshotPage })));
+
 import './styles.css';
 
 function parseHash(hash: string): { path: string[]; query: string } {
@@ -99,7 +103,9 @@ function App() {
           </button>
         </fieldset>
       </header>
-      <main>{body}</main>
+      <main>
+        <Suspense fallback={null}>{body}</Suspense>
+      </main>
     </LangContext.Provider>
   );
 }

@@ -1,21 +1,29 @@
 /**
  * Memory over time with uPlot (fast on long series): nvidia-smi used, torch reserved and allocated,
- * loss on a second axis, phases shaded, the OOM marked.
+ * loss on a second axis, phases shaded, the OOM marked. A zoom (drag, or setScale) is reported through
+ * `onZoom`; the page's `detail` for it is drawn in place without rebuilding the chart or its zoom.
  */
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { GIB } from '../../../src/core/units.js';
 import { uiRunsWords } from '../../../src/words/ui-runs.js';
+import type { TimeSeries } from '../chart-data.js';
 import { useLang } from '../i18n.js';
 
-export interface TimeSeries {
-  /** Seconds since the start, ascending. */
-  readonly t: readonly number[];
-  readonly used: readonly (number | null)[];
-  readonly reserved: readonly (number | null)[];
-  readonly allocated: readonly (number | null)[];
-  readonly loss: readonly (number | null)[];
+export type { TimeSeries } from '../chart-data.js';
+
+const gib = (v: number | null) => (v === null ? null : v / GIB);
+
+/** The series as uPlot's aligned data (memory in GiB). */
+function alignedData(series: TimeSeries): uPlot.AlignedData {
+  return [
+    series.t as number[],
+    series.used.map(gib),
+    series.reserved.map(gib),
+    series.allocated.map(gib),
+    series.loss as (number | null)[],
+  ];
 }
 
 export interface Band {
@@ -34,16 +42,25 @@ export function TimeChart({
   series,
   bands,
   oomAt,
+  detail = null,
+  onZoom,
   height = 320,
 }: {
   series: TimeSeries;
   bands: readonly Band[];
   oomAt: number | null;
+  /** The overview with a zoomed window's detail set in (chart-data.ts withWindow); null: the overview. */
+  detail?: TimeSeries | null;
+  /** Called on every change of the time axis' range (min, max seconds). */
+  onZoom?: (from: number, to: number) => void;
   height?: number;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const lang = useLang();
+  const zoomed = useRef(onZoom);
+  zoomed.current = onZoom;
+  const shown = useRef<TimeSeries>(series);
 
   useEffect(() => {
     const el = host.current;
@@ -58,14 +75,8 @@ export function TimeChart({
       loss: w({ code: 'series-loss', params: {} }),
       oom: w({ code: 'oom', params: {} }),
     };
-    const gib = (v: number | null) => (v === null ? null : v / GIB);
-    const data: uPlot.AlignedData = [
-      series.t as number[],
-      series.used.map(gib),
-      series.reserved.map(gib),
-      series.allocated.map(gib),
-      series.loss as (number | null)[],
-    ];
+    const data = alignedData(series);
+    shown.current = series;
     const opts: uPlot.Options = {
       width: el.clientWidth || 800,
       height,
@@ -84,6 +95,12 @@ export function TimeChart({
       ],
       cursor: { drag: { x: true, y: false } },
       hooks: {
+        setScale: [
+          (u, key) => {
+            const x = u.scales.x;
+            if (key === 'x' && x?.min != null && x.max != null) zoomed.current?.(x.min, x.max);
+          },
+        ],
         drawClear: [
           (u) => {
             const ctx = u.ctx;
@@ -127,6 +144,15 @@ export function TimeChart({
       plot.current = null;
     };
   }, [series, bands, oomAt, lang, height]);
+
+  // A zoomed window's detail (or the overview again): new data, the same chart and the same zoom.
+  useEffect(() => {
+    const next = detail ?? series;
+    const u = plot.current;
+    if (!u || shown.current === next) return;
+    shown.current = next;
+    u.setData(alignedData(next), false);
+  }, [detail, series]);
 
   return <div ref={host} className="time-chart" data-testid="time-chart" />;
 }
