@@ -226,6 +226,33 @@ export function upperBound(
   return upperOfSetup(setup, peak, pagedBytes, table);
 }
 
+/**
+ * Each table's three bases per setup, looked up once: the lookup (seven kinds, a key string each) was a
+ * quarter of an estimate's time (bench:speed). Frozen, since every estimate of the setup shares them;
+ * at most BASES_CAP setups per table (the field values make a few dozen), past that the cache restarts.
+ */
+const BASES = new WeakMap<UpperTable, Map<string, UpperBound['basis']>>();
+const BASES_CAP = 512;
+
+function basesOf(setup: UpperSetup, table: UpperTable): UpperBound['basis'] {
+  let bySetup = BASES.get(table);
+  if (!bySetup) {
+    bySetup = new Map();
+    BASES.set(table, bySetup);
+  }
+  const key = `${setup.framework ?? '\0'}/${setup.method}/${setup.layout}`;
+  const known = bySetup.get(key);
+  if (known) return known;
+  const basis = Object.freeze({
+    allocated: Object.freeze(upperBasis(setup, 'allocated', table)),
+    reserved: Object.freeze(upperBasis(setup, 'reserved', table)),
+    device: Object.freeze(upperBasis(setup, 'device', table)),
+  });
+  if (bySetup.size >= BASES_CAP) bySetup.clear();
+  bySetup.set(key, basis);
+  return basis;
+}
+
 /** upperBound for a setup given as the table reads it. */
 export function upperOfSetup(
   setup: UpperSetup,
@@ -233,15 +260,7 @@ export function upperOfSetup(
   pagedBytes = 0,
   table: UpperTable = UPPER_TABLE,
 ): UpperBound {
-  return upperFromBasis(
-    peak,
-    {
-      allocated: upperBasis(setup, 'allocated', table),
-      reserved: upperBasis(setup, 'reserved', table),
-      device: upperBasis(setup, 'device', table),
-    },
-    pagedBytes,
-  );
+  return upperFromBasis(peak, basesOf(setup, table), pagedBytes);
 }
 
 /**
