@@ -104,7 +104,8 @@ export function total(terms: TermRecord): number {
 /**
  * The phase-records step: what each phase's high point holds, term by term. Each record is written out
  * whole, in the order its interface lists the terms (a spread of the shared terms made V8 build
- * dictionary objects, four times slower: bench:speed).
+ * dictionary objects, four times slower: bench:speed). A term added to a record goes in its sum in
+ * phasePeaks too (persistentTotal, forwardTotal, …), at the same place.
  */
 export function phaseRecords(
   states: ModelStates,
@@ -204,15 +205,91 @@ export interface PhasePeaks {
   readonly peakPhase: Phase;
 }
 
+/*
+ * The step's records added up term by term, in the order phaseRecords writes them (the order `total`
+ * reads them in, so each sum is the same number): a loop over the keys was a sixth of an estimate's
+ * time (bench:speed). Evaluation's records, rarer, go through `total`.
+ */
+const persistentTotal = (t: PersistentTerms): number =>
+  0 +
+  t.weights +
+  t['optimizer-states'] +
+  t['communication-buckets'] +
+  t['gathered-weights'] +
+  t['cublas-workspaces'];
+
+const loadTotal = (t: LoadTerms): number =>
+  0 + t.weights + t['quantization-transient'] + t['load-fp32-weights'] + t['kbit-upcast'];
+
+const forwardTotal = (t: ForwardTerms): number =>
+  0 +
+  t.weights +
+  t['optimizer-states'] +
+  t['communication-buckets'] +
+  t['gathered-weights'] +
+  t['cublas-workspaces'] +
+  t['fsdp-root-unit'] +
+  t['accumulated-gradients'] +
+  t['saved-activations'] +
+  t['logits-and-loss'] +
+  t['autocast-copies'] +
+  t['dequantized-weight'] +
+  t['previous-step-inputs'];
+
+const backwardStartTotal = (t: BackwardStartTerms): number =>
+  0 +
+  t.weights +
+  t['optimizer-states'] +
+  t['communication-buckets'] +
+  t['gathered-weights'] +
+  t['cublas-workspaces'] +
+  t['fsdp-root-unit'] +
+  t['accumulated-gradients'] +
+  t['saved-activations'] +
+  t['logits-and-loss'] +
+  t['autocast-copies'] +
+  t['dequantized-weight'] +
+  t['backward-transient'] +
+  t['gathered-gradients'] +
+  t['fsdp-root-gradient'];
+
+const backwardEndTotal = (t: BackwardEndTerms): number =>
+  0 +
+  t.weights +
+  t['optimizer-states'] +
+  t['communication-buckets'] +
+  t['gathered-weights'] +
+  t['cublas-workspaces'] +
+  t['fsdp-root-unit'] +
+  t.gradients +
+  t['gathered-gradients'] +
+  t['fsdp-root-gradient'] +
+  t['dequantized-weight'] +
+  t['optimizer-step-temporary'];
+
+const optimizerStepTotal = (t: PhaseRecords['optimizerStep'], persistent: PersistentTerms): number => {
+  if (t === persistent) return persistentTotal(persistent);
+  const step = t as OptimizerStepTerms;
+  return (
+    0 +
+    step.weights +
+    step.gradients +
+    step['optimizer-states'] +
+    step['communication-buckets'] +
+    step['cublas-workspaces'] +
+    step['optimizer-step-temporary']
+  );
+};
+
 /** The peaks step: each phase's figure and the highest. */
 export function phasePeaks(records: PhaseRecords): PhasePeaks {
-  const backwardStart = total(records.backwardStart);
-  const backwardEnd = total(records.backwardEnd);
+  const backwardStart = backwardStartTotal(records.backwardStart);
+  const backwardEnd = backwardEndTotal(records.backwardEnd);
   const phases: { -readonly [P in keyof PhaseFigures<number>]: PhaseFigures<number>[P] } = {
-    load: total(records.load),
-    forward: total(records.forward),
+    load: loadTotal(records.load),
+    forward: forwardTotal(records.forward),
     backward: Math.max(backwardStart, backwardEnd),
-    'optimizer-step': total(records.optimizerStep),
+    'optimizer-step': optimizerStepTotal(records.optimizerStep, records.persistent),
   };
   if (records.around.eval) phases.eval = total(records.around.eval);
   if (records.around.generate) phases.generate = total(records.around.generate);
@@ -220,7 +297,7 @@ export function phasePeaks(records: PhaseRecords): PhasePeaks {
   let peakPhase: Phase = 'load';
   for (const phase of PHASES) if ((phases[phase] ?? 0) > phases[peakPhase]!) peakPhase = phase;
   return {
-    persistentBytes: total(records.persistent),
+    persistentBytes: persistentTotal(records.persistent),
     backwardStartBytes: backwardStart,
     backwardEndBytes: backwardEnd,
     phases,
