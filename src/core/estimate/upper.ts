@@ -228,28 +228,46 @@ export function upperBound(
 
 /**
  * Each table's three bases per setup, looked up once: the lookup (seven kinds, a key string each) was a
- * quarter of an estimate's time (bench:speed). Frozen, since every estimate of the setup shares them;
- * at most BASES_CAP setups per table (the field values make a few dozen), past that the cache restarts.
+ * quarter of an estimate's time (bench:speed). Frozen, since every estimate of the setup shares them.
+ * Keyed framework → method → layout, with no key string to build per call; at most BASES_CAP setups
+ * per table (the field values make a few dozen), past that the table's cache starts again.
  */
-const BASES = new WeakMap<UpperTable, Map<string, UpperBound['basis']>>();
+interface SetupBases {
+  count: number;
+  readonly byFramework: Map<string | null, Map<string, Partial<Record<UpperLayout, UpperBound['basis']>>>>;
+}
+const BASES = new WeakMap<UpperTable, SetupBases>();
 const BASES_CAP = 512;
 
 function basesOf(setup: UpperSetup, table: UpperTable): UpperBound['basis'] {
-  let bySetup = BASES.get(table);
-  if (!bySetup) {
-    bySetup = new Map();
-    BASES.set(table, bySetup);
+  let cache = BASES.get(table);
+  if (!cache) {
+    cache = { count: 0, byFramework: new Map() };
+    BASES.set(table, cache);
   }
-  const key = `${setup.framework ?? '\0'}/${setup.method}/${setup.layout}`;
-  const known = bySetup.get(key);
+  const known = cache.byFramework.get(setup.framework)?.get(setup.method)?.[setup.layout];
   if (known) return known;
   const basis = Object.freeze({
     allocated: Object.freeze(upperBasis(setup, 'allocated', table)),
     reserved: Object.freeze(upperBasis(setup, 'reserved', table)),
     device: Object.freeze(upperBasis(setup, 'device', table)),
   });
-  if (bySetup.size >= BASES_CAP) bySetup.clear();
-  bySetup.set(key, basis);
+  if (cache.count >= BASES_CAP) {
+    cache.byFramework.clear();
+    cache.count = 0;
+  }
+  let byMethod = cache.byFramework.get(setup.framework);
+  if (!byMethod) {
+    byMethod = new Map();
+    cache.byFramework.set(setup.framework, byMethod);
+  }
+  let byLayout = byMethod.get(setup.method);
+  if (!byLayout) {
+    byLayout = {};
+    byMethod.set(setup.method, byLayout);
+  }
+  byLayout[setup.layout] = basis;
+  cache.count++;
   return basis;
 }
 
