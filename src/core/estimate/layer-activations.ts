@@ -122,6 +122,24 @@ function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
   return ctx.e * h;
 }
 
+// The role lists the layer's blocks ask about, made once (not per estimate).
+const QKV_ROLES: readonly LinearRole[] = ['q_proj', 'k_proj', 'v_proj'];
+const O_ROLES: readonly LinearRole[] = ['o_proj'];
+const DOWN_ROLES: readonly LinearRole[] = ['down_proj'];
+const MLP_IN_ROLES = { gated: ['gate_proj', 'up_proj'], plain: ['up_proj'] } as const satisfies Record<
+  ModelShape['mlp'],
+  readonly LinearRole[]
+>;
+/** A parallel block's one norm feeds q/k/v and the MLP's input together. */
+const PARALLEL_IN_ROLES = {
+  gated: [...QKV_ROLES, ...MLP_IN_ROLES.gated],
+  plain: [...QKV_ROLES, ...MLP_IN_ROLES.plain],
+} as const satisfies Record<ModelShape['mlp'], readonly LinearRole[]>;
+const MLP_ROLES = {
+  gated: [...MLP_IN_ROLES.gated, 'down_proj'],
+  plain: [...MLP_IN_ROLES.plain, 'down_proj'],
+} as const satisfies Record<ModelShape['mlp'], readonly LinearRole[]>;
+
 /**
  * Saved bytes per token of one decoder layer. Tensor by tensor, after Korthikanti et al. 2022 §4,
  * adapted to SwiGLU, GQA, RMSNorm, SDPA/flash kernels and frozen weights (docs/memory-model.md).
@@ -144,9 +162,10 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   // Attention block: norm, q/k/v input, attention core, o_proj input.
   const parallelBlock = shape.normsPerLayer === 1; // Falcon-7B, Phi: attention and MLP share one norm
   bytes += normSavedBytes(ctx, selective);
-  const qkvRoles: LinearRole[] = ['q_proj', 'k_proj', 'v_proj'];
-  const mlpInRoles: LinearRole[] = shape.mlp === 'gated' ? ['gate_proj', 'up_proj'] : ['up_proj'];
-  if (needsInput(ctx, parallelBlock ? [...qkvRoles, ...mlpInRoles] : qkvRoles) || selective) bytes += e * h;
+  const qkvRoles = QKV_ROLES;
+  const mlp = shape.mlp === 'gated' ? 'gated' : 'plain';
+  const mlpInRoles: readonly LinearRole[] = MLP_IN_ROLES[mlp];
+  if (needsInput(ctx, parallelBlock ? PARALLEL_IN_ROLES[mlp] : qkvRoles) || selective) bytes += e * h;
   bytes += adapterSavedBytes(ctx, qkvRoles);
   if (shape.qkNorm && !selective) bytes += 4 * (qDim + shape.numKvHeads * shape.headDim);
   // SDPA / flash: q, k, v, output and an fp32 log-sum-exp per head (FlashAttention-2 backward inputs).
@@ -167,7 +186,7 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     if (shape.attnLogitSoftcap) bytes += e * a * s;
   }
   bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
-  bytes += adapterSavedBytes(ctx, ['o_proj']);
+  bytes += adapterSavedBytes(ctx, O_ROLES);
 
   // MLP block.
   const extraNorms = Math.max(0, shape.normsPerLayer - 2); // Gemma-2/3 post-norms
@@ -176,12 +195,12 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     if (needsInput(ctx, mlpInRoles) || selective) bytes += e * h;
   }
   bytes += extraNorms * normSavedBytes(ctx, selective);
-  bytes += adapterSavedBytes(ctx, [...mlpInRoles, 'down_proj']);
+  bytes += adapterSavedBytes(ctx, MLP_ROLES[mlp]);
   const moe = shape.moe;
   const routedWidth = moe
     ? moe.expertIntermediateSize * moe.topK + moe.expertIntermediateSize * moe.sharedExperts
     : shape.intermediateSize;
-  const downInput = needsInput(ctx, ['down_proj']);
+  const downInput = needsInput(ctx, DOWN_ROLES);
   if (shape.mlp === 'gated') {
     // gate output (activation input), activation output and up output (the product's operands),
     // and the product itself when down_proj needs its input. Selective recomputes the elementwise ops.

@@ -137,8 +137,11 @@ function computeTargets(
   return adapted;
 }
 
+/** No adapters (full, freeze): one empty map for every estimate, never written to. */
+const NO_ADAPTERS: TrainingPlan['adapted'] = new Map();
+
 export function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakdown): TrainingPlan {
-  const none = new Map<string, never>();
+  const none = NO_ADAPTERS;
   if (scenario.method === 'full') {
     return {
       trainableParams: params.totalParams,
