@@ -6,6 +6,8 @@ import type { Scenario } from '../scenario.js';
 import type { ModelStateBytes } from '../sharding.js';
 import { type PrecisionPlan, precisionPlan } from './precision.js';
 
+const FP32_ADAPTER = Object.freeze({ weight: 4, gradient: 4, state: 4 });
+
 /** Bytes per adapter parameter, its gradient and each optimizer state: fp32 (PEFT) or the model's dtype. */
 export function adapterBytesPerParam(
   scenario: Pick<Scenario, 'lora'>,
@@ -13,7 +15,7 @@ export function adapterBytesPerParam(
 ): { readonly weight: number; readonly gradient: number; readonly state: number } {
   return scenario.lora?.adapterDtype === 'model'
     ? { weight: plan.trainableBytes, gradient: plan.gradientBytes, state: plan.stateBytes }
-    : { weight: 4, gradient: 4, state: 4 };
+    : FP32_ADAPTER;
 }
 
 export function optimizerStateBytes(
