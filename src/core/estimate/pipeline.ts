@@ -35,8 +35,19 @@ import { runtimeBytes } from './runtime.js';
 import { strategyTerms } from './strategy-terms.js';
 import { trainingPlan } from './training.js';
 import { transients } from './transients.js';
-import type { Breakdown, Estimate, EstimateInput, Phase, PhaseFigures, TermBytes } from './types.js';
+import type {
+  Breakdown,
+  Estimate,
+  EstimateInput,
+  Phase,
+  PhaseFigures,
+  StepPhase,
+  TermBytes,
+} from './types.js';
 import { higherUpper, upperBound, withReserveClimb } from './upper.js';
+
+/** The phases around the training step, whose reserve can top the step's. */
+const AROUND_THE_STEP = ['load', 'eval', 'generate'] as const;
 
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
 type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
@@ -111,7 +122,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   // next. A phase below the allocated peak can still reserve more (loading's fp32 copy, evaluation's
   // churn); only the phases around the step are looked at, the step's own reserve model stands.
   let reserved = reserve.reservedBytes;
-  for (const phase of ['load', 'eval', 'generate'] as const) {
+  for (const phase of AROUND_THE_STEP) {
     if (phase !== peakPhase && peaks.phases[phase] !== undefined)
       reserved = Math.max(reserved, reserveAt(phase).reservedBytes);
   }
@@ -147,6 +158,15 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     ncclBytes: Math.round(runtime.ncclBytes),
   };
   const phases = peaks.phases;
+  // Evaluation's phases set after the step's four, not spread in: a spread made a slower object.
+  const rounded: { -readonly [P in Phase]?: number } & Record<StepPhase, number> = {
+    load: Math.round(phases.load),
+    forward: Math.round(phases.forward),
+    backward: Math.round(phases.backward),
+    'optimizer-step': Math.round(phases['optimizer-step']),
+  };
+  if (phases.eval !== undefined) rounded.eval = Math.round(phases.eval);
+  if (phases.generate !== undefined) rounded.generate = Math.round(phases.generate);
   const peak = {
     allocatedBytes: Math.round(allocated),
     reservedBytes: Math.round(reserved),
@@ -168,14 +188,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       runtime: Math.round(components.runtime),
     },
     peakPhase,
-    phases: {
-      load: Math.round(phases.load),
-      forward: Math.round(phases.forward),
-      backward: Math.round(phases.backward),
-      'optimizer-step': Math.round(phases['optimizer-step']),
-      ...(phases.eval === undefined ? {} : { eval: Math.round(phases.eval) }),
-      ...(phases.generate === undefined ? {} : { generate: Math.round(phases.generate) }),
-    },
+    phases: rounded,
     host: hostMemory(states.placed, strategy.gatheredBytes, act.offloadedBytes, gpus),
     params: {
       total: states.totalParams,
