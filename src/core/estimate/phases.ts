@@ -10,7 +10,7 @@ import type { LoadPlan } from './load.js';
 import type { ModelStates } from './model-states.js';
 import type { StrategyTerms } from './strategy-terms.js';
 import type { Transients } from './transients.js';
-import { type PeakTermName, PHASES, type Phase, type PhaseFigures, type TermBytes } from './types.js';
+import type { PeakTermName, Phase, PhaseFigures, TermBytes } from './types.js';
 
 /** Any phase's record: some of the terms, by name, in the order they are held. */
 export type TermRecord = { readonly [T in PeakTermName]?: number };
@@ -293,9 +293,27 @@ export function phasePeaks(records: PhaseRecords): PhasePeaks {
   };
   if (records.around.eval) phases.eval = total(records.around.eval);
   if (records.around.generate) phases.generate = total(records.around.generate);
-  // The first phase wins a tie: the step's phases before evaluation's.
+  // The first phase wins a tie: the step's phases before evaluation's (PHASES's order, written out:
+  // a loop over the names read each phase by a varying key).
   let peakPhase: Phase = 'load';
-  for (const phase of PHASES) if ((phases[phase] ?? 0) > phases[peakPhase]!) peakPhase = phase;
+  let top = phases.load;
+  if (phases.forward > top) {
+    peakPhase = 'forward';
+    top = phases.forward;
+  }
+  if (phases.backward > top) {
+    peakPhase = 'backward';
+    top = phases.backward;
+  }
+  if (phases['optimizer-step'] > top) {
+    peakPhase = 'optimizer-step';
+    top = phases['optimizer-step'];
+  }
+  if ((phases.eval ?? 0) > top) {
+    peakPhase = 'eval';
+    top = phases.eval ?? 0;
+  }
+  if ((phases.generate ?? 0) > top) peakPhase = 'generate';
   return {
     persistentBytes: persistentTotal(records.persistent),
     backwardStartBytes: backwardStart,
