@@ -58,6 +58,33 @@ function isAdapted(ctx: LayerContext, role: LinearRole): boolean {
 }
 
 /**
+ * The adapters on a block's roles, in the adapter map's order, and whether any: found once per adapter
+ * map (training.ts keeps one per LoRA config and shape) and role list (this file's constants), not per
+ * estimate (bench:speed). At most ROLE_LISTS_CAP lists per map are kept.
+ */
+interface AdaptersOn {
+  readonly inFeatures: readonly number[];
+  readonly any: boolean;
+}
+const ADAPTERS_ON = new WeakMap<TrainingPlan['adapted'], Map<readonly LinearRole[], AdaptersOn>>();
+const ROLE_LISTS_CAP = 16;
+
+function adaptersOn(adapted: TrainingPlan['adapted'], roles: readonly LinearRole[]): AdaptersOn {
+  let byRoles = ADAPTERS_ON.get(adapted);
+  if (!byRoles) {
+    byRoles = new Map();
+    ADAPTERS_ON.set(adapted, byRoles);
+  }
+  const known = byRoles.get(roles);
+  if (known) return known;
+  const inFeatures: number[] = [];
+  for (const a of adapted.values()) if (a.roles.some((r) => roles.includes(r))) inFeatures.push(a.inFeatures);
+  const found = { inFeatures, any: inFeatures.length > 0 };
+  if (byRoles.size < ROLE_LISTS_CAP) byRoles.set(roles, found);
+  return found;
+}
+
+/**
  * Bytes a LoRA adapter saves per token beyond a shared input: its own copy of the input (cast, or
  * dropped out, with a 1-byte mask) and the rank-r A output, in the adapter's compute dtype.
  */
@@ -66,11 +93,10 @@ function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): num
   if (!lora) return 0;
   const copy = ctx.adapterInputCopy;
   let bytes = 0;
-  for (const a of ctx.adapted.values()) {
-    if (!a.roles.some((r) => roles.includes(r))) continue;
+  for (const inFeatures of adaptersOn(ctx.adapted, roles).inFeatures) {
     // PEFT applies nn.Dropout before lora_A, to the cast input: a dropped-out copy and a 1-byte mask.
-    if (lora.dropout > 0) bytes += ((copy ?? ctx.e) + 1) * a.inFeatures;
-    else if (copy !== null) bytes += copy * a.inFeatures;
+    if (lora.dropout > 0) bytes += ((copy ?? ctx.e) + 1) * inFeatures;
+    else if (copy !== null) bytes += copy * inFeatures;
     bytes += (copy ?? ctx.e) * lora.rank;
   }
   return bytes;
@@ -86,7 +112,7 @@ function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
   const adapterReadsInput =
     (ctx.scenario.lora?.dropout ?? 0) === 0 &&
     ctx.adapterInputCopy === null &&
-    roles.some((r) => isAdapted(ctx, r));
+    adaptersOn(ctx.adapted, roles).any;
   return ctx.layerTrained || ctx.quantizedSavesInputs || adapterReadsInput;
 }
 
