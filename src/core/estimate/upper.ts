@@ -238,9 +238,11 @@ interface SetupBases {
 }
 const BASES = new WeakMap<UpperTable, SetupBases>();
 const BASES_CAP = 512;
+/** The committed table's, which nearly every estimate reads, held without the WeakMap's lookup. */
+const COMMITTED_BASES: SetupBases = { count: 0, byFramework: new Map() };
 
 function basesOf(setup: UpperSetup, table: UpperTable): UpperBound['basis'] {
-  let cache = BASES.get(table);
+  let cache = table === UPPER_TABLE ? COMMITTED_BASES : BASES.get(table);
   if (!cache) {
     cache = { count: 0, byFramework: new Map() };
     BASES.set(table, cache);
