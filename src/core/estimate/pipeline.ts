@@ -46,9 +46,6 @@ import type {
 } from './types.js';
 import { higherUpper, upperBound, withReserveClimb } from './upper.js';
 
-/** The phases around the training step, whose reserve can top the step's. */
-const AROUND_THE_STEP = ['load', 'eval', 'generate'] as const;
-
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
 type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
 
@@ -99,11 +96,12 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   const peaks = phasePeaks(records);
   const peakPhase = peaks.peakPhase;
   const allocated = peaks.phases[peakPhase]!;
-  const reserveAt = (phase: Phase) =>
+  // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
+  const reserveAt = (phase: Phase, allocatedBytes: number) =>
     allocatorReserve(
       {
         peakPhase: phase,
-        allocatedBytes: peaks.phases[phase]!,
+        allocatedBytes,
         weightsBytes: states.weightsBytes,
         persistentBytes: peaks.persistentBytes,
         heldGradientBytes:
@@ -117,15 +115,19 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       },
       scenario,
     );
-  const reserve = reserveAt(peakPhase);
+  const reserve = reserveAt(peakPhase, allocated);
   // torch reserved is a high-water mark over the run: the segments a phase reserved stay cached for the
   // next. A phase below the allocated peak can still reserve more (loading's fp32 copy, evaluation's
   // churn); only the phases around the step are looked at, the step's own reserve model stands.
+  // Load, eval, generate, in that order, each written out.
   let reserved = reserve.reservedBytes;
-  for (const phase of AROUND_THE_STEP) {
-    if (phase !== peakPhase && peaks.phases[phase] !== undefined)
-      reserved = Math.max(reserved, reserveAt(phase).reservedBytes);
-  }
+  const { load: loadBytes, eval: evalBytes, generate: generateBytes } = peaks.phases;
+  if (peakPhase !== 'load' && loadBytes !== undefined)
+    reserved = Math.max(reserved, reserveAt('load', loadBytes).reservedBytes);
+  if (peakPhase !== 'eval' && evalBytes !== undefined)
+    reserved = Math.max(reserved, reserveAt('eval', evalBytes).reservedBytes);
+  if (peakPhase !== 'generate' && generateBytes !== undefined)
+    reserved = Math.max(reserved, reserveAt('generate', generateBytes).reservedBytes);
   // Outside torch: the CUDA context, NCCL, and paged optimizer states in CUDA managed memory.
   const device = reserved + (runtime.contextBytes + runtime.ncclBytes + states.pagedOptimizerBytes);
   const components = componentsAtPeak(states, strategy, temp, peaks, runtime, reserved);
