@@ -177,12 +177,13 @@ export function fsdpVersion(scenario: Pick<Scenario, 'parallelism'>): 1 | 2 {
 export function fsdp1FrozenGradients(
   scenario: Pick<Scenario, 'parallelism' | 'method' | 'quantization'>,
 ): boolean {
+  // The scenario's own flag first: nearly every estimate stops there, before the strategy's traits.
   return (
-    STRATEGY_TRAITS[scenario.parallelism.strategy].family === 'fsdp' &&
-    fsdpVersion(scenario) === 1 &&
     scenario.parallelism.frozenParamGrads === true &&
     scenario.method === 'lora' &&
-    scenario.quantization === 'none'
+    scenario.quantization === 'none' &&
+    STRATEGY_TRAITS[scenario.parallelism.strategy].family === 'fsdp' &&
+    fsdpVersion(scenario) === 1
   );
 }
 
