@@ -105,7 +105,7 @@ export function total(terms: TermRecord): number {
  * The phase-records step: what each phase's high point holds, term by term. Each record is written out
  * whole, in the order its interface lists the terms (a spread of the shared terms made V8 build
  * dictionary objects, four times slower: bench:speed). A term added to a record goes in its sum in
- * phasePeaks too (persistentTotal, forwardTotal, …), at the same place.
+ * stepPeaks too, at the same place.
  */
 export function phaseRecords(
   states: ModelStates,
@@ -205,94 +205,97 @@ export interface PhasePeaks {
   readonly peakPhase: Phase;
 }
 
-/*
- * The step's records added up term by term, in the order phaseRecords writes them (the order `total`
- * reads them in, so each sum is the same number): a loop over the keys was a sixth of an estimate's
- * time (bench:speed). Evaluation's records, rarer, go through `total`.
+/**
+ * The peaks step: each phase's figure and the highest, from the records (the estimate takes this path
+ * when it is asked for the terms, so the figures are the terms' sums by construction).
  */
-const persistentTotal = (t: PersistentTerms): number =>
-  0 +
-  t.weights +
-  t['optimizer-states'] +
-  t['communication-buckets'] +
-  t['gathered-weights'] +
-  t['cublas-workspaces'];
-
-const loadTotal = (t: LoadTerms): number =>
-  0 + t.weights + t['quantization-transient'] + t['load-fp32-weights'] + t['kbit-upcast'];
-
-const forwardTotal = (t: ForwardTerms): number =>
-  0 +
-  t.weights +
-  t['optimizer-states'] +
-  t['communication-buckets'] +
-  t['gathered-weights'] +
-  t['cublas-workspaces'] +
-  t['fsdp-root-unit'] +
-  t['accumulated-gradients'] +
-  t['saved-activations'] +
-  t['logits-and-loss'] +
-  t['autocast-copies'] +
-  t['dequantized-weight'] +
-  t['previous-step-inputs'];
-
-const backwardStartTotal = (t: BackwardStartTerms): number =>
-  0 +
-  t.weights +
-  t['optimizer-states'] +
-  t['communication-buckets'] +
-  t['gathered-weights'] +
-  t['cublas-workspaces'] +
-  t['fsdp-root-unit'] +
-  t['accumulated-gradients'] +
-  t['saved-activations'] +
-  t['logits-and-loss'] +
-  t['autocast-copies'] +
-  t['dequantized-weight'] +
-  t['backward-transient'] +
-  t['gathered-gradients'] +
-  t['fsdp-root-gradient'];
-
-const backwardEndTotal = (t: BackwardEndTerms): number =>
-  0 +
-  t.weights +
-  t['optimizer-states'] +
-  t['communication-buckets'] +
-  t['gathered-weights'] +
-  t['cublas-workspaces'] +
-  t['fsdp-root-unit'] +
-  t.gradients +
-  t['gathered-gradients'] +
-  t['fsdp-root-gradient'] +
-  t['dequantized-weight'] +
-  t['optimizer-step-temporary'];
-
-const optimizerStepTotal = (t: PhaseRecords['optimizerStep'], persistent: PersistentTerms): number => {
-  if (t === persistent) return persistentTotal(persistent);
-  const step = t as OptimizerStepTerms;
-  return (
-    0 +
-    step.weights +
-    step.gradients +
-    step['optimizer-states'] +
-    step['communication-buckets'] +
-    step['cublas-workspaces'] +
-    step['optimizer-step-temporary']
-  );
-};
-
-/** The peaks step: each phase's figure and the highest. */
 export function phasePeaks(records: PhaseRecords): PhasePeaks {
-  const backwardStart = backwardStartTotal(records.backwardStart);
-  const backwardEnd = backwardEndTotal(records.backwardEnd);
+  return peaksOf(
+    total(records.persistent),
+    total(records.load),
+    total(records.forward),
+    total(records.backwardStart),
+    total(records.backwardEnd),
+    total(records.optimizerStep),
+    records.around,
+  );
+}
+
+/**
+ * The same peaks without the records, for the estimates that are not asked for the terms (planners,
+ * searches, bench:speed): building the records was a tenth of an estimate's time and most of its
+ * garbage. Each sum adds the terms phaseRecords writes, in its order, so each figure is the same
+ * number; a term added to a record goes here too, at the same place (the estimate's tests compare an
+ * estimate with its terms and one without, whole).
+ */
+export function stepPeaks(
+  states: ModelStates,
+  strategy: StrategyTerms,
+  act: ActivationPlan,
+  temp: Transients,
+  workspaceBytes: number,
+  load: LoadPlan,
+  around: EvaluationRecords,
+): PhasePeaks {
+  const W = states.weightsBytes;
+  const O = states.optimizerBytes;
+  const G = states.gradientsBytes;
+  const buckets = strategy.bucketBytes;
+  const gathered = strategy.gatheredBytes;
+  const persistent = 0 + W + O + buckets + gathered + workspaceBytes;
+  const forwardEnd =
+    0 +
+    W +
+    O +
+    buckets +
+    gathered +
+    workspaceBytes +
+    strategy.rootBytes +
+    strategy.gradsDuringForward +
+    act.savedBytes +
+    act.lossResidentBytes +
+    temp.castBytes +
+    temp.dequantBytes;
+  return peaksOf(
+    persistent,
+    0 + W + load.quantizationTransientBytes + load.fp32LoadBytes + load.kbitUpcastBytes,
+    forwardEnd + act.previousStepBytes,
+    forwardEnd + temp.backwardTransientBytes + strategy.gatheredGradBytes + strategy.rootHeadGradBytes,
+    0 +
+      W +
+      O +
+      buckets +
+      gathered +
+      workspaceBytes +
+      strategy.rootBytes +
+      Math.max(G, strategy.gradsDuringForward) +
+      strategy.gatheredGradBytes +
+      (strategy.rootGradBytes + strategy.rootReduceInputBytes) +
+      temp.dequantBytes +
+      (states.optimizerInBackward ? states.stepTempBytes : 0),
+    states.optimizerInBackward ? persistent : 0 + W + G + O + buckets + workspaceBytes + states.stepTempBytes,
+    around,
+  );
+}
+
+/** The peaks from each record's figure. */
+function peaksOf(
+  persistentBytes: number,
+  loadBytes: number,
+  forwardBytes: number,
+  backwardStart: number,
+  backwardEnd: number,
+  optimizerStepBytes: number,
+  around: EvaluationRecords,
+): PhasePeaks {
   const phases: { -readonly [P in keyof PhaseFigures<number>]: PhaseFigures<number>[P] } = {
-    load: loadTotal(records.load),
-    forward: forwardTotal(records.forward),
+    load: loadBytes,
+    forward: forwardBytes,
     backward: Math.max(backwardStart, backwardEnd),
-    'optimizer-step': optimizerStepTotal(records.optimizerStep, records.persistent),
+    'optimizer-step': optimizerStepBytes,
   };
-  if (records.around.eval) phases.eval = total(records.around.eval);
-  if (records.around.generate) phases.generate = total(records.around.generate);
+  if (around.eval) phases.eval = total(around.eval);
+  if (around.generate) phases.generate = total(around.generate);
   // The first phase wins a tie: the step's phases before evaluation's (PHASES's order, written out:
   // a loop over the names read each phase by a varying key).
   let peakPhase: Phase = 'load';
@@ -315,7 +318,7 @@ export function phasePeaks(records: PhaseRecords): PhasePeaks {
   }
   if ((phases.generate ?? 0) > top) peakPhase = 'generate';
   return {
-    persistentBytes: persistentTotal(records.persistent),
+    persistentBytes,
     backwardStartBytes: backwardStart,
     backwardEndBytes: backwardEnd,
     phases,

@@ -29,7 +29,7 @@ import { hostMemory } from './host.js';
 import { loadPlan } from './load.js';
 import { modelStates } from './model-states.js';
 import { estimateNotes } from './notes.js';
-import { phasePeaks, phaseRecords, phaseTermLists } from './phases.js';
+import { phasePeaks, phaseRecords, phaseTermLists, stepPeaks } from './phases.js';
 import { precisionPlan } from './precision.js';
 import { runtimeBytes } from './runtime.js';
 import { strategyTerms } from './strategy-terms.js';
@@ -92,8 +92,14 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     temp,
     runtime.workspaceBytes,
   );
-  const records = phaseRecords(states, strategy, act, temp, runtime.workspaceBytes, load, around);
-  const peaks = phasePeaks(records);
+  // The records of each phase's terms only when the terms are asked for; otherwise their sums alone.
+  const records =
+    input.terms === true
+      ? phaseRecords(states, strategy, act, temp, runtime.workspaceBytes, load, around)
+      : null;
+  const peaks = records
+    ? phasePeaks(records)
+    : stepPeaks(states, strategy, act, temp, runtime.workspaceBytes, load, around);
   const peakPhase = peaks.peakPhase;
   const allocated = peaks.phases[peakPhase]!;
   // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
@@ -230,7 +236,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     result.fits = fit.fits;
   }
   // The terms only when asked (kept off the hot path of searches).
-  if (input.terms === true) {
+  if (records) {
     const phaseTerms: PhaseFigures<readonly TermBytes[]> = phaseTermLists(records, peaks);
     result.peakTerms = phaseTerms[peakPhase]!;
     result.phaseTerms = phaseTerms;
