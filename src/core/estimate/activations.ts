@@ -75,11 +75,12 @@ export function activationPlan(
   const h = shape.hiddenSize;
   const V = shape.vocabSize;
   const kept = inputsKept(scenario);
-  const trainedCtx: LayerContext = {
+  // A layer's weights train when the method trains whole layers (full, freeze); LoRA's do not.
+  const ctx: LayerContext = {
     shape,
     e,
     scenario,
-    layerTrained: true,
+    layerTrained: training.fullyTrainedLayers > 0,
     adapted: training.adapted,
     quantizedSavesInputs: kept !== 'none',
     adapterInputCopy: adapterInputCopyBytes(scenario, plan),
@@ -93,8 +94,7 @@ export function activationPlan(
         ? 4
         : e,
   };
-  const ctx: LayerContext = { ...trainedCtx, layerTrained: training.fullyTrainedLayers > 0 };
-  const perLayer = layerActivationBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx);
+  const perLayer = layerActivationBytesPerToken(ctx);
   const layers = training.layersWithGrad;
   const mode = scenario.gradientCheckpointing;
   const checkpointed = mode === 'full';
@@ -108,7 +108,7 @@ export function activationPlan(
     (checkpointed
       ? e * h
       : opLevel
-        ? opSelectiveBytesPerToken(training.fullyTrainedLayers > 0 ? trainedCtx : ctx)
+        ? opSelectiveBytesPerToken(ctx)
         : wrapped > 0
           ? (wrapped * e * h + (layers - wrapped) * perLayer) / layers
           : perLayer) * tokens;

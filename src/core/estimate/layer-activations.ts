@@ -57,20 +57,78 @@ function isAdapted(ctx: LayerContext, role: LinearRole): boolean {
   return false;
 }
 
+/** The adapters on a list of roles, in the adapter map's order (their input widths), and whether any. */
+interface AdaptersOn {
+  readonly inFeatures: readonly number[];
+  readonly any: boolean;
+}
+
+function adaptersOn(adapted: TrainingPlan['adapted'], roles: readonly LinearRole[]): AdaptersOn {
+  const inFeatures: number[] = [];
+  for (const a of adapted.values()) if (a.roles.some((r) => roles.includes(r))) inFeatures.push(a.inFeatures);
+  return { inFeatures, any: inFeatures.length > 0 };
+}
+
+/** The adapters on each role list a layer asks about (the constants below), by the MLP's kind. */
+type LayerAdapters = Readonly<
+  Record<
+    ModelShape['mlp'],
+    {
+      readonly qkv: AdaptersOn;
+      readonly parallelIn: AdaptersOn;
+      readonly o: AdaptersOn;
+      readonly mlpIn: AdaptersOn;
+      readonly mlp: AdaptersOn;
+      readonly down: AdaptersOn;
+    }
+  >
+>;
+
+function layerAdaptersOf(adapted: TrainingPlan['adapted']): LayerAdapters {
+  const of = (mlp: ModelShape['mlp']) => ({
+    qkv: adaptersOn(adapted, QKV_ROLES),
+    parallelIn: adaptersOn(adapted, PARALLEL_IN_ROLES[mlp]),
+    o: adaptersOn(adapted, O_ROLES),
+    mlpIn: adaptersOn(adapted, MLP_IN_ROLES[mlp]),
+    mlp: adaptersOn(adapted, MLP_ROLES[mlp]),
+    down: adaptersOn(adapted, DOWN_ROLES),
+  });
+  return { gated: of('gated'), plain: of('plain') };
+}
+
+/**
+ * The layer adapters found once per adapter map (training.ts keeps one per LoRA config and shape), not
+ * by scanning the map on every estimate (bench:speed); the WeakMap lets them go with their map.
+ */
+const LAYER_ADAPTERS = new WeakMap<TrainingPlan['adapted'], LayerAdapters>();
+let noAdapters: LayerAdapters | undefined;
+
+function layerAdapters(adapted: TrainingPlan['adapted']): LayerAdapters {
+  if (adapted.size === 0) {
+    noAdapters ??= layerAdaptersOf(adapted);
+    return noAdapters;
+  }
+  let found = LAYER_ADAPTERS.get(adapted);
+  if (!found) {
+    found = layerAdaptersOf(adapted);
+    LAYER_ADAPTERS.set(adapted, found);
+  }
+  return found;
+}
+
 /**
  * Bytes a LoRA adapter saves per token beyond a shared input: its own copy of the input (cast, or
  * dropped out, with a 1-byte mask) and the rank-r A output, in the adapter's compute dtype.
  */
-function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): number {
+function adapterSavedBytes(ctx: LayerContext, on: AdaptersOn): number {
   const lora = ctx.scenario.lora;
   if (!lora) return 0;
   const copy = ctx.adapterInputCopy;
   let bytes = 0;
-  for (const a of ctx.adapted.values()) {
-    if (!a.roles.some((r) => roles.includes(r))) continue;
+  for (const inFeatures of on.inFeatures) {
     // PEFT applies nn.Dropout before lora_A, to the cast input: a dropped-out copy and a 1-byte mask.
-    if (lora.dropout > 0) bytes += ((copy ?? ctx.e) + 1) * a.inFeatures;
-    else if (copy !== null) bytes += copy * a.inFeatures;
+    if (lora.dropout > 0) bytes += ((copy ?? ctx.e) + 1) * inFeatures;
+    else if (copy !== null) bytes += copy * inFeatures;
     bytes += (copy ?? ctx.e) * lora.rank;
   }
   return bytes;
@@ -82,11 +140,9 @@ function adapterSavedBytes(ctx: LayerContext, roles: readonly LinearRole[]): num
  * `self` only when mat2 needs a gradient). A LoRA adapter keeps it when it reads the input directly;
  * with dropout > 0 it reads the dropped-out copy instead, and adapterSavedBytes counts that copy.
  */
-function needsInput(ctx: LayerContext, roles: readonly LinearRole[]): boolean {
+function needsInput(ctx: LayerContext, on: AdaptersOn): boolean {
   const adapterReadsInput =
-    (ctx.scenario.lora?.dropout ?? 0) === 0 &&
-    ctx.adapterInputCopy === null &&
-    roles.some((r) => isAdapted(ctx, r));
+    (ctx.scenario.lora?.dropout ?? 0) === 0 && ctx.adapterInputCopy === null && on.any;
   return ctx.layerTrained || ctx.quantizedSavesInputs || adapterReadsInput;
 }
 
@@ -122,6 +178,24 @@ function normSavedBytes(ctx: LayerContext, recomputed: boolean): number {
   return ctx.e * h;
 }
 
+// The role lists the layer's blocks ask about, made once (not per estimate).
+const QKV_ROLES: readonly LinearRole[] = ['q_proj', 'k_proj', 'v_proj'];
+const O_ROLES: readonly LinearRole[] = ['o_proj'];
+const DOWN_ROLES: readonly LinearRole[] = ['down_proj'];
+const MLP_IN_ROLES = { gated: ['gate_proj', 'up_proj'], plain: ['up_proj'] } as const satisfies Record<
+  ModelShape['mlp'],
+  readonly LinearRole[]
+>;
+/** A parallel block's one norm feeds q/k/v and the MLP's input together. */
+const PARALLEL_IN_ROLES = {
+  gated: [...QKV_ROLES, ...MLP_IN_ROLES.gated],
+  plain: [...QKV_ROLES, ...MLP_IN_ROLES.plain],
+} as const satisfies Record<ModelShape['mlp'], readonly LinearRole[]>;
+const MLP_ROLES = {
+  gated: [...MLP_IN_ROLES.gated, 'down_proj'],
+  plain: [...MLP_IN_ROLES.plain, 'down_proj'],
+} as const satisfies Record<ModelShape['mlp'], readonly LinearRole[]>;
+
 /**
  * Saved bytes per token of one decoder layer. Tensor by tensor, after Korthikanti et al. 2022 §4,
  * adapted to SwiGLU, GQA, RMSNorm, SDPA/flash kernels and frozen weights (docs/memory-model.md).
@@ -144,10 +218,9 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   // Attention block: norm, q/k/v input, attention core, o_proj input.
   const parallelBlock = shape.normsPerLayer === 1; // Falcon-7B, Phi: attention and MLP share one norm
   bytes += normSavedBytes(ctx, selective);
-  const qkvRoles: LinearRole[] = ['q_proj', 'k_proj', 'v_proj'];
-  const mlpInRoles: LinearRole[] = shape.mlp === 'gated' ? ['gate_proj', 'up_proj'] : ['up_proj'];
-  if (needsInput(ctx, parallelBlock ? [...qkvRoles, ...mlpInRoles] : qkvRoles) || selective) bytes += e * h;
-  bytes += adapterSavedBytes(ctx, qkvRoles);
+  const on = layerAdapters(ctx.adapted)[shape.mlp === 'gated' ? 'gated' : 'plain'];
+  if (needsInput(ctx, parallelBlock ? on.parallelIn : on.qkv) || selective) bytes += e * h;
+  bytes += adapterSavedBytes(ctx, on.qkv);
   if (shape.qkNorm && !selective) bytes += 4 * (qDim + shape.numKvHeads * shape.headDim);
   // SDPA / flash: q, k, v, output and an fp32 log-sum-exp per head (FlashAttention-2 backward inputs).
   bytes += e * (qDim + kDim + vDim + oIn) + 4 * a;
@@ -167,21 +240,21 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     if (shape.attnLogitSoftcap) bytes += e * a * s;
   }
   bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
-  bytes += adapterSavedBytes(ctx, ['o_proj']);
+  bytes += adapterSavedBytes(ctx, on.o);
 
   // MLP block.
   const extraNorms = Math.max(0, shape.normsPerLayer - 2); // Gemma-2/3 post-norms
   if (!parallelBlock) {
     bytes += normSavedBytes(ctx, selective);
-    if (needsInput(ctx, mlpInRoles) || selective) bytes += e * h;
+    if (needsInput(ctx, on.mlpIn) || selective) bytes += e * h;
   }
   bytes += extraNorms * normSavedBytes(ctx, selective);
-  bytes += adapterSavedBytes(ctx, [...mlpInRoles, 'down_proj']);
+  bytes += adapterSavedBytes(ctx, on.mlp);
   const moe = shape.moe;
   const routedWidth = moe
     ? moe.expertIntermediateSize * moe.topK + moe.expertIntermediateSize * moe.sharedExperts
     : shape.intermediateSize;
-  const downInput = needsInput(ctx, ['down_proj']);
+  const downInput = needsInput(ctx, on.down);
   if (shape.mlp === 'gated') {
     // gate output (activation input), activation output and up output (the product's operands),
     // and the product itself when down_proj needs its input. Selective recomputes the elementwise ops.

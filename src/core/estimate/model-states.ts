@@ -113,8 +113,13 @@ export function modelStates(
   const perGpu = shardModelStates(whole, strategy, scenario.parallelism.gpus);
   const placedShards = placeModelStates(perGpu, scenario.offload);
   const placed: OffloadPlacement = {
-    ...placedShards,
-    gpu: { ...placedShards.gpu, weights: placedShards.gpu.weights + unshardedQuantBytes },
+    gpu: {
+      weights: placedShards.gpu.weights + unshardedQuantBytes,
+      gradients: placedShards.gpu.gradients,
+      optimizer: placedShards.gpu.optimizer,
+    },
+    host: placedShards.host,
+    nvme: placedShards.nvme,
   };
   // The optimizer's step temporary is the size of the states it updates: this GPU's shard of them.
   const stepTempBytes =

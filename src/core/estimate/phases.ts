@@ -10,7 +10,7 @@ import type { LoadPlan } from './load.js';
 import type { ModelStates } from './model-states.js';
 import type { StrategyTerms } from './strategy-terms.js';
 import type { Transients } from './transients.js';
-import { type PeakTermName, PHASES, type Phase, type PhaseFigures, type TermBytes } from './types.js';
+import type { PeakTermName, Phase, PhaseFigures, TermBytes } from './types.js';
 
 /** Any phase's record: some of the terms, by name, in the order they are held. */
 export type TermRecord = { readonly [T in PeakTermName]?: number };
@@ -104,7 +104,8 @@ export function total(terms: TermRecord): number {
 /**
  * The phase-records step: what each phase's high point holds, term by term. Each record is written out
  * whole, in the order its interface lists the terms (a spread of the shared terms made V8 build
- * dictionary objects, four times slower: bench:speed).
+ * dictionary objects, four times slower: bench:speed). A term added to a record goes in its sum in
+ * stepPeaks too, at the same place.
  */
 export function phaseRecords(
   states: ModelStates,
@@ -204,23 +205,120 @@ export interface PhasePeaks {
   readonly peakPhase: Phase;
 }
 
-/** The peaks step: each phase's figure and the highest. */
+/**
+ * The peaks step: each phase's figure and the highest, from the records (the estimate takes this path
+ * when it is asked for the terms, so the figures are the terms' sums by construction).
+ */
 export function phasePeaks(records: PhaseRecords): PhasePeaks {
-  const backwardStart = total(records.backwardStart);
-  const backwardEnd = total(records.backwardEnd);
+  return peaksOf(
+    total(records.persistent),
+    total(records.load),
+    total(records.forward),
+    total(records.backwardStart),
+    total(records.backwardEnd),
+    total(records.optimizerStep),
+    records.around,
+  );
+}
+
+/**
+ * The same peaks without the records, for the estimates that are not asked for the terms (planners,
+ * searches, bench:speed): building the records was a tenth of an estimate's time and most of its
+ * garbage. Each sum adds the terms phaseRecords writes, in its order, so each figure is the same
+ * number; a term added to a record goes here too, at the same place (the estimate's tests compare an
+ * estimate with its terms and one without, whole).
+ */
+export function stepPeaks(
+  states: ModelStates,
+  strategy: StrategyTerms,
+  act: ActivationPlan,
+  temp: Transients,
+  workspaceBytes: number,
+  load: LoadPlan,
+  around: EvaluationRecords,
+): PhasePeaks {
+  const W = states.weightsBytes;
+  const O = states.optimizerBytes;
+  const G = states.gradientsBytes;
+  const buckets = strategy.bucketBytes;
+  const gathered = strategy.gatheredBytes;
+  const persistent = 0 + W + O + buckets + gathered + workspaceBytes;
+  const forwardEnd =
+    0 +
+    W +
+    O +
+    buckets +
+    gathered +
+    workspaceBytes +
+    strategy.rootBytes +
+    strategy.gradsDuringForward +
+    act.savedBytes +
+    act.lossResidentBytes +
+    temp.castBytes +
+    temp.dequantBytes;
+  return peaksOf(
+    persistent,
+    0 + W + load.quantizationTransientBytes + load.fp32LoadBytes + load.kbitUpcastBytes,
+    forwardEnd + act.previousStepBytes,
+    forwardEnd + temp.backwardTransientBytes + strategy.gatheredGradBytes + strategy.rootHeadGradBytes,
+    0 +
+      W +
+      O +
+      buckets +
+      gathered +
+      workspaceBytes +
+      strategy.rootBytes +
+      Math.max(G, strategy.gradsDuringForward) +
+      strategy.gatheredGradBytes +
+      (strategy.rootGradBytes + strategy.rootReduceInputBytes) +
+      temp.dequantBytes +
+      (states.optimizerInBackward ? states.stepTempBytes : 0),
+    states.optimizerInBackward ? persistent : 0 + W + G + O + buckets + workspaceBytes + states.stepTempBytes,
+    around,
+  );
+}
+
+/** The peaks from each record's figure. */
+function peaksOf(
+  persistentBytes: number,
+  loadBytes: number,
+  forwardBytes: number,
+  backwardStart: number,
+  backwardEnd: number,
+  optimizerStepBytes: number,
+  around: EvaluationRecords,
+): PhasePeaks {
   const phases: { -readonly [P in keyof PhaseFigures<number>]: PhaseFigures<number>[P] } = {
-    load: total(records.load),
-    forward: total(records.forward),
+    load: loadBytes,
+    forward: forwardBytes,
     backward: Math.max(backwardStart, backwardEnd),
-    'optimizer-step': total(records.optimizerStep),
+    'optimizer-step': optimizerStepBytes,
   };
-  if (records.around.eval) phases.eval = total(records.around.eval);
-  if (records.around.generate) phases.generate = total(records.around.generate);
-  // The first phase wins a tie: the step's phases before evaluation's.
+  if (around.eval) phases.eval = total(around.eval);
+  if (around.generate) phases.generate = total(around.generate);
+  // The first phase wins a tie: the step's phases before evaluation's (PHASES's order, written out:
+  // a loop over the names read each phase by a varying key).
   let peakPhase: Phase = 'load';
-  for (const phase of PHASES) if ((phases[phase] ?? 0) > phases[peakPhase]!) peakPhase = phase;
+  let top = phases.load;
+  if (phases.forward > top) {
+    peakPhase = 'forward';
+    top = phases.forward;
+  }
+  if (phases.backward > top) {
+    peakPhase = 'backward';
+    top = phases.backward;
+  }
+  if (phases['optimizer-step'] > top) {
+    peakPhase = 'optimizer-step';
+    top = phases['optimizer-step'];
+  }
+  if ((phases.eval ?? 0) > top) {
+    peakPhase = 'eval';
+    top = phases.eval ?? 0;
+  }
+  if ((phases.generate ?? 0) > top) peakPhase = 'generate';
   return {
-    persistentBytes: total(records.persistent),
+    persistentBytes,
     backwardStartBytes: backwardStart,
     backwardEndBytes: backwardEnd,
     phases,

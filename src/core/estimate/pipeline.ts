@@ -29,13 +29,21 @@ import { hostMemory } from './host.js';
 import { loadPlan } from './load.js';
 import { modelStates } from './model-states.js';
 import { estimateNotes } from './notes.js';
-import { phasePeaks, phaseRecords, phaseTermLists } from './phases.js';
+import { phasePeaks, phaseRecords, phaseTermLists, stepPeaks } from './phases.js';
 import { precisionPlan } from './precision.js';
 import { runtimeBytes } from './runtime.js';
 import { strategyTerms } from './strategy-terms.js';
 import { trainingPlan } from './training.js';
 import { transients } from './transients.js';
-import type { Breakdown, Estimate, EstimateInput, Phase, PhaseFigures, TermBytes } from './types.js';
+import type {
+  Breakdown,
+  Estimate,
+  EstimateInput,
+  Phase,
+  PhaseFigures,
+  StepPhase,
+  TermBytes,
+} from './types.js';
 import { higherUpper, upperBound, withReserveClimb } from './upper.js';
 
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
@@ -84,15 +92,22 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     temp,
     runtime.workspaceBytes,
   );
-  const records = phaseRecords(states, strategy, act, temp, runtime.workspaceBytes, load, around);
-  const peaks = phasePeaks(records);
+  // The records of each phase's terms only when the terms are asked for; otherwise their sums alone.
+  const records =
+    input.terms === true
+      ? phaseRecords(states, strategy, act, temp, runtime.workspaceBytes, load, around)
+      : null;
+  const peaks = records
+    ? phasePeaks(records)
+    : stepPeaks(states, strategy, act, temp, runtime.workspaceBytes, load, around);
   const peakPhase = peaks.peakPhase;
   const allocated = peaks.phases[peakPhase]!;
-  const reserveAt = (phase: Phase) =>
+  // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
+  const reserveAt = (phase: Phase, allocatedBytes: number) =>
     allocatorReserve(
       {
         peakPhase: phase,
-        allocatedBytes: peaks.phases[phase]!,
+        allocatedBytes,
         weightsBytes: states.weightsBytes,
         persistentBytes: peaks.persistentBytes,
         heldGradientBytes:
@@ -106,15 +121,19 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       },
       scenario,
     );
-  const reserve = reserveAt(peakPhase);
+  const reserve = reserveAt(peakPhase, allocated);
   // torch reserved is a high-water mark over the run: the segments a phase reserved stay cached for the
   // next. A phase below the allocated peak can still reserve more (loading's fp32 copy, evaluation's
   // churn); only the phases around the step are looked at, the step's own reserve model stands.
+  // Load, eval, generate, in that order, each written out.
   let reserved = reserve.reservedBytes;
-  for (const phase of ['load', 'eval', 'generate'] as const) {
-    if (phase !== peakPhase && peaks.phases[phase] !== undefined)
-      reserved = Math.max(reserved, reserveAt(phase).reservedBytes);
-  }
+  const { load: loadBytes, eval: evalBytes, generate: generateBytes } = peaks.phases;
+  if (peakPhase !== 'load' && loadBytes !== undefined)
+    reserved = Math.max(reserved, reserveAt('load', loadBytes).reservedBytes);
+  if (peakPhase !== 'eval' && evalBytes !== undefined)
+    reserved = Math.max(reserved, reserveAt('eval', evalBytes).reservedBytes);
+  if (peakPhase !== 'generate' && generateBytes !== undefined)
+    reserved = Math.max(reserved, reserveAt('generate', generateBytes).reservedBytes);
   // Outside torch: the CUDA context, NCCL, and paged optimizer states in CUDA managed memory.
   const device = reserved + (runtime.contextBytes + runtime.ncclBytes + states.pagedOptimizerBytes);
   const components = componentsAtPeak(states, strategy, temp, peaks, runtime, reserved);
@@ -147,6 +166,15 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     ncclBytes: Math.round(runtime.ncclBytes),
   };
   const phases = peaks.phases;
+  // Evaluation's phases set after the step's four, not spread in: a spread made a slower object.
+  const rounded: { -readonly [P in Phase]?: number } & Record<StepPhase, number> = {
+    load: Math.round(phases.load),
+    forward: Math.round(phases.forward),
+    backward: Math.round(phases.backward),
+    'optimizer-step': Math.round(phases['optimizer-step']),
+  };
+  if (phases.eval !== undefined) rounded.eval = Math.round(phases.eval);
+  if (phases.generate !== undefined) rounded.generate = Math.round(phases.generate);
   const peak = {
     allocatedBytes: Math.round(allocated),
     reservedBytes: Math.round(reserved),
@@ -168,14 +196,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       runtime: Math.round(components.runtime),
     },
     peakPhase,
-    phases: {
-      load: Math.round(phases.load),
-      forward: Math.round(phases.forward),
-      backward: Math.round(phases.backward),
-      'optimizer-step': Math.round(phases['optimizer-step']),
-      ...(phases.eval === undefined ? {} : { eval: Math.round(phases.eval) }),
-      ...(phases.generate === undefined ? {} : { generate: Math.round(phases.generate) }),
-    },
+    phases: rounded,
     host: hostMemory(states.placed, strategy.gatheredBytes, act.offloadedBytes, gpus),
     params: {
       total: states.totalParams,
@@ -215,7 +236,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     result.fits = fit.fits;
   }
   // The terms only when asked (kept off the hot path of searches).
-  if (input.terms === true) {
+  if (records) {
     const phaseTerms: PhaseFigures<readonly TermBytes[]> = phaseTermLists(records, peaks);
     result.peakTerms = phaseTerms[peakPhase]!;
     result.phaseTerms = phaseTerms;

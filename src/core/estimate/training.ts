@@ -45,6 +45,11 @@ const HEAD_NAMES = new Set(['lm_head', 'embed_out', 'output']);
 
 /** Resolved targets per LoRA config and shape: planners re-estimate one scenario many times. */
 const TARGETS = new WeakMap<object, WeakMap<ModelShape, TrainingPlan['adapted']>>();
+/**
+ * The LoRA plan per LoRA config and shape, for the same reason: it reads nothing else (the shape's
+ * parameters are paramBreakdown's of the shape, which the estimate passes).
+ */
+const LORA_PLANS = new WeakMap<object, WeakMap<ModelShape, TrainingPlan>>();
 
 function resolveTargets(
   scenario: Scenario,
@@ -137,8 +142,11 @@ function computeTargets(
   return adapted;
 }
 
+/** No adapters (full, freeze): one empty map for every estimate, never written to. */
+const NO_ADAPTERS: TrainingPlan['adapted'] = new Map();
+
 export function trainingPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakdown): TrainingPlan {
-  const none = new Map<string, never>();
+  const none = NO_ADAPTERS;
   if (scenario.method === 'full') {
     return {
       trainableParams: params.totalParams,
@@ -169,6 +177,21 @@ export function trainingPlan(scenario: Scenario, shape: ModelShape, params: Para
       layersWithGrad: k,
     };
   }
+  const lora = scenario.lora!;
+  let byShape = LORA_PLANS.get(lora);
+  if (!byShape) {
+    byShape = new WeakMap<ModelShape, TrainingPlan>();
+    LORA_PLANS.set(lora, byShape);
+  }
+  const known = byShape.get(shape);
+  if (known) return known;
+  const planned = Object.freeze(loraPlan(scenario, shape, params));
+  byShape.set(shape, planned);
+  return planned;
+}
+
+/** What LoRA trains: the adapters on the resolved targets, and the modules_to_save copies. */
+function loraPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakdown): TrainingPlan {
   const lora = scenario.lora!;
   const adapted = resolveTargets(scenario, shape, params.linears);
   const rank = lora.rank;

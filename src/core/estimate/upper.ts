@@ -226,6 +226,53 @@ export function upperBound(
   return upperOfSetup(setup, peak, pagedBytes, table);
 }
 
+/**
+ * Each table's three bases per setup, looked up once: the lookup (seven kinds, a key string each) was a
+ * quarter of an estimate's time (bench:speed). Frozen, since every estimate of the setup shares them.
+ * Keyed framework → method → layout, with no key string to build per call; at most BASES_CAP setups
+ * per table (the field values make a few dozen), past that the table's cache starts again.
+ */
+interface SetupBases {
+  count: number;
+  readonly byFramework: Map<string | null, Map<string, Partial<Record<UpperLayout, UpperBound['basis']>>>>;
+}
+const BASES = new WeakMap<UpperTable, SetupBases>();
+const BASES_CAP = 512;
+/** The committed table's, which nearly every estimate reads, held without the WeakMap's lookup. */
+const COMMITTED_BASES: SetupBases = { count: 0, byFramework: new Map() };
+
+function basesOf(setup: UpperSetup, table: UpperTable): UpperBound['basis'] {
+  let cache = table === UPPER_TABLE ? COMMITTED_BASES : BASES.get(table);
+  if (!cache) {
+    cache = { count: 0, byFramework: new Map() };
+    BASES.set(table, cache);
+  }
+  const known = cache.byFramework.get(setup.framework)?.get(setup.method)?.[setup.layout];
+  if (known) return known;
+  const basis = Object.freeze({
+    allocated: Object.freeze(upperBasis(setup, 'allocated', table)),
+    reserved: Object.freeze(upperBasis(setup, 'reserved', table)),
+    device: Object.freeze(upperBasis(setup, 'device', table)),
+  });
+  if (cache.count >= BASES_CAP) {
+    cache.byFramework.clear();
+    cache.count = 0;
+  }
+  let byMethod = cache.byFramework.get(setup.framework);
+  if (!byMethod) {
+    byMethod = new Map();
+    cache.byFramework.set(setup.framework, byMethod);
+  }
+  let byLayout = byMethod.get(setup.method);
+  if (!byLayout) {
+    byLayout = {};
+    byMethod.set(setup.method, byLayout);
+  }
+  byLayout[setup.layout] = basis;
+  cache.count++;
+  return basis;
+}
+
 /** upperBound for a setup given as the table reads it. */
 export function upperOfSetup(
   setup: UpperSetup,
@@ -233,15 +280,7 @@ export function upperOfSetup(
   pagedBytes = 0,
   table: UpperTable = UPPER_TABLE,
 ): UpperBound {
-  return upperFromBasis(
-    peak,
-    {
-      allocated: upperBasis(setup, 'allocated', table),
-      reserved: upperBasis(setup, 'reserved', table),
-      device: upperBasis(setup, 'device', table),
-    },
-    pagedBytes,
-  );
+  return upperFromBasis(peak, basesOf(setup, table), pagedBytes);
 }
 
 /**

@@ -15,9 +15,22 @@ const OLDEST = '0.0.1';
  * The scenario again with each package whose version was assumed at today's release set to the oldest
  * version instead, one alternative per package; only those whose profile decides something else.
  */
-export function olderInstallAlternatives(scenario: Scenario): Scenario[] {
+export function olderInstallAlternatives(scenario: Scenario): readonly Scenario[] {
   const profile = scenario.profile;
-  if (!profile) return [];
+  if (!profile) return NONE;
+  // Each alternative is a whole parse of the scenario: done once per scenario, not on every estimate
+  // of it (a planner's or bench:speed's), and let go with it.
+  const known = ALTERNATIVES.get(scenario);
+  if (known) return known;
+  const found = Object.freeze(alternativesOf(scenario, profile));
+  ALTERNATIVES.set(scenario, found);
+  return found;
+}
+
+const NONE: readonly Scenario[] = Object.freeze([]);
+const ALTERNATIVES = new WeakMap<Scenario, readonly Scenario[]>();
+
+function alternativesOf(scenario: Scenario, profile: NonNullable<Scenario['profile']>): Scenario[] {
   const packages = [
     ...new Set(profile.assumed.filter((a) => a.why === 'current-release').map((a) => a.package)),
   ] as VersionKey[];

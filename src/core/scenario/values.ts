@@ -155,8 +155,11 @@ export function usesBitsandbytes(scenario: {
   readonly quantization: string;
   readonly quantizer?: string | undefined;
 }): boolean {
+  // An unquantized base (most estimates) is answered before the set is searched.
   return (
-    BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization as Quantization) && scenario.quantizer !== 'torchao'
+    scenario.quantization !== 'none' &&
+    BITSANDBYTES_QUANTIZATIONS.has(scenario.quantization as Quantization) &&
+    scenario.quantizer !== 'torchao'
   );
 }
 
