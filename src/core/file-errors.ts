@@ -65,6 +65,17 @@ export interface FileErrorParams {
   'scenario-line-not-json': { file: string; line: number; detail: string };
   /** A scenario entry that is not an object; `found` is `null`, `an array`, `a number`, …. */
   'scenario-not-object': { file: string; line: number; found: string };
+  /** A safetensors file whose first bytes are not a header: shorter than the 8-byte length, a Git LFS pointer. */
+  'safetensors-too-short': { file: string; bytes: number };
+  'safetensors-lfs-pointer': { file: string };
+  /** The header's length (bytes): 0, above the most accepted, or past the end of a file of `fileBytes`. */
+  'safetensors-empty-header': { file: string };
+  'safetensors-header-too-large': { file: string; headerBytes: number; maxBytes: number };
+  'safetensors-header-past-end': { file: string; headerBytes: number; fileBytes: number };
+  /** A header that is not JSON text: no opening brace, not UTF-8, or JSON.parse's `detail` ('' when none). */
+  'safetensors-no-brace': { file: string };
+  'safetensors-not-utf8': { file: string };
+  'safetensors-not-json': { file: string; detail: string };
 }
 
 export type FileErrorReason = keyof FileErrorParams;
@@ -88,6 +99,14 @@ export const FILE_ERROR_REASONS: readonly FileErrorReason[] = [
   'scenario-not-json',
   'scenario-line-not-json',
   'scenario-not-object',
+  'safetensors-too-short',
+  'safetensors-lfs-pointer',
+  'safetensors-empty-header',
+  'safetensors-header-too-large',
+  'safetensors-header-past-end',
+  'safetensors-no-brace',
+  'safetensors-not-utf8',
+  'safetensors-not-json',
 ];
 
 export function isFileReason(reason: string | undefined): reason is FileErrorReason {

@@ -10,6 +10,7 @@ import { parseEnvSnapshot } from '../core/env.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { FILE_ERROR_REASONS, isFileReason } from '../core/file-errors.js';
 import { importConfig } from '../core/import/import-config.js';
+import { parseSafetensorsHeader, readSafetensorsHeaderLength } from '../core/safetensors.js';
 import { parseConfigText } from '../io/read-config.js';
 import { parseScenarioText } from '../io/read-scenarios.js';
 import { ERROR_WORDS, userErrorWords } from './errors.js';
@@ -139,6 +140,34 @@ const CASES: readonly {
     message: 'runs.jsonl:2: null, not a scenario object',
     hint: 'each scenario is a JSON object, e.g. {"model": "llama-3.1-8b", "method": "lora"}',
     english: /not a scenario object|each scenario/,
+  },
+  {
+    name: 'safetensors: a Git LFS pointer',
+    error: () =>
+      raised(() =>
+        readSafetensorsHeaderLength(new TextEncoder().encode('version https://git-lfs'), 'model.safetensors'),
+      ),
+    message: 'model.safetensors: is a Git LFS pointer file, not the weights',
+    hint: 'run `git lfs pull` in the model folder, or download the real file',
+    english: /pointer file|download the real/,
+  },
+  {
+    name: 'safetensors: a header past the end of the file',
+    error: () =>
+      raised(() =>
+        readSafetensorsHeaderLength(new Uint8Array([0, 16, 0, 0, 0, 0, 0, 0]), 'm.safetensors', 100),
+      ),
+    message:
+      'm.safetensors: header length 4096 bytes runs past the end of the 100-byte file — the file is truncated or corrupt',
+    hint: 'check that the file is a complete safetensors file (re-download it if it was cut short or is a Git LFS pointer)',
+    english: /runs past|truncated|check that/,
+  },
+  {
+    name: 'safetensors: a header that is not JSON',
+    error: () => raised(() => parseSafetensorsHeader(new TextEncoder().encode('{"a": '), 'm.safetensors')),
+    message: expect.stringMatching(/^m\.safetensors: header is not valid JSON \(.+\)$/) as unknown as string,
+    hint: 'check that the file is a complete safetensors file (re-download it if it was cut short or is a Git LFS pointer)',
+    english: /not valid JSON|check that/,
   },
 ];
 

@@ -13,6 +13,7 @@ import {
   type ShapeExpected,
   speakFileErrorsWith,
 } from '../core/file-errors.js';
+import { formatBytes } from '../core/safetensors.js';
 import { defineDomain, say } from './catalog.js';
 import type { Lang } from './lang.js';
 
@@ -94,6 +95,13 @@ const KIND_HINT_ZH: Readonly<Record<FileKind, string>> = {
   'trainer-config': '训练配置只嵌套几层；请确认这是你想给的配置',
 };
 
+const CORRUPT = 'the file is not a safetensors file or is corrupt';
+const CORRUPT_ZH = '该文件不是 safetensors 文件，或已损坏';
+const SAFETENSORS_HINT =
+  'check that the file is a complete safetensors file (re-download it if it was cut short or is a Git LFS pointer)';
+const SAFETENSORS_HINT_ZH =
+  '确认这是完整的 safetensors 文件（若下载不完整或是 Git LFS 指针文件，请重新下载）';
+
 const lineOf = (line: number) => (line > 0 ? `:${line}` : '');
 
 export const FILE_ERRORS = defineDomain<FileErrorParams>({
@@ -123,6 +131,18 @@ export const FILE_ERRORS = defineDomain<FileErrorParams>({
         `${p.file} is not valid JSON${p.place === '' ? '' : ` at ${p.place}`} (${p.detail})`,
       'scenario-line-not-json': (p) => `${p.file}:${p.line}: not valid JSON (${p.detail})`,
       'scenario-not-object': (p) => `${p.file}:${p.line}: ${p.found}, not a scenario object`,
+      'safetensors-too-short': (p) =>
+        `${p.file}: file is ${p.bytes} bytes long, shorter than the 8-byte header length — not a safetensors file`,
+      'safetensors-lfs-pointer': (p) => `${p.file}: is a Git LFS pointer file, not the weights`,
+      'safetensors-empty-header': (p) => `${p.file}: header length is 0 — ${CORRUPT}`,
+      'safetensors-header-too-large': (p) =>
+        `${p.file}: header length ${formatBytes(p.headerBytes)} exceeds the ${formatBytes(p.maxBytes)} limit — ${CORRUPT}`,
+      'safetensors-header-past-end': (p) =>
+        `${p.file}: header length ${p.headerBytes} bytes runs past the end of the ${p.fileBytes}-byte file — the file is truncated or corrupt`,
+      'safetensors-no-brace': (p) => `${p.file}: header does not begin with '{' — ${CORRUPT}`,
+      'safetensors-not-utf8': (p) => `${p.file}: header is not valid UTF-8`,
+      'safetensors-not-json': (p) =>
+        `${p.file}: header is not valid JSON${p.detail === '' ? '' : ` (${p.detail})`}`,
     },
     zh: {
       'config-dimension': (p) =>
@@ -152,6 +172,18 @@ export const FILE_ERRORS = defineDomain<FileErrorParams>({
         `${p.file} 不是有效的 JSON${p.place === '' ? '' : `（位置：${p.place}）`}（${p.detail}）`,
       'scenario-line-not-json': (p) => `${p.file}:${p.line}：不是有效的 JSON（${p.detail}）`,
       'scenario-not-object': (p) => `${p.file}:${p.line}：该条目是 ${foundZh(p.found)}，而不是场景对象`,
+      'safetensors-too-short': (p) =>
+        `${p.file}：文件只有 ${p.bytes} 字节，不足 8 字节的头部长度字段——不是 safetensors 文件`,
+      'safetensors-lfs-pointer': (p) => `${p.file}：是 Git LFS 指针文件，而不是权重本身`,
+      'safetensors-empty-header': (p) => `${p.file}：头部长度为 0——${CORRUPT_ZH}`,
+      'safetensors-header-too-large': (p) =>
+        `${p.file}：头部长度 ${formatBytes(p.headerBytes)} 超过 ${formatBytes(p.maxBytes)} 的上限——${CORRUPT_ZH}`,
+      'safetensors-header-past-end': (p) =>
+        `${p.file}：头部长度 ${p.headerBytes} 字节超出了这个 ${p.fileBytes} 字节的文件末尾——文件不完整或已损坏`,
+      'safetensors-no-brace': (p) => `${p.file}：头部不是以 '{' 开头——${CORRUPT_ZH}`,
+      'safetensors-not-utf8': (p) => `${p.file}：头部不是有效的 UTF-8`,
+      'safetensors-not-json': (p) =>
+        `${p.file}：头部不是有效的 JSON${p.detail === '' ? '' : `（${p.detail}）`}`,
     },
   },
   examples: {
@@ -179,6 +211,18 @@ export const FILE_ERRORS = defineDomain<FileErrorParams>({
     'scenario-not-json': { file: 'run.json', place: 'line 3, column 1', detail: 'Unexpected token }' },
     'scenario-line-not-json': { file: 'runs.jsonl', line: 2, detail: 'Unexpected end of JSON input' },
     'scenario-not-object': { file: 'runs.jsonl', line: 4, found: 'null' },
+    'safetensors-too-short': { file: 'model.safetensors', bytes: 3 },
+    'safetensors-lfs-pointer': { file: 'model.safetensors' },
+    'safetensors-empty-header': { file: 'model.safetensors' },
+    'safetensors-header-too-large': {
+      file: 'model.safetensors',
+      headerBytes: 9_200_000_000,
+      maxBytes: 100_000_000,
+    },
+    'safetensors-header-past-end': { file: 'model.safetensors', headerBytes: 4096, fileBytes: 100 },
+    'safetensors-no-brace': { file: 'model.safetensors' },
+    'safetensors-not-utf8': { file: 'model.safetensors' },
+    'safetensors-not-json': { file: 'model.safetensors', detail: 'Unexpected end of JSON input' },
   },
 });
 
@@ -209,6 +253,14 @@ export const FILE_ERROR_HINTS = defineDomain<HintParams>({
         'a scenario file is one JSON object (or an array of them), or JSON Lines: one complete object per line',
       'scenario-line-not-json': () => 'each line of a JSON Lines file must be one complete JSON object',
       'scenario-not-object': () => `each scenario is a JSON object, e.g. ${SCENARIO_EXAMPLE}`,
+      'safetensors-too-short': () => SAFETENSORS_HINT,
+      'safetensors-lfs-pointer': () => 'run `git lfs pull` in the model folder, or download the real file',
+      'safetensors-empty-header': () => SAFETENSORS_HINT,
+      'safetensors-header-too-large': () => SAFETENSORS_HINT,
+      'safetensors-header-past-end': () => SAFETENSORS_HINT,
+      'safetensors-no-brace': () => SAFETENSORS_HINT,
+      'safetensors-not-utf8': () => SAFETENSORS_HINT,
+      'safetensors-not-json': () => SAFETENSORS_HINT,
     },
     zh: {
       'config-dimension': () => '修改 config.json（不支持按层给出的列表），或给出目录 id（headroom models）',
@@ -229,6 +281,14 @@ export const FILE_ERROR_HINTS = defineDomain<HintParams>({
         '场景文件是一个 JSON 对象（或它们的数组），或 JSON Lines：每行一个完整的对象',
       'scenario-line-not-json': () => 'JSON Lines 文件的每一行都必须是一个完整的 JSON 对象',
       'scenario-not-object': () => `每个场景都是一个 JSON 对象，例如 ${SCENARIO_EXAMPLE}`,
+      'safetensors-too-short': () => SAFETENSORS_HINT_ZH,
+      'safetensors-lfs-pointer': () => '在模型文件夹中运行 `git lfs pull`，或下载真正的文件',
+      'safetensors-empty-header': () => SAFETENSORS_HINT_ZH,
+      'safetensors-header-too-large': () => SAFETENSORS_HINT_ZH,
+      'safetensors-header-past-end': () => SAFETENSORS_HINT_ZH,
+      'safetensors-no-brace': () => SAFETENSORS_HINT_ZH,
+      'safetensors-not-utf8': () => SAFETENSORS_HINT_ZH,
+      'safetensors-not-json': () => SAFETENSORS_HINT_ZH,
     },
   },
   examples: FILE_ERRORS.examples,
