@@ -11,7 +11,7 @@ import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
-import { errorRecord } from '../words/errors.js';
+import { errorLabels, errorRecord, userErrorWords } from '../words/errors.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
@@ -203,10 +203,15 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       // One bad line does not stop the others; it gets its own result line.
       const record = { line: entry.line, error: errorRecord(error) };
       if (values.json) ctx.stdout.write(`${JSON.stringify(record)}\n`);
-      else
+      else {
+        // In the user's language, as runCommand words a whole command's error (src/words/errors.ts).
+        const words = userErrorWords(error, lang, { command: 'estimate' });
+        const sep = lang === 'zh' ? '：' : ': ';
+        const said = words.message.startsWith(where) ? words.message : `${where}${sep}${words.message}`;
         ctx.stderr.write(
-          `${style.red(error.message.startsWith(where) ? error.message : `${where}: ${error.message}`)}${error.hint ? `\n  Try: ${error.hint}` : ''}\n\n`,
+          `${style.red(said)}${words.hint ? `\n  ${errorLabels(lang).try}${sep}${words.hint}` : ''}\n\n`,
         );
+      }
     }
   }
   if (failures > 0) ctx.stderr.write(`${failures} of ${entries.length} scenarios failed\n`);

@@ -3,7 +3,7 @@
  * lives in the ARCHITECTURES table below (config field names, norms, biases, module names); the
  * estimator never branches on a model name.
  */
-import { HeadroomUserError } from './errors.js';
+import { type ConfigFigure, fileError } from './file-errors.js';
 
 /** A linear module role, in Llama naming; the table maps each architecture's own names onto these. */
 export type LinearRole = 'q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj';
@@ -360,13 +360,12 @@ function badDimension(source: string, key: string, value: unknown, min: number, 
         : Array.isArray(value)
           ? 'a list'
           : `a ${value === null ? 'null' : typeof value}`;
-  return new HeadroomUserError({
-    code: 'invalid-field',
-    where: `${source}: ${key}`,
-    message: `${source}: "${key}" must be a whole number from ${min} to ${max}, not ${shown}`,
-    hint: 'fix the config.json (a per-layer list is not modelled), or pass a catalog id (headroom models)',
-    params: { file: source, field: key, min, max, value: shown },
-  });
+  return fileError(
+    'config-dimension',
+    { file: source, field: key, min, max, value: shown },
+    `${source}: ${key}`,
+    'invalid-field',
+  );
 }
 
 /**
@@ -395,17 +394,17 @@ function requireNumber(
   config: Config,
   keys: readonly string[],
   source: string,
-  what: string,
+  figure: ConfigFigure,
   limit: Limit = 'width',
 ): number {
   const value = readDim(config, keys, source, limit);
   if (value === undefined) {
-    throw new HeadroomUserError({
-      code: 'invalid-field',
-      where: `${source}: ${keys[0]}`,
-      message: `${source} has no usable ${what} (looked for ${keys.join(', ')})`,
-      hint: 'pass a complete Hugging Face config.json, or a catalog id (headroom models)',
-    });
+    throw fileError(
+      'config-missing-figure',
+      { file: source, figure, keys },
+      `${source}: ${keys[0]}`,
+      'invalid-field',
+    );
   }
   return value;
 }
@@ -461,20 +460,14 @@ export function shapeFromConfig(raw: Config, source = 'config.json'): ModelShape
   const rawType = typeof config.model_type === 'string' ? config.model_type : '';
   const modelType = rawType.split(' ')[0] ?? rawType;
   const spec: ArchitectureSpec = isKnown(modelType) ? ARCHITECTURES[modelType] : ARCHITECTURES.llama;
-  const hidden = requireNumber(config, spec.keys.hidden, source, 'hidden size');
-  const layers = requireNumber(config, spec.keys.layers, source, 'layer count', 'count');
-  const heads = requireNumber(config, spec.keys.heads, source, 'attention head count', 'count');
+  const hidden = requireNumber(config, spec.keys.hidden, source, 'hidden');
+  const layers = requireNumber(config, spec.keys.layers, source, 'layers', 'count');
+  const heads = requireNumber(config, spec.keys.heads, source, 'heads', 'count');
   const kvHeads =
     readDim(config, spec.keys.kvHeads, source, 'count') ?? spec.kvHeadsFallback?.(config) ?? heads;
   if (!Number.isInteger(kvHeads) || kvHeads < 1 || kvHeads > CONFIG_LIMITS.count)
     throw badDimension(source, spec.keys.kvHeads[0]!, kvHeads, 1, CONFIG_LIMITS.count);
-  const vocab = requireNumber(
-    config,
-    ['vocab_size', 'padded_vocab_size'],
-    source,
-    'vocabulary size',
-    'vocab',
-  );
+  const vocab = requireNumber(config, ['vocab_size', 'padded_vocab_size'], source, 'vocab', 'vocab');
   const configuredIntermediate = readDim(config, spec.keys.intermediate, source, 'width');
   const intermediate = Math.round(
     configuredIntermediate === undefined

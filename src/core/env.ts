@@ -6,7 +6,7 @@
  */
 import type { GpuSpec } from './catalog/gpu-spec.js';
 import { GPUS } from './catalog/index.js';
-import { HeadroomUserError } from './errors.js';
+import { fileError } from './file-errors.js';
 import {
   depthOf,
   describeValue,
@@ -355,17 +355,6 @@ export function parseFrameworkProbe(json: string): EnvFrameworks | null {
   return { python: r.python, packages, torchCuda: typeof r.torch_cuda === 'string' ? r.torch_cuda : null };
 }
 
-const ENV_HINT = 'capture one with: headroom env capture -o env.json';
-
-function invalidEnv(fileName: string, message: string): HeadroomUserError {
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where: fileName,
-    message: `${fileName}: ${message}`,
-    hint: ENV_HINT,
-  });
-}
-
 const count = num({ min: 0, integer: true });
 const bytes = num({ min: 0 });
 const maybeString = withDefault(nullable(str), null);
@@ -384,7 +373,7 @@ function captured<T>(value: Shape<T>): Shape<Captured<T>> {
     const status = isPlainObject(v) ? v.status : undefined;
     if (status === 'missing') return MISSING(v, p);
     if (status === 'ok') return ok(v, p);
-    throw new ShapeError(p, '{"status": "ok", "value": ...} or {"status": "missing", "reason": ...}', v);
+    throw new ShapeError(p, 'part', v);
   };
 }
 
@@ -436,19 +425,15 @@ export function parseEnvSnapshot(text: string, fileName: string): EnvSnapshot {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw invalidEnv(fileName, `not valid JSON (${(error as Error).message})`);
+    throw fileError('env-not-json', { file: fileName, detail: (error as Error).message }, fileName);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw invalidEnv(fileName, 'not a JSON object');
+    throw fileError('env-not-object', { file: fileName }, fileName);
   const r = raw as Record<string, unknown>;
-  if (r.kind !== 'headroom-env')
-    throw invalidEnv(fileName, 'not a Headroom environment file (no "kind": "headroom-env")');
+  if (r.kind !== 'headroom-env') throw fileError('env-not-headroom', { file: fileName }, fileName);
   if (r.version !== 1)
-    throw invalidEnv(
-      fileName,
-      `environment file version ${describeValue(r.version)} is not supported (1 is)`,
-    );
-  if (depthOf(raw) > MAX_INPUT_DEPTH) throw tooDeep(fileName, ENV_HINT);
+    throw fileError('env-version', { file: fileName, version: describeValue(r.version) }, fileName);
+  if (depthOf(raw) > MAX_INPUT_DEPTH) throw tooDeep(fileName, 'env');
   // Every field checked here, once: env show and migrate read the value as typed.
-  return readShape(SNAPSHOT, raw, fileName, ENV_HINT);
+  return readShape(SNAPSHOT, raw, fileName, 'env');
 }

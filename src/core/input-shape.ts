@@ -2,21 +2,31 @@
  * Checks of a parsed file's shape, at the one place it is read: each returns the value typed, or throws
  * a user error naming the file and the field (`env.json: gpus.value[0].name must be a string, not a
  * number`), so nothing downstream re-checks a type. A schema is a function of the value and its path;
- * the combinators below build them. English messages, as every bad-file error has (src/core/errors.ts).
+ * the combinators below build them. The error is data (src/core/file-errors.ts): what was expected and
+ * the value found; its words are in src/words/file-errors.ts.
  */
-import { HeadroomUserError } from './errors.js';
+import type { HeadroomUserError } from './errors.js';
+import { type FileKind, fileError, type ShapeExpected } from './file-errors.js';
 
 /** Reads one value at a path; throws ShapeError when it is not the expected shape. */
 export type Shape<T> = (value: unknown, path: string) => T;
 
-/** A value of the wrong shape, before the file's name is known. */
+/** The figures an expectation names: a number's lower bound, a choice's values, a list's most items. */
+export interface ShapeFigures {
+  readonly min?: number;
+  readonly values?: readonly string[];
+  readonly maxItems?: number;
+}
+
+/** A value of the wrong shape, before the file's name is known (its words: src/words/file-errors.ts). */
 export class ShapeError extends Error {
   constructor(
     readonly path: string,
-    readonly expected: string,
+    readonly expected: ShapeExpected,
     readonly actual: unknown,
+    readonly figures: ShapeFigures = {},
   ) {
-    super(`${path || 'the file'} must be ${expected}, not ${describeValue(actual)}`);
+    super(`${path || 'the file'}: ${expected}`);
   }
 }
 
@@ -34,19 +44,20 @@ const at = (path: string, key: string | number): string =>
   typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
 export const str: Shape<string> = (v, p) => {
-  if (typeof v !== 'string') throw new ShapeError(p, 'a string', v);
+  if (typeof v !== 'string') throw new ShapeError(p, 'string', v);
   return v;
 };
 
 export const bool: Shape<boolean> = (v, p) => {
-  if (typeof v !== 'boolean') throw new ShapeError(p, 'true or false', v);
+  if (typeof v !== 'boolean') throw new ShapeError(p, 'boolean', v);
   return v;
 };
 
 /** A finite number at least `min` (and at most `max`), whole when `integer`. */
 export function num(options: { min?: number; max?: number; integer?: boolean } = {}): Shape<number> {
   const { min = Number.NEGATIVE_INFINITY, max = Number.POSITIVE_INFINITY, integer = false } = options;
-  const what = `${integer ? 'a whole number' : 'a number'}${min > Number.NEGATIVE_INFINITY ? ` of at least ${min}` : ''}`;
+  const what: ShapeExpected = integer ? 'whole-number' : 'number';
+  const figures = min > Number.NEGATIVE_INFINITY ? { min } : {};
   return (v, p) => {
     if (
       typeof v !== 'number' ||
@@ -55,7 +66,7 @@ export function num(options: { min?: number; max?: number; integer?: boolean } =
       v > max ||
       (integer && !Number.isInteger(v))
     )
-      throw new ShapeError(p, what, v);
+      throw new ShapeError(p, what, v, figures);
     return v;
   };
 }
@@ -63,7 +74,7 @@ export function num(options: { min?: number; max?: number; integer?: boolean } =
 export function literal<const T extends string | number>(...values: readonly T[]): Shape<T> {
   return (v, p) => {
     if (!values.includes(v as T))
-      throw new ShapeError(p, `one of ${values.map((x) => JSON.stringify(x)).join(', ')}`, v);
+      throw new ShapeError(p, 'one-of', v, { values: values.map((x) => JSON.stringify(x)) });
     return v as T;
   };
 }
@@ -79,8 +90,8 @@ export function withDefault<T>(shape: Shape<T>, fallback: T): Shape<T> {
 
 export function list<T>(item: Shape<T>, maxItems = 1_000_000): Shape<T[]> {
   return (v, p) => {
-    if (!Array.isArray(v)) throw new ShapeError(p, 'a list', v);
-    if (v.length > maxItems) throw new ShapeError(p, `a list of at most ${maxItems} items`, v);
+    if (!Array.isArray(v)) throw new ShapeError(p, 'list', v);
+    if (v.length > maxItems) throw new ShapeError(p, 'short-list', v, { maxItems });
     return v.map((x, i) => item(x, at(p, i)));
   };
 }
@@ -93,7 +104,7 @@ export function isPlainObject(v: unknown): v is Readonly<Record<string, unknown>
 /** An object with these fields (others are ignored and dropped). */
 export function object<T extends object>(fields: { readonly [K in keyof T]-?: Shape<T[K]> }): Shape<T> {
   return (v, p) => {
-    if (!isPlainObject(v)) throw new ShapeError(p, 'an object', v);
+    if (!isPlainObject(v)) throw new ShapeError(p, 'object', v);
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(fields)) {
       const value = (fields as Record<string, Shape<unknown>>)[key]!(
@@ -109,7 +120,7 @@ export function object<T extends object>(fields: { readonly [K in keyof T]-?: Sh
 /** An object used as a map: every value of one shape. */
 export function record<T>(value: Shape<T>): Shape<Record<string, T>> {
   return (v, p) => {
-    if (!isPlainObject(v)) throw new ShapeError(p, 'an object', v);
+    if (!isPlainObject(v)) throw new ShapeError(p, 'object', v);
     const out: Record<string, T> = {};
     for (const [key, x] of Object.entries(v)) out[key] = value(x, at(p, key));
     return out;
@@ -125,23 +136,29 @@ export function optional<T>(shape: Shape<T>): Shape<T | undefined> {
 }
 
 /** Reads `value` as `shape`; a wrong shape becomes a user error naming the file and the field. */
-export function readShape<T>(shape: Shape<T>, value: unknown, fileName: string, hint: string, path = ''): T {
+export function readShape<T>(
+  shape: Shape<T>,
+  value: unknown,
+  fileName: string,
+  kind: FileKind,
+  path = '',
+): T {
   try {
     return shape(value, path);
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: error.path ? `${fileName}: ${error.path}` : fileName,
-      message: `${fileName}: ${error.message}`,
-      hint,
-      params: {
+    throw fileError(
+      'wrong-shape',
+      {
         file: fileName,
         field: error.path,
         expected: error.expected,
+        ...error.figures,
         value: describeValue(error.actual),
+        kind,
       },
-    });
+      error.path ? `${fileName}: ${error.path}` : fileName,
+    );
   }
 }
 
@@ -170,14 +187,8 @@ export function depthOf(value: unknown, limit = MAX_INPUT_DEPTH): number {
 }
 
 /** The error for an input nested deeper than MAX_INPUT_DEPTH. */
-export function tooDeep(fileName: string, hint: string, limit = MAX_INPUT_DEPTH): HeadroomUserError {
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where: fileName,
-    message: `${fileName}: nested more than ${limit} levels deep (no real file is)`,
-    hint,
-    params: { file: fileName, maxDepth: limit },
-  });
+export function tooDeep(fileName: string, kind: FileKind, limit = MAX_INPUT_DEPTH): HeadroomUserError {
+  return fileError('too-deep', { file: fileName, maxDepth: limit, kind }, fileName);
 }
 
 /** Leading spaces and `- ` indicators a YAML line may open with before it is nested too deep to be a config. */

@@ -3,6 +3,7 @@
  * Bytes in, data out; the weights themselves are never needed. Format: data/catalog/formats.md §1.
  */
 import { HeadroomUserError } from './errors.js';
+import { fileError } from './file-errors.js';
 import { depthOf } from './input-shape.js';
 
 /**
@@ -139,8 +140,8 @@ function badFile(fileName: string, problem: string, hint = NOT_SAFETENSORS_HINT)
   });
 }
 
-/** Formats a byte count with decimal units, e.g. 9_200_000_000 → "9.2 GB". */
-function formatBytes(bytes: number): string {
+/** Formats a byte count with decimal units, e.g. 9_200_000_000 → "9.2 GB" (the words of its errors use it). */
+export function formatBytes(bytes: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
   let value = bytes;
   let unit = 0;
@@ -159,34 +160,29 @@ export function readSafetensorsHeaderLength(
   fileSizeBytes?: number,
 ): number {
   if (first8.length < SAFETENSORS_LENGTH_PREFIX_BYTES) {
-    throw badFile(
-      fileName,
-      `file is ${first8.length} bytes long, shorter than the 8-byte header length — not a safetensors file`,
-    );
+    throw fileError('safetensors-too-short', { file: fileName, bytes: first8.length }, fileName);
   }
   if (GIT_LFS_POINTER_START.every((byte, i) => first8[i] === byte)) {
-    throw badFile(
-      fileName,
-      'is a Git LFS pointer file, not the weights',
-      'run `git lfs pull` in the model folder, or download the real file',
-    );
+    throw fileError('safetensors-lfs-pointer', { file: fileName }, fileName);
   }
   const view = new DataView(first8.buffer, first8.byteOffset, SAFETENSORS_LENGTH_PREFIX_BYTES);
   const length = view.getBigUint64(0, true);
   if (length === 0n) {
-    throw badFile(fileName, 'header length is 0 — the file is not a safetensors file or is corrupt');
+    throw fileError('safetensors-empty-header', { file: fileName }, fileName);
   }
   if (length > BigInt(MAX_SAFETENSORS_HEADER_BYTES)) {
-    throw badFile(
+    throw fileError(
+      'safetensors-header-too-large',
+      { file: fileName, headerBytes: Number(length), maxBytes: MAX_SAFETENSORS_HEADER_BYTES },
       fileName,
-      `header length ${formatBytes(Number(length))} exceeds the ${formatBytes(MAX_SAFETENSORS_HEADER_BYTES)} limit — the file is not a safetensors file or is corrupt`,
     );
   }
   const headerBytes = Number(length);
   if (fileSizeBytes !== undefined && headerBytes > fileSizeBytes - SAFETENSORS_LENGTH_PREFIX_BYTES) {
-    throw badFile(
+    throw fileError(
+      'safetensors-header-past-end',
+      { file: fileName, headerBytes, fileBytes: fileSizeBytes },
       fileName,
-      `header length ${headerBytes} bytes runs past the end of the ${fileSizeBytes}-byte file — the file is truncated or corrupt`,
     );
   }
   return headerBytes;
@@ -199,23 +195,20 @@ export function parseSafetensorsHeader(
   fileSizeBytes?: number,
 ): SafetensorsHeader {
   if (headerBytes[0] !== OPEN_BRACE) {
-    throw badFile(
-      fileName,
-      "header does not begin with '{' — the file is not a safetensors file or is corrupt",
-    );
+    throw fileError('safetensors-no-brace', { file: fileName }, fileName);
   }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(headerBytes);
   } catch {
-    throw badFile(fileName, 'header is not valid UTF-8');
+    throw fileError('safetensors-not-utf8', { file: fileName }, fileName);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? ` (${error.message})` : '';
-    throw badFile(fileName, `header is not valid JSON${detail}`);
+    const detail = error instanceof Error ? error.message : '';
+    throw fileError('safetensors-not-json', { file: fileName, detail }, fileName);
   }
   const dataSectionBytes =
     fileSizeBytes === undefined

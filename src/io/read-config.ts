@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { deepspeedReference, detectConfigFormat, importConfig } from '../core/import/import-config.js';
 import type { ImportReport } from '../core/import/import-report.js';
 import { depthOf, MAX_INPUT_DEPTH, tooDeep, yamlNestsTooDeep } from '../core/input-shape.js';
@@ -27,8 +27,7 @@ const isJsonName = (fileName: string): boolean => fileName.toLowerCase().endsWit
 /** Parses config text as JSON (.json) or YAML (anything else; YAML 1.2 reads JSON too). */
 export function parseConfigText(text: string, fileName: string): unknown {
   const value = parseText(text, fileName);
-  if (depthOf(value) > MAX_INPUT_DEPTH)
-    throw tooDeep(fileName, 'a trainer config nests a few levels; check that this is the config you meant');
+  if (depthOf(value) > MAX_INPUT_DEPTH) throw tooDeep(fileName, 'trainer-config');
   return value;
 }
 
@@ -37,38 +36,30 @@ function parseText(text: string, fileName: string): unknown {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: fileName,
-        message: `${fileName}: not valid JSON (${(error as Error).message})`,
-        hint: 'fix the JSON, or check that this is the config you meant',
-      });
+      throw fileError('config-not-json', { file: fileName, detail: (error as Error).message }, fileName);
     }
   }
   if (text.length > MAX_YAML_CONFIG_BYTES) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: fileName,
-      message: `${fileName} is ${text.length} characters of YAML: larger than any trainer config (limit ${MAX_YAML_CONFIG_BYTES})`,
-      hint: 'check that this is the config you meant, or give it as JSON',
-      params: { path: fileName, problem: 'too-large', bytes: text.length, maxBytes: MAX_YAML_CONFIG_BYTES },
-    });
+    throw fileError(
+      'config-yaml-too-large',
+      { path: fileName, problem: 'too-large', bytes: text.length, maxBytes: MAX_YAML_CONFIG_BYTES },
+      fileName,
+    );
   }
-  if (yamlNestsTooDeep(text))
-    throw tooDeep(fileName, 'a trainer config nests a few levels; check that this is the config you meant');
+  if (yamlNestsTooDeep(text)) throw tooDeep(fileName, 'trainer-config');
   try {
     // maxAliasCount guards against alias bombs (billion laughs; the yaml default is 100). uniqueKeys
     // off: the package checks each key against every earlier one, quadratic on a large mapping, and
     // PyYAML, which the trainers read their configs with, keeps the last of duplicate keys too.
     return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false, logLevel: 'error' }) as unknown;
   } catch (error) {
-    const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}` : '';
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: `${fileName}${where}`,
-      message: `${fileName}${where}: not valid YAML (${(error as Error).message.split('\n')[0]})`,
-      hint: 'fix the YAML, or check that this is the config you meant',
-    });
+    const line = error instanceof YAMLParseError && error.linePos ? error.linePos[0].line : 0;
+    const detail = (error as Error).message.split('\n')[0] ?? '';
+    throw fileError(
+      'config-not-yaml',
+      { file: fileName, line, detail },
+      line > 0 ? `${fileName}:${line}` : fileName,
+    );
   }
 }
 

@@ -2,7 +2,8 @@
  * Reads a scenario file: one JSON object, or JSON Lines of many. Each line is kept with its number
  * so a bad line becomes an error result for that line, never a lost record.
  */
-import { HeadroomUserError } from '../core/errors.js';
+import type { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { readUserFile } from './user-file.js';
 
 export interface ScenarioEntry {
@@ -19,12 +20,7 @@ export function parseScenarioText(source: string, fileName: string): ScenarioEnt
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const trimmed = text.trim();
   if (trimmed === '') {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: fileName,
-      message: `${fileName} is empty`,
-      hint: 'write one scenario object, e.g. {"model": "llama-3.1-8b", "method": "lora"}',
-    });
+    throw fileError('scenario-empty', { file: fileName }, fileName);
   }
   let wholeError: Error;
   try {
@@ -41,13 +37,8 @@ export function parseScenarioText(source: string, fileName: string): ScenarioEnt
   if (!lines.some(isObjectLine)) {
     const at = /position (\d+)/.exec(wholeError.message);
     const offset = at ? text.indexOf(trimmed) + Number(at[1]) : null;
-    const place = offset === null ? '' : ` at ${lineAndColumn(text, offset)}`;
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: fileName,
-      message: `${fileName} is not valid JSON${place} (${wholeError.message})`,
-      hint: 'a scenario file is one JSON object (or an array of them), or JSON Lines: one complete object per line',
-    });
+    const place = offset === null ? '' : lineAndColumn(text, offset);
+    throw fileError('scenario-not-json', { file: fileName, place, detail: wholeError.message }, fileName);
   }
   const entries: ScenarioEntry[] = [];
   lines.forEach((raw, index) => {
@@ -57,12 +48,11 @@ export function parseScenarioText(source: string, fileName: string): ScenarioEnt
     } catch (error) {
       entries.push({
         line: index + 1,
-        error: new HeadroomUserError({
-          code: 'bad-file',
-          where: `${fileName}:${index + 1}`,
-          message: `${fileName}:${index + 1}: not valid JSON (${(error as Error).message})`,
-          hint: 'each line of a JSON Lines file must be one complete JSON object',
-        }),
+        error: fileError(
+          'scenario-line-not-json',
+          { file: fileName, line: index + 1, detail: (error as Error).message },
+          `${fileName}:${index + 1}`,
+        ),
       });
     }
   });
@@ -88,12 +78,7 @@ function entryOf(value: unknown, line: number, fileName: string): ScenarioEntry 
   const shown = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
   return {
     line,
-    error: new HeadroomUserError({
-      code: 'bad-file',
-      where: `${fileName}:${line}`,
-      message: `${fileName}:${line}: ${shown}, not a scenario object`,
-      hint: 'each scenario is a JSON object, e.g. {"model": "llama-3.1-8b", "method": "lora"}',
-    }),
+    error: fileError('scenario-not-object', { file: fileName, line, found: shown }, `${fileName}:${line}`),
   };
 }
 

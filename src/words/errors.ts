@@ -12,9 +12,11 @@ import {
   speakFieldErrorsWith,
   type UserErrorInit,
 } from '../core/errors.js';
+import { isFileReason } from '../core/file-errors.js';
 import type { FieldErrorParams, FieldErrorReason } from '../core/scenario/field-errors.js';
 import { defineDomain, say } from './catalog.js';
 import { FIELD_WORDS } from './fields.js';
+import { fileErrorWords } from './file-errors.js';
 import type { Lang } from './lang.js';
 
 /** What every reason's words may read beside its params: the field's path, and the model a limit is of. */
@@ -588,7 +590,10 @@ function isReason(reason: string | undefined): reason is FieldErrorReason {
   return reason !== undefined && reason in FORMS;
 }
 
-/** The words of any user error in a language: a field error's from the catalog, any other's as it was raised. */
+/**
+ * The words of any user error in a language: a field error's and a file error's from the catalog, any
+ * other's as it was raised.
+ */
 export function userErrorWords(
   error: HeadroomUserError,
   lang: Lang,
@@ -607,6 +612,7 @@ export function userErrorWords(
       extras,
     );
   }
+  if (isFileReason(error.reason)) return fileErrorWords(lang, error.reason, error.params ?? {});
   return { message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) };
 }
 

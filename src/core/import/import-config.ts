@@ -2,7 +2,7 @@
  * Trainer config → scenario: detects the format of an already-parsed config and maps it. Reading the
  * file and finding a referenced DeepSpeed file happen at the edge (src/io/read-config.ts).
  */
-import { HeadroomUserError } from '../errors.js';
+import { fileError } from '../file-errors.js';
 import type { Framework } from '../scenario/values.js';
 import { at, type Config } from './_builder.js';
 import type { MapperInput, ReferencedDeepSpeed } from './_trainer-input.js';
@@ -73,21 +73,16 @@ export function importConfig(input: ImportConfigInput): ImportReport {
   const name = input.fileName ?? 'config';
   const config = input.config;
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: name,
-      message: `${name}: a trainer config must be a mapping of keys to values, not ${Array.isArray(config) ? 'a list' : typeof config === 'object' ? 'null' : `a ${typeof config}`}`,
-      hint: 'pass a LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed config',
-    });
+    const found = Array.isArray(config)
+      ? 'a list'
+      : typeof config === 'object'
+        ? 'null'
+        : `a ${typeof config}`;
+    throw fileError('config-not-mapping', { file: name, found }, name);
   }
   const format = input.format ?? detectConfigFormat(config as Config);
   if (format === null) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: name,
-      message: `${name}: not a trainer config Headroom recognises (${CONFIG_FORMATS.join(', ')})`,
-      hint: 'write the scenario as JSON instead (docs/scenario.md) and pass it with --scenario',
-    });
+    throw fileError('config-unknown-format', { file: name, formats: CONFIG_FORMATS }, name);
   }
   return withFramework(
     MAPPERS[format]({
