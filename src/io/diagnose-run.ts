@@ -69,7 +69,8 @@ export function diagnoseRun(
   const cardTotals = gpus.map((g) => g.totalBytes).filter((t): t is number => t !== null && t > 0);
   // torch's own figure for the device first (what the allocator works against), else nvidia-smi's.
   const capacityBytes = probeCapacityBytes(events) ?? (cardTotals.length > 0 ? minOf(cardTotals) : null);
-  const timeline = timelineFromSteps(ledger.steps(record.id), capacityBytes);
+  // The steps read one at a time into the timeline (not first into an array of their records).
+  const timeline = timelineFromSteps(ledger.rows.steps(record.id), capacityBytes);
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
   // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).
   const card = gpus.find((g) => g.name !== null);
