@@ -14,11 +14,10 @@ import type {
   SamplePoint,
   StepPoint,
 } from '../core/dashboard-types.js';
-import { DEFAULT_MAX_POINTS, keepPeaks } from '../core/downsample.js';
+import { DEFAULT_MAX_POINTS, keepPeaks, peakKeeper } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
-import { perRankStepPeaks } from '../core/ranks.js';
 import { chooseSnapshot } from '../core/run/snapshot.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, RunSnapshot, StepRecord } from '../core/run-record.js';
@@ -99,15 +98,23 @@ export function stepPoints(steps: readonly StepRecord[], startMs: number): StepP
  * most however long the run (src/core/downsample.ts).
  */
 export function chartSteps(points: readonly StepPoint[], maxPoints = DEFAULT_MAX_POINTS): StepPoint[] {
-  return keepPeaks(
-    points,
-    [
-      (p) => p.peakAllocatedBytes ?? p.allocatedBytes,
-      (p) => p.peakReservedBytes ?? p.reservedBytes,
-      (p) => p.loss,
-    ],
-    maxPoints,
-  );
+  return keepPeaks(points, STEP_SERIES, maxPoints);
+}
+
+const STEP_SERIES: readonly ((p: StepPoint) => number | null)[] = [
+  (p) => p.peakAllocatedBytes ?? p.allocatedBytes,
+  (p) => p.peakReservedBytes ?? p.reservedBytes,
+  (p) => p.loss,
+];
+
+/** chartSteps (or chartSamples) of `count` points read one at a time (a long run's, from the ledger). */
+function chartOf<P>(
+  series: { readonly count: number; readonly points: Iterable<P> },
+  keep: readonly ((p: P) => number | null)[],
+): P[] {
+  const keeper = peakKeeper(series.count, keep);
+  for (const p of series.points) keeper.push(p);
+  return keeper.done();
 }
 
 /** The nvidia-smi points a chart draws, peaks kept. */
@@ -175,14 +182,15 @@ export function runDetail(
   const endMs = run.endedAtMs ?? Date.now();
   const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
   const oomText = ledger.oomText(run.id);
-  const stepRows = ledger.steps(run.id);
-  const steps = stepPoints(stepRows, run.startedAtMs);
-  const samples = samplePoints(ledger.gpuSamples(run.id), run.startedAtMs);
+  // The series summed up by SQLite and thinned as they are read: a run of millions of rows is never an
+  // array of them here (npm run bench:ledger-rows).
+  const steps = ledger.rows.stepPoints(run.id, run.startedAtMs);
+  const samples = ledger.rows.samplePoints(run.id, run.startedAtMs);
   return {
     run: { ...summaryOf(run), command: run.command.join(' '), scenario: run.scenario },
-    steps: chartSteps(steps),
-    samples: chartSamples(samples),
-    recorded: { steps: steps.length, samples: samples.length },
+    steps: chartOf(steps, STEP_SERIES),
+    samples: chartOf(samples, [(p) => p.usedBytes]),
+    recorded: { steps: steps.count, samples: samples.count },
     phases: phaseBands(events, run.startedAtMs, endMs),
     oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
     findings: deps.diagnoseRun(ledger, run, lang),
@@ -190,7 +198,7 @@ export function runDetail(
     snapshots: latestPerRank(run.snapshots),
     ranks: run.ranks,
     peakRank: run.peakRank,
-    rankSteps: perRankStepPeaks(stepRows),
+    rankSteps: ledger.rows.rankSteps(run.id),
   };
 }
 
