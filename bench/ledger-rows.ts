@@ -89,13 +89,29 @@ interface Measured {
 function measure(name: string, args: readonly string[]): Measured {
   const stdout = join(out, 'stdout');
   const started = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-v', 'sh', '-c', `exec node "$@" > ${stdout}`, 'sh', bin, ...args], {
-    env: { ...process.env, HEADROOM_HOME: home, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: timeoutS * 1000,
-    killSignal: 'SIGKILL',
-    maxBuffer: 64 * 2 ** 20,
-  });
+  // timeout(1) inside time(1): a command stopped at the limit is killed itself (not left running on its
+  // own), and time still reports the most memory it held.
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-v',
+      'timeout',
+      '-s',
+      'KILL',
+      String(timeoutS),
+      'sh',
+      '-c',
+      `exec node "$@" > ${stdout}`,
+      'sh',
+      bin,
+      ...args,
+    ],
+    {
+      env: { ...process.env, HEADROOM_HOME: home, NO_COLOR: '1' },
+      encoding: 'utf8',
+      maxBuffer: 64 * 2 ** 20,
+    },
+  );
   const seconds = (performance.now() - started) / 1000;
   const err = r.stderr ?? '';
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
