@@ -10,7 +10,7 @@ import { eventData, eventKind, type HeadroomEvent } from '../core/run/events.js'
 import { type RunSummary, summarizeRun } from '../core/run/summary.js';
 import type { RunDiff } from '../core/run-diff.js';
 import type { LayerPeak, RunEvent, RunRecord, RunStatus, StepRecord } from '../core/run-record.js';
-import { GROWTH_MIN_STEPS, GROWTH_WARMUP_STEPS, perStepPeaks } from '../core/run-summary.js';
+import { GROWTH_MIN_STEPS, GROWTH_WARMUP_STEPS, type Growth } from '../core/run-summary.js';
 import type { LiveState } from '../io/recorder.js';
 import { say } from '../words/catalog.js';
 import { estimateErrorWords } from '../words/estimate-error.js';
@@ -19,8 +19,9 @@ import type { Lang } from '../words/lang.js';
 import { eventWords, RUN, RUN_END, RUN_EVENTS, RUN_STATUS, type RunLineParams } from '../words/run.js';
 import { RUN_SNAPSHOT } from '../words/run-snapshot.js';
 import { RUNS, type RunsWordParams } from '../words/runs.js';
-import { renderStepChart, sparkline } from './_chart.js';
+import { renderStepColumns, sparkline } from './_chart.js';
 import { renderTable, type Style, visibleWidth } from './_output.js';
+import type { RunSteps } from './_run-steps.js';
 import { renderRanks } from './render-ranks.js';
 
 /** A line of run or watch in words. */
@@ -248,7 +249,7 @@ export function renderSummary(summary: RunSummary, style: Style, lang: Lang = 'e
 /** The summary of a run: peaks per layer and when, gaps, estimate, growth, outcome. */
 export function renderRunSummary(
   run: RunRecord,
-  steps: readonly StepRecord[],
+  steps: readonly StepRecord[] | Growth,
   events: readonly RunEvent[],
   style: Style,
   now: number = Date.now(),
@@ -282,35 +283,31 @@ const NOTABLE_EVENTS: ReadonlySet<string> = new Set([
   'note',
 ]);
 
-/** `runs show`: the summary, the per-step chart, phases and the notable events. */
+/** The width of `runs show`'s per-step chart on a terminal of `width` columns. */
+export function stepChartWidth(width: number): number {
+  return Math.max(20, Math.min(100, width - 16));
+}
+
+/**
+ * `runs show`: the summary, the per-step chart, phases and the notable events. `steps` is what the
+ * run's step rows come to (readRunSteps, src/cli/_run-steps.ts: a long run is never an array of them).
+ */
 export function renderRunShow(
   run: RunRecord,
-  steps: readonly StepRecord[],
+  steps: RunSteps,
   events: readonly RunEvent[],
   style: Style,
-  width: number,
   lang: Lang = 'en',
 ): string {
-  const parts = [renderRunSummary(run, steps, events, style, Date.now(), lang)];
-  const peaks = perStepPeaks(steps);
-  if (peaks.length > 0) {
+  const parts = [renderRunSummary(run, steps.growth, events, style, Date.now(), lang)];
+  if (steps.chart !== null) {
     const heading = ws(lang, {
       code: 'chart-heading',
       params: { allocatedMark: style.cyan('█'), reservedMark: style.dim('░') },
     });
-    parts.push(
-      `\n  ${heading}\n${renderStepChart(
-        peaks.map((p) => ({
-          step: p.step,
-          allocatedBytes: p.peakAllocatedBytes,
-          reservedBytes: p.peakReservedBytes,
-        })),
-        style,
-        { width: Math.max(20, Math.min(100, width - 16)) },
-      )}`,
-    );
+    parts.push(`\n  ${heading}\n${renderStepColumns(steps.chart, style)}`);
   }
-  const ranks = renderRanks(run, steps, style, lang);
+  const ranks = renderRanks(run, steps.ranks, style, lang);
   if (ranks !== '') parts.push(ranks);
   const phases = events.filter((e) => e.kind === 'phase');
   if (phases.length > 0) {

@@ -42,6 +42,7 @@ import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { liveTimings, startLiveView } from './_live-view.js';
 import { type Style, styleFor } from './_output.js';
 import { RUN_METRICS_HELP, RUN_METRICS_OPTIONS, startRunMetrics } from './_run-metrics.js';
+import { runGrowth } from './_run-steps.js';
 import { SCENARIO_FLAGS_HELP, SCENARIO_OPTIONS } from './_scenario-flags.js';
 import { countFlag, FROM_HELP, loadScenario, SCENARIO_INPUT_OPTIONS } from './_scenario-input.js';
 import { renderRunSummary, runJson, storedEvent, w } from './render-run.js';
@@ -447,7 +448,14 @@ function recordEnd(
   } else {
     voice.say('');
     voice.say(
-      renderRunSummary(final, ledger.steps(runId), ledger.events(runId), voice.err, endedAtMs, voice.lang),
+      renderRunSummary(
+        final,
+        runGrowth(ledger, final),
+        ledger.events(runId),
+        voice.err,
+        endedAtMs,
+        voice.lang,
+      ),
     );
     voice.say(voice.err.dim(w(voice.lang, { code: 'recorded-as', params: { runId } })));
   }

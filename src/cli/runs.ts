@@ -3,7 +3,7 @@ import { HeadroomUserError } from '../core/errors.js';
 import { summarizeRun } from '../core/run/summary.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { RunRecord } from '../core/run-record.js';
-import { detectGrowth, layerGaps, perStepPeaks, runOutcome } from '../core/run-summary.js';
+import { layerGaps, runOutcome, stepPeaksByStep } from '../core/run-summary.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
 import { EXPORT_TABLES, exportFields } from '../io/ledger-schema.js';
 import { alive } from '../io/recorder.js';
@@ -11,7 +11,9 @@ import { requireRun } from '../io/run-context.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { styleFor } from './_output.js';
-import { renderDiff, renderRunShow, renderRunsTable, runJson, ws } from './render-run.js';
+import { readRunSteps, runGrowth } from './_run-steps.js';
+import { ChunkWriter, writeJsonWithArray } from './_stream-out.js';
+import { renderDiff, renderRunShow, renderRunsTable, runJson, stepChartWidth, ws } from './render-run.js';
 
 export const help = `headroom runs — the runs headroom recorded (headroom run, headroom watch)
 
@@ -61,17 +63,17 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Rows of one ledger table of a run. */
-function tableRows(ledger: Ledger, runId: number, table: Table): readonly object[] {
+/** Rows of one ledger table of a run, one at a time (a run's steps can be millions). */
+function tableRows(ledger: Ledger, runId: number, table: Table): Iterable<object> {
   switch (table) {
     case 'steps':
-      return ledger.steps(runId);
+      return ledger.rows.steps(runId);
     case 'gpu-samples':
-      return ledger.gpuSamples(runId);
+      return ledger.rows.gpuSamples(runId);
     case 'process-samples':
-      return ledger.processSamples(runId);
+      return ledger.rows.processSamples(runId);
     case 'events':
-      return ledger.events(runId);
+      return ledger.rows.events(runId);
     case 'ranks':
       return ledger.ranks(runId);
   }
@@ -124,30 +126,33 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     }
     if (sub === 'show') {
       const r = findRun(ledger, refs[0], 'show');
-      const steps = ledger.steps(r.id);
       const events = ledger.events(r.id);
       if (values.json) {
-        const peaks = perStepPeaks(steps);
-        out(
-          JSON.stringify(
-            {
-              ...runJson(r),
-              gaps: layerGaps(r),
-              growth: detectGrowth(peaks),
-              outcome: runOutcome(r, events),
-              // How it ended as the summary says it, as a code and its figures (src/core/run/summary.ts).
-              end: summarizeRun(r, steps, events, Date.now()).end,
-              perStep: peaks,
-              events,
-              gpuSamples: ledger.gpuSamples(r.id).length,
-              processSamples: ledger.processSamples(r.id).length,
-            },
-            null,
-            2,
-          ),
+        // The per-step peaks are written as they are read (a run can have millions), after a first pass
+        // over them for the growth check.
+        const growth = runGrowth(ledger, r);
+        const out = new ChunkWriter(ctx.stdout);
+        await writeJsonWithArray(
+          out,
+          {
+            ...runJson(r),
+            gaps: layerGaps(r),
+            growth,
+            outcome: runOutcome(r, events),
+            // How it ended as the summary says it, as a code and its figures (src/core/run/summary.ts).
+            end: summarizeRun(r, growth, events, Date.now()).end,
+            perStep: null,
+            events,
+            gpuSamples: ledger.rows.count('gpu_samples', r.id),
+            processSamples: ledger.rows.count('process_samples', r.id),
+          },
+          'perStep',
+          stepPeaksByStep(ledger.rows.steps(r.id, 'step')),
         );
       } else {
-        out(renderRunShow(r, steps, events, style, ctx.stdout.columns ?? 100, lang));
+        const width = ctx.stdout.columns ?? 100;
+        const steps = readRunSteps(ledger, r, stepChartWidth(width));
+        out(renderRunShow(r, steps, events, style, lang));
       }
       return 0;
     }
@@ -191,23 +196,28 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
           hint: '--table steps',
         });
       }
+      // Written as read, row by row: a long run's export is larger than memory should hold.
+      const stream = new ChunkWriter(ctx.stdout);
       if (format === 'jsonl') {
         // Everything of the run, one record per line, each with its type.
-        const lines = [JSON.stringify({ type: 'run', ...runJson(r) })];
-        for (const s of ledger.steps(r.id)) lines.push(JSON.stringify({ type: 'step', ...s }));
-        for (const g of ledger.gpuSamples(r.id)) lines.push(JSON.stringify({ type: 'gpu-sample', ...g }));
-        for (const p of ledger.processSamples(r.id))
-          lines.push(JSON.stringify({ type: 'process-sample', ...p }));
-        for (const e of ledger.events(r.id)) lines.push(JSON.stringify({ type: 'event', ...e }));
-        out(lines.join('\n'));
+        await stream.write(JSON.stringify({ type: 'run', ...runJson(r) }));
+        const typed = [
+          ['step', ledger.rows.steps(r.id)],
+          ['gpu-sample', ledger.rows.gpuSamples(r.id)],
+          ['process-sample', ledger.rows.processSamples(r.id)],
+          ['event', ledger.rows.events(r.id)],
+        ] as const;
+        for (const [type, rows] of typed)
+          for (const row of rows) await stream.write(`\n${JSON.stringify({ type, ...row })}`);
       } else {
         // The table's fields in its declared order (an empty table still has its header).
         const columns = exportFields(EXPORT_TABLES[table]);
-        const rows = tableRows(ledger, r.id, table) as readonly Record<string, unknown>[];
-        out(
-          [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n'),
-        );
+        await stream.write(columns.join(','));
+        for (const row of tableRows(ledger, r.id, table) as Iterable<Record<string, unknown>>)
+          await stream.write(`\n${columns.map((c) => csvCell(row[c])).join(',')}`);
       }
+      await stream.write('\n');
+      await stream.flush();
       return 0;
     }
     if (sub === 'rm') {

@@ -17,6 +17,7 @@ import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { liveTimings, samplerWarning, startLiveView } from './_live-view.js';
 import { styleFor } from './_output.js';
+import { runGrowth } from './_run-steps.js';
 import { renderRunSummary, runJson, storedEvent, w } from './render-run.js';
 import { visibleGpus } from './run.js';
 
@@ -293,7 +294,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     if (values.json) ctx.stdout.write(`${JSON.stringify(runJson(final))}\n`);
     else {
       say('');
-      say(renderRunSummary(final, ledger.steps(runId), ledger.events(runId), err, Date.now(), lang));
+      say(renderRunSummary(final, runGrowth(ledger, final), ledger.events(runId), err, Date.now(), lang));
       say(err.dim(w(lang, { code: resumed ? 'resumed-as' : 'recorded-as', params: { runId } })));
     }
     return 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepPeaks, peakIndices } from './downsample.js';
+import { keepPeaks, peakIndices, peakKeeper } from './downsample.js';
 
 describe('keepPeaks', () => {
   const points = Array.from({ length: 100_000 }, (_, i) => ({
@@ -55,5 +55,66 @@ describe('peakIndices', () => {
     const byIndex = peakIndices(points.length, [points.map((p) => p.v)], 600).map((i) => points[i]);
     expect(byIndex).toEqual(keepPeaks(points, [(p) => p.v], 600));
     expect(peakIndices(5, [[1, 2, 3, 4, 5]], 600)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+/** keepPeaks as it was written before the points could be pushed one at a time: the reference. */
+function keepPeaksOverList<T>(
+  points: readonly T[],
+  series: readonly ((p: T) => number | null)[],
+  maxPoints: number,
+): T[] {
+  if (points.length <= maxPoints || series.length === 0) return [...points];
+  const buckets = Math.max(1, Math.floor(maxPoints / (2 * series.length)));
+  const kept: T[] = [];
+  for (let b = 0; b < buckets; b++) {
+    const from = Math.floor((b * points.length) / buckets);
+    const to = Math.floor(((b + 1) * points.length) / buckets);
+    const picks = new Set<number>();
+    for (const value of series) {
+      let hi = -1;
+      let lo = -1;
+      for (let i = from; i < to; i++) {
+        const v = value(points[i]!);
+        if (v === null || Number.isNaN(v)) continue;
+        if (hi < 0 || v > value(points[hi]!)!) hi = i;
+        if (lo < 0 || v < value(points[lo]!)!) lo = i;
+      }
+      if (hi >= 0) picks.add(hi);
+      if (lo >= 0) picks.add(lo);
+    }
+    if (picks.size === 0) picks.add(from);
+    for (const i of [...picks].sort((x, y) => x - y)) kept.push(points[i]!);
+  }
+  return kept;
+}
+
+describe('peakKeeper', () => {
+  it('keeps, one point at a time, the very points keepPeaks keeps from the whole list', () => {
+    let seed = 22;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (const length of [5, 4001, 10_007, 123_457]) {
+      const points = Array.from({ length }, (_, t) => ({
+        t,
+        a: random() < 0.05 ? null : Math.round(random() * 1000),
+        b: Math.round(random() * 10),
+      }));
+      const series = [(p: (typeof points)[number]) => p.a, (p: (typeof points)[number]) => p.b];
+      const keeper = peakKeeper(points.length, series, 4000);
+      for (const p of points) keeper.push(p);
+      expect(keeper.done()).toEqual(keepPeaksOverList(points, series, 4000));
+      expect(keepPeaks(points, series, 4000)).toEqual(keepPeaksOverList(points, series, 4000));
+    }
+  });
+
+  it('takes points past the total it was told into its last bucket, peaks kept', () => {
+    const keeper = peakKeeper(100, [(p: number) => p], 10);
+    for (let i = 0; i < 150; i++) keeper.push(i === 140 ? 1000 : i % 7);
+    const kept = keeper.done();
+    expect(kept).toContain(1000);
+    expect(kept.length).toBeLessThanOrEqual(12);
   });
 });

@@ -66,3 +66,37 @@ export function perRankStepPeaks(steps: readonly StepRecord[]): PerRankSteps {
       })),
   };
 }
+
+/**
+ * perRankStepPeaks one step at a time, from step records ordered by step (Ledger.rows.steps(id, 'step')),
+ * for the given ranks, only the steps whose index (0 for the first step) `keep` accepts: the rows of a
+ * per-rank table from a run of millions of steps, in the memory of those rows.
+ */
+export function* rankStepPeaksByStep(
+  steps: Iterable<StepRecord>,
+  ranks: readonly number[],
+  keep: (index: number) => boolean = () => true,
+): Generator<RankStepPeaks & { readonly index: number }> {
+  let index = -1;
+  let current: { step: number; phase: string; a: Map<number, number>; r: Map<number, number> } | null = null;
+  const done = (e: NonNullable<typeof current>, at: number) => ({
+    index: at,
+    step: e.step,
+    phase: e.phase,
+    allocatedBytes: ranks.map((r) => e.a.get(r) ?? null),
+    reservedBytes: ranks.map((r) => e.r.get(r) ?? null),
+  });
+  for (const s of steps) {
+    if (current === null || current.step !== s.step) {
+      if (current !== null && keep(index)) yield done(current, index);
+      index += 1;
+      current = { step: s.step, phase: s.phase, a: new Map(), r: new Map() };
+    }
+    if (!keep(index)) continue;
+    if (s.peakAllocatedBytes !== null)
+      current.a.set(s.rank, Math.max(current.a.get(s.rank) ?? 0, s.peakAllocatedBytes));
+    if (s.peakReservedBytes !== null)
+      current.r.set(s.rank, Math.max(current.r.get(s.rank) ?? 0, s.peakReservedBytes));
+  }
+  if (current !== null && keep(index)) yield done(current, index);
+}

@@ -166,7 +166,50 @@ export function recordedStepPeaks(
   steps: readonly StepRecord[],
   processes: readonly ProcessSampleRecord[],
 ): RecordedStepPeak[] {
-  // nvidia-smi: the run's processes summed per GPU, per sample, oldest first.
+  // A stable sort by step keeps each step's rows in the order written, as the ledger reads them by step.
+  const byStep = [...steps].sort((a, b) => a.step - b.step);
+  return [...recordedStepPeaksOf(groupedSteps(byStep), deviceReadings(ownDeviceReadings(processes)))];
+}
+
+/** One step's figures as a calibration reads them: its rows' highest peaks, its latest record, its phase. */
+export interface GroupedStep {
+  readonly step: number;
+  readonly tMs: number;
+  readonly allocated: number;
+  readonly reserved: number;
+  /** Every row of the step was training. */
+  readonly train: boolean;
+}
+
+/**
+ * Step records ordered by step (each step's rows in the order written: Ledger.rows.steps(id, 'step'))
+ * as one GroupedStep per step, one step in memory at a time; rows without both peaks are left out.
+ */
+export function* groupedSteps(steps: Iterable<StepRecord>): Generator<GroupedStep> {
+  let current = null as GroupedStep | null;
+  for (const s of steps) {
+    if (s.peakAllocatedBytes === null || s.peakReservedBytes === null) continue;
+    const seen = current !== null && current.step === s.step ? current : null;
+    if (current !== null && seen === null) yield current;
+    current = {
+      step: s.step,
+      tMs: Math.max(seen?.tMs ?? s.tMs, s.tMs),
+      allocated: Math.max(seen?.allocated ?? 0, s.peakAllocatedBytes),
+      reserved: Math.max(seen?.reserved ?? 0, s.peakReservedBytes),
+      train: (seen?.train ?? true) && timelinePhase(s.phase) === 'train',
+    };
+  }
+  if (current !== null) yield current;
+}
+
+/** nvidia-smi readings of the run's own processes: when, and the fullest GPU's sum of them. */
+export interface DeviceReading {
+  readonly tMs: number;
+  readonly bytes: number;
+}
+
+/** The run's processes summed per GPU, per sample time, the fullest GPU's sum, oldest first. */
+export function ownDeviceReadings(processes: Iterable<ProcessSampleRecord>): DeviceReading[] {
   const own = new Map<number, Map<string, number>>();
   for (const p of processes) {
     if (!p.ours || p.usedBytes === null) continue;
@@ -175,35 +218,148 @@ export function recordedStepPeaks(
     at.set(gpu, (at.get(gpu) ?? 0) + p.usedBytes);
     own.set(p.tMs, at);
   }
-  const samples = [...own.entries()]
+  return [...own.entries()]
     .map(([tMs, byGpu]) => ({ tMs, bytes: maxOf(byGpu.values()) }))
     .sort((a, b) => a.tMs - b.tMs);
-  const byStep = new Map<number, { tMs: number; allocated: number; reserved: number; train: boolean }>();
-  for (const s of steps) {
-    if (s.peakAllocatedBytes === null || s.peakReservedBytes === null) continue;
-    const seen = byStep.get(s.step);
-    byStep.set(s.step, {
-      tMs: Math.max(seen?.tMs ?? s.tMs, s.tMs),
-      allocated: Math.max(seen?.allocated ?? 0, s.peakAllocatedBytes),
-      reserved: Math.max(seen?.reserved ?? 0, s.peakReservedBytes),
-      train: (seen?.train ?? true) && timelinePhase(s.phase) === 'train',
-    });
+}
+
+/** Device readings as two columns of numbers, in time order (16 bytes a reading, not an object). */
+export interface DeviceReadings {
+  readonly length: number;
+  readonly tMs: Float64Array;
+  readonly bytes: Float64Array;
+}
+
+/** Columns of readings given one at a time, oldest first (one per time: ownDeviceReadings, or SQL's). */
+export function deviceReadings(readings: Iterable<DeviceReading>): DeviceReadings {
+  let tMs = new Float64Array(1024);
+  let bytes = new Float64Array(1024);
+  let length = 0;
+  for (const r of readings) {
+    if (length === tMs.length) {
+      const t2 = new Float64Array(length * 2);
+      t2.set(tMs);
+      tMs = t2;
+      const b2 = new Float64Array(length * 2);
+      b2.set(bytes);
+      bytes = b2;
+    }
+    tMs[length] = r.tMs;
+    bytes[length] = r.bytes;
+    length += 1;
   }
-  const ordered = [...byStep.entries()].sort((a, b) => a[0] - b[0]);
-  const out: RecordedStepPeak[] = [];
+  return { length, tMs, bytes };
+}
+
+/** The first reading later than `t`. */
+function firstAfter(readings: DeviceReadings, t: number): number {
+  let lo = 0;
+  let hi = readings.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (readings.tMs[mid]! > t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The training steps' peaks from grouped steps in step order, each with the highest device reading
+ * after the previous step's record and up to its own: the readings of a step are found by halving,
+ * so a run of millions of steps and samples takes one pass, not steps × samples.
+ */
+export function* recordedStepPeaksOf(
+  steps: Iterable<GroupedStep>,
+  readings: DeviceReadings,
+): Generator<RecordedStepPeak> {
   let since = Number.NEGATIVE_INFINITY;
-  for (const [step, s] of ordered) {
-    const during = samples.filter((x) => x.tMs > since && x.tMs <= s.tMs).map((x) => x.bytes);
+  for (const s of steps) {
+    const from = firstAfter(readings, since);
+    const to = firstAfter(readings, s.tMs);
     since = s.tMs;
     if (!s.train) continue;
-    out.push({
-      step,
+    let device: number | null = null;
+    for (let i = from; i < to; i++)
+      if (device === null || readings.bytes[i]! > device) device = readings.bytes[i]!;
+    yield {
+      step: s.step,
       peakAllocatedBytes: s.allocated,
       peakReservedBytes: s.reserved,
-      deviceBytes: during.length > 0 ? maxOf(during) : null,
-    });
+      deviceBytes: device,
+    };
   }
-  return out;
+}
+
+/**
+ * What a calibration reads of the recorded step peaks, gathered one peak at a time: how many, and over
+ * those after the warm-up the measured peaks (as measuredPeaks gives them) and the first and last step.
+ */
+export interface RecordedPeaks {
+  readonly count: number;
+  readonly used: number;
+  /** measuredPeaks of the peaks (after the warm-up when there are more); null without any. */
+  readonly measured: MeasuredPeaks | null;
+  readonly first: number | null;
+  readonly last: number | null;
+}
+
+export function summarizeRecordedPeaks(
+  peaks: Iterable<RecordedStepPeak>,
+  warmupSteps = CALIBRATION_WARMUP_STEPS,
+): RecordedPeaks {
+  const head: RecordedStepPeak[] = [];
+  let count = 0;
+  let used = 0;
+  let maxA = Number.NEGATIVE_INFINITY;
+  let minA = Number.POSITIVE_INFINITY;
+  let maxR = Number.NEGATIVE_INFINITY;
+  let minR = Number.POSITIVE_INFINITY;
+  let devices = 0;
+  let maxD = Number.NEGATIVE_INFINITY;
+  let minD = Number.POSITIVE_INFINITY;
+  let first: number | null = null;
+  let last: number | null = null;
+  for (const p of peaks) {
+    count += 1;
+    if (count <= warmupSteps) {
+      head.push(p);
+      continue;
+    }
+    used += 1;
+    first ??= p.step;
+    last = p.step;
+    maxA = Math.max(maxA, p.peakAllocatedBytes);
+    minA = Math.min(minA, p.peakAllocatedBytes);
+    maxR = Math.max(maxR, p.peakReservedBytes);
+    minR = Math.min(minR, p.peakReservedBytes);
+    if (typeof p.deviceBytes === 'number') {
+      devices += 1;
+      maxD = Math.max(maxD, p.deviceBytes);
+      minD = Math.min(minD, p.deviceBytes);
+    }
+  }
+  if (count === 0) return { count, used: 0, measured: null, first: null, last: null };
+  // No step after the warm-up: measuredPeaks reads them all.
+  if (used === 0)
+    return { count, used: 0, measured: measuredPeaks(head, warmupSteps), first: null, last: null };
+  const ratio = (hi: number, lo: number) => (lo > 0 ? hi / lo : 1);
+  return {
+    count,
+    used,
+    measured: {
+      allocatedBytes: maxA,
+      reservedBytes: maxR,
+      deviceBytes: devices > 0 ? maxD : null,
+      spread: {
+        steps: used,
+        allocated: ratio(maxA, minA),
+        reserved: ratio(maxR, minR),
+        device: devices > 0 ? ratio(maxD, minD) : null,
+      },
+    },
+    first,
+    last,
+  };
 }
 
 /** A run that cannot be calibrated from: what was measured, and why not. */
@@ -236,7 +392,21 @@ export function calibrateRun(
   scenario: Scenario,
   estimateOf: (scenario: Scenario) => Estimate,
 ): CalibrationOutcome {
-  const peaks = recordedStepPeaks(steps, processes);
+  return calibrateRecorded(run, recordedStepPeaks(steps, processes), scenario, estimateOf);
+}
+
+/**
+ * calibrateRun from the recorded step peaks, read one at a time (recordedStepPeaksOf over the ledger's
+ * rows by step): a run of millions of steps is calibrated in the memory of a few figures.
+ */
+export function calibrateRecorded(
+  run: RunRecord,
+  peaks: Iterable<RecordedStepPeak>,
+  scenario: Scenario,
+  estimateOf: (scenario: Scenario) => Estimate,
+): CalibrationOutcome {
+  const warmup = CALIBRATION_WARMUP_STEPS;
+  const recorded = summarizeRecordedPeaks(peaks, warmup);
   const refuse = (
     refusals: CalibrationRefusal[],
     est: Estimate | null,
@@ -249,20 +419,18 @@ export function calibrateRun(
       scenario,
       estimate: est ? peakOf(est) : null,
       measured,
-      steps: peaks.length,
+      steps: recorded.count,
       refusals,
     },
   });
-  if (peaks.length === 0) return refuse([{ code: 'no-measured-peak', params: { steps: 0 } }], null, null);
-  if (peaks.length < CALIBRATION_MIN_RECORDED_STEPS)
+  if (recorded.count === 0) return refuse([{ code: 'no-measured-peak', params: { steps: 0 } }], null, null);
+  if (recorded.count < CALIBRATION_MIN_RECORDED_STEPS || recorded.measured === null)
     return refuse(
-      [{ code: 'too-few-steps', params: { steps: peaks.length, needed: CALIBRATION_MIN_RECORDED_STEPS } }],
+      [{ code: 'too-few-steps', params: { steps: recorded.count, needed: CALIBRATION_MIN_RECORDED_STEPS } }],
       null,
       null,
     );
-  const warmup = CALIBRATION_WARMUP_STEPS;
-  const used = peaks.slice(warmup);
-  const measured = measuredPeaks(peaks, warmup);
+  const measured = recorded.measured;
   const est = estimateOf(scenario);
   const phase = est.peakPhase;
   const variants = activationLimitScenarios(scenario);
@@ -287,7 +455,8 @@ export function calibrateRun(
     notes.push({ code: 'seq-len-differs', params: { recorded: run.seqLen, scenario: scenario.seqLen } });
   if (run.status === 'oom') notes.push({ code: 'ended-in-oom', params: {} });
   if (calibration.measured.deviceBytes === null) notes.push({ code: 'no-device-samples', params: {} });
-  if (used.length < CALIBRATION_MIN_STEPS) notes.push({ code: 'few-steps', params: { steps: used.length } });
+  if (recorded.used < CALIBRATION_MIN_STEPS)
+    notes.push({ code: 'few-steps', params: { steps: recorded.used } });
   return {
     refused: false,
     calibration: {
@@ -303,7 +472,7 @@ export function calibrateRun(
               estimated: terms,
               measured: Math.round(terms * calibration.activationFactor),
             },
-      steps: { used: used.length, first: used[0]!.step, last: used[used.length - 1]!.step, warmup },
+      steps: { used: recorded.used, first: recorded.first!, last: recorded.last!, warmup },
       notes,
     },
   };

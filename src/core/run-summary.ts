@@ -17,30 +17,77 @@ export interface StepPeak {
 
 /** Per-step peaks in step order (a step reported by several ranks counts once, at its highest). */
 export function perStepPeaks(steps: readonly StepRecord[]): StepPeak[] {
-  const byStep = new Map<number, StepPeak>();
+  // A stable sort by step keeps each step's rows in the order written, as the ledger reads them by step.
+  return [...stepPeaksByStep([...steps].sort((a, b) => a.step - b.step))];
+}
+
+/**
+ * perStepPeaks one step at a time, from step records ordered by step (each step's rows in the order
+ * written: Ledger.rows.steps(id, 'step')), in memory of one step: what a run of millions of steps is
+ * read with. A step's loss is rank 0's first one.
+ */
+export function* stepPeaksByStep(steps: Iterable<StepRecord>): Generator<StepPeak> {
+  let current: StepPeak | null = null;
   for (const s of steps) {
-    const seen = byStep.get(s.step);
     const allocated = s.peakAllocatedBytes ?? 0;
     const reserved = s.peakReservedBytes ?? 0;
-    if (!seen) {
-      byStep.set(s.step, {
+    if (current === null || current.step !== s.step) {
+      if (current !== null) yield current;
+      current = {
         step: s.step,
         tMs: s.tMs,
         phase: s.phase,
         loss: s.rank === 0 ? s.loss : null,
         peakAllocatedBytes: allocated,
         peakReservedBytes: reserved,
-      });
+      };
       continue;
     }
-    byStep.set(s.step, {
-      ...seen,
-      loss: seen.loss ?? (s.rank === 0 ? s.loss : null),
-      peakAllocatedBytes: Math.max(seen.peakAllocatedBytes, allocated),
-      peakReservedBytes: Math.max(seen.peakReservedBytes, reserved),
-    });
+    current = {
+      ...current,
+      loss: current.loss ?? (s.rank === 0 ? s.loss : null),
+      peakAllocatedBytes: Math.max(current.peakAllocatedBytes, allocated),
+      peakReservedBytes: Math.max(current.peakReservedBytes, reserved),
+    };
   }
-  return [...byStep.values()].sort((a, b) => a.step - b.step);
+  if (current !== null) yield current;
+}
+
+/**
+ * The per-step figures the growth check reads, as columns of numbers (16 bytes a step, not an object):
+ * push each step's peak in step order, then detectGrowthOf.
+ */
+export class GrowthColumns {
+  length = 0;
+  private stepAt = new Float64Array(1024);
+  private allocatedAt = new Float64Array(1024);
+  private reservedAt = new Float64Array(1024);
+
+  push(peak: Pick<StepPeak, 'step' | 'peakAllocatedBytes' | 'peakReservedBytes'>): void {
+    if (this.length === this.stepAt.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.stepAt = grow(this.stepAt);
+      this.allocatedAt = grow(this.allocatedAt);
+      this.reservedAt = grow(this.reservedAt);
+    }
+    this.stepAt[this.length] = peak.step;
+    this.allocatedAt[this.length] = peak.peakAllocatedBytes;
+    this.reservedAt[this.length] = peak.peakReservedBytes;
+    this.length += 1;
+  }
+
+  step(i: number): number {
+    return this.stepAt[i]!;
+  }
+
+  /** The values of a layer from `from` up to (not including) `to`. */
+  values(layer: 'allocated' | 'reserved', from: number, to: number): Float64Array {
+    return (layer === 'allocated' ? this.allocatedAt : this.reservedAt).subarray(from, to);
+  }
 }
 
 /** Steps left out of the growth check: the first step creates optimizer states and warms the allocator. */
@@ -65,8 +112,9 @@ export type Growth =
       readonly bytesPerStep: number;
     };
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+function median(values: Float64Array): number {
+  // A typed array sorts by value; a copy, so the columns keep their order.
+  const sorted = Float64Array.from(values).sort();
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
@@ -77,18 +125,24 @@ function median(values: readonly number[]): number {
  * counting as growth.
  */
 export function detectGrowth(peaks: readonly StepPeak[]): Growth {
-  const steps = peaks.slice(GROWTH_WARMUP_STEPS);
-  if (steps.length < GROWTH_MIN_STEPS) return { kind: 'too-few-steps', steps: peaks.length };
-  const third = Math.floor(steps.length / 3);
-  const early = steps.slice(0, third);
-  const late = steps.slice(steps.length - third);
+  const columns = new GrowthColumns();
+  for (const p of peaks) columns.push(p);
+  return detectGrowthOf(columns);
+}
+
+/** detectGrowth over the columns of a run's per-step peaks (GrowthColumns, filled in step order). */
+export function detectGrowthOf(columns: GrowthColumns): Growth {
+  const count = columns.length - GROWTH_WARMUP_STEPS;
+  if (count < GROWTH_MIN_STEPS) return { kind: 'too-few-steps', steps: columns.length };
+  const third = Math.floor(count / 3);
+  const early = GROWTH_WARMUP_STEPS;
+  const late = columns.length - third;
   for (const layer of ['allocated', 'reserved'] as const) {
-    const value = (p: StepPeak) => (layer === 'allocated' ? p.peakAllocatedBytes : p.peakReservedBytes);
-    const from = median(early.map(value));
-    const to = median(late.map(value));
+    const from = median(columns.values(layer, early, early + third));
+    const to = median(columns.values(layer, late, late + third));
     if (to - from > Math.max(GROWTH_MIN_BYTES, GROWTH_MIN_FRACTION * from)) {
-      const fromStep = early[Math.floor(early.length / 2)]!.step;
-      const toStep = late[Math.floor(late.length / 2)]!.step;
+      const fromStep = columns.step(early + Math.floor(third / 2));
+      const toStep = columns.step(late + Math.floor(third / 2));
       return {
         kind: 'grew',
         layer,
@@ -100,7 +154,11 @@ export function detectGrowth(peaks: readonly StepPeak[]): Growth {
       };
     }
   }
-  return { kind: 'flat', steps: peaks.length, levelBytes: median(late.map((p) => p.peakAllocatedBytes)) };
+  return {
+    kind: 'flat',
+    steps: columns.length,
+    levelBytes: median(columns.values('allocated', late, late + third)),
+  };
 }
 
 /** The memory between two layers at their peaks. */

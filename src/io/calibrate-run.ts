@@ -8,9 +8,12 @@ import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
 import {
   type CalibrationOutcome,
-  calibrateRun,
+  calibrateRecorded,
+  deviceReadings,
+  groupedSteps,
   type RunCalibration,
   readRunCalibration,
+  recordedStepPeaksOf,
 } from '../core/run-calibration.js';
 import type { RunRecord } from '../core/run-record.js';
 import type { Scenario } from '../core/scenario.js';
@@ -30,7 +33,11 @@ export function measureCalibration(ledger: Ledger, run: RunRecord, ctx: Scenario
   const scenario = withBitsandbytes(ctx.scenario, recordedBitsandbytes(ledger, run.id)).scenario;
   const estimateOf = (s: Scenario) =>
     estimate({ scenario: s, shape: ctx.shape, exactParams: ctx.exactParams ?? null, gpu: null });
-  return calibrateRun(run, ledger.steps(run.id), ledger.processSamples(run.id), scenario, estimateOf);
+  // The run's rows one at a time (a run of millions of steps is never an array of them): nvidia-smi's
+  // readings summed by SQLite into two columns of numbers, the steps grouped as they are read by step.
+  const readings = deviceReadings(ledger.rows.ownDeviceSamples(run.id));
+  const peaks = recordedStepPeaksOf(groupedSteps(ledger.rows.steps(run.id, 'step')), readings);
+  return calibrateRecorded(run, peaks, scenario, estimateOf);
 }
 
 /** Stores a calibration as the run's latest `calibration` event. */

@@ -75,9 +75,11 @@ export function diagnoseRun(
   const cardTotals = gpus.map((g) => g.totalBytes).filter((t): t is number => t !== null && t > 0);
   // torch's own figure for the device first (what the allocator works against), else nvidia-smi's.
   const capacityBytes = probeCapacityBytes(events) ?? (cardTotals.length > 0 ? minOf(cardTotals) : null);
+  // The steps the caller already read as the timeline, else read one at a time into it (not first into
+  // an array of their records).
   const timeline: Timeline = options.timelineSteps
     ? { steps: options.timelineSteps, capacityBytes }
-    : timelineFromSteps(ledger.steps(record.id), capacityBytes);
+    : timelineFromSteps(ledger.rows.steps(record.id), capacityBytes);
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
   // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).
   const card = gpus.find((g) => g.name !== null);

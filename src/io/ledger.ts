@@ -12,6 +12,7 @@
  *   ledger.gpuSamples(run.id);                      // nvidia-smi per GPU
  *   ledger.processSamples(run.id);                  // nvidia-smi per process (ours flagged)
  *   ledger.events(run.id, ['oom', 'oom-text']);     // the probe's OOM record and stderr's OOM text
+ *   for (const s of ledger.rows.steps(run.id)) …;   // one at a time: a run of millions of rows
  *   run.snapshots;                                  // allocator snapshots the probe wrote (path, rank, why)
  *   ledger.close();
  */
@@ -37,6 +38,7 @@ import type {
 } from '../core/run-record.js';
 import { CANNOT_WRITE, LEDGER_BUSY_TIMEOUT_MS, ledgerError, readOnlyLedger } from './ledger-open.js';
 import { BACKFILL_RANKS_SQL, RankRows } from './ledger-ranks.js';
+import { RunRows } from './ledger-rows.js';
 import {
   applySql,
   codec,
@@ -234,12 +236,15 @@ export class Ledger {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly rankRows: RankRows;
+  /** A run's rows one at a time and the figures SQLite sums over them: what a long run is read with. */
+  readonly rows: RunRows;
 
   private constructor(home: string, path: string, db: Database.Database) {
     this.home = home;
     this.path = path;
     this.db = db;
     this.rankRows = new RankRows((sql) => this.prepare(sql));
+    this.rows = new RunRows((sql) => this.prepare(sql));
   }
 
   /**

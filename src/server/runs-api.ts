@@ -19,9 +19,8 @@ import type {
   SamplePoint,
   StepPoint,
 } from '../core/dashboard-types.js';
-import { timelineFromSteps } from '../core/diagnose/index.js';
 import type { TimelineStep } from '../core/diagnose/timeline.js';
-import { DEFAULT_MAX_POINTS, keepPeaks } from '../core/downsample.js';
+import { DEFAULT_MAX_POINTS, keepPeaks, peakKeeper } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
@@ -125,15 +124,23 @@ export function stepPoints(steps: readonly StepRecord[], startMs: number): StepP
  * most however long the run (src/core/downsample.ts).
  */
 export function chartSteps(points: readonly StepPoint[], maxPoints = DEFAULT_MAX_POINTS): StepPoint[] {
-  return keepPeaks(
-    points,
-    [
-      (p) => p.peakAllocatedBytes ?? p.allocatedBytes,
-      (p) => p.peakReservedBytes ?? p.reservedBytes,
-      (p) => p.loss,
-    ],
-    maxPoints,
-  );
+  return keepPeaks(points, STEP_SERIES, maxPoints);
+}
+
+const STEP_SERIES: readonly ((p: StepPoint) => number | null)[] = [
+  (p) => p.peakAllocatedBytes ?? p.allocatedBytes,
+  (p) => p.peakReservedBytes ?? p.reservedBytes,
+  (p) => p.loss,
+];
+
+/** chartSteps (or chartSamples) of `count` points read one at a time (a long run's, from the ledger). */
+function thinnedAsRead<P>(
+  series: { readonly count: number; readonly points: Iterable<P> },
+  keep: readonly ((p: P) => number | null)[],
+): P[] {
+  const keeper = peakKeeper(series.count, keep);
+  for (const p of series.points) keeper.push(p);
+  return keeper.done();
 }
 
 /** The nvidia-smi points a chart draws, peaks kept. */
@@ -201,23 +208,24 @@ export function runDetail(
   const endMs = run.endedAtMs ?? Date.now();
   const oomEvent = events.find((e) => e.kind === 'oom' || e.kind === 'oom-text');
   const oomText = ledger.oomText(run.id);
-  // The step rows are read once: the chart's points, the per-rank peaks and the diagnosis's timeline.
-  const stepRows = ledger.steps(run.id);
-  const steps = stepPoints(stepRows, run.startedAtMs);
-  const samples = samplePoints(ledger.gpuSamples(run.id), run.startedAtMs);
+  // The series summed up by SQLite and thinned as they are read: a run of millions of rows is never an
+  // array of them here (npm run bench:ledger-rows).
+  const steps = ledger.rows.stepPoints(run.id, run.startedAtMs);
+  const samples = ledger.rows.samplePoints(run.id, run.startedAtMs);
   return {
     run: detailRun(run),
-    steps: chartSteps(steps),
-    samples: chartSamples(samples),
-    recorded: { steps: steps.length, samples: samples.length },
+    steps: thinnedAsRead(steps, STEP_SERIES),
+    samples: thinnedAsRead(samples, [(p) => p.usedBytes]),
+    recorded: { steps: steps.count, samples: samples.count },
     phases: phaseBands(events, run.startedAtMs, endMs),
     oom: oomEvent && oomText ? { t: (oomEvent.tMs - run.startedAtMs) / 1000, text: oomText } : null,
-    findings: deps.diagnoseRun(ledger, run, lang, timelineFromSteps(stepRows).steps),
+    // The diagnosis reads the steps one at a time itself (diagnoseRun).
+    findings: deps.diagnoseRun(ledger, run, lang),
     estimate: estimateOf(run),
     snapshots: latestPerRank(run.snapshots),
     ranks: run.ranks,
     peakRank: run.peakRank,
-    rankSteps: perRankStepPeaks(stepRows),
+    rankSteps: ledger.rows.rankSteps(run.id),
   };
 }
 

@@ -24,7 +24,7 @@ export function timelinePhase(name: string): TimelinePhase {
 
 /** Steps recorded without device figures (a CPU-only step, a probe that could not read them) are left out. */
 export function timelineFromSteps(
-  steps: readonly StepRecord[],
+  steps: Iterable<StepRecord>,
   capacityBytes: number | null = null,
 ): Timeline {
   const out: TimelineStep[] = [];

@@ -117,10 +117,13 @@ function runEnd(run: RunRecord, events: readonly RunEvent[]): RunEnd {
   return { code: 'running', params: {} };
 }
 
-/** The summary of a run as data. `now` ends the duration of a run still going. */
+/**
+ * The summary of a run as data. `now` ends the duration of a run still going. `steps` are its step
+ * records, or (a long run, read one row at a time) the growth they show: detectGrowthOf.
+ */
 export function summarizeRun(
   run: RunRecord,
-  steps: readonly StepRecord[],
+  steps: readonly StepRecord[] | Growth,
   events: readonly RunEvent[],
   now: number,
 ): RunSummary {
@@ -170,7 +173,7 @@ export function summarizeRun(
     probeSilent: !run.peakAllocated && run.steps === 0,
     gaps: layerGaps(run),
     estimate,
-    growth: detectGrowth(perStepPeaks(steps)),
+    growth: Array.isArray(steps) ? detectGrowth(perStepPeaks(steps)) : (steps as Growth),
     end: runEnd(run, events),
     warnings: events
       .filter((ev) => ev.kind === 'sampler-problem' || ev.kind === 'prelaunch')
