@@ -24,7 +24,7 @@ import { DEFAULT_MAX_POINTS, keepPeaks, peakKeeper } from '../core/downsample.js
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
 import { resolveModelRef } from '../core/model-ref.js';
-import { type PerRankSteps, perRankStepPeaks } from '../core/ranks.js';
+import type { PerRankSteps } from '../core/ranks.js';
 import { chooseSnapshot } from '../core/run/snapshot.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { GpuSampleRecord, RunEvent, RunRecord, RunSnapshot, StepRecord } from '../core/run-record.js';
