@@ -43,15 +43,17 @@ function RangeBar({
   upper,
   scale,
   className,
+  title,
 }: {
   point: number;
   upper: number;
   scale: number;
   className: string;
+  /** The range in the page's language. */
+  title: string;
 }) {
-  const range = FORMATS.en.bytesRange(point, Math.max(point, upper));
   return (
-    <div className="range-bar" title={range}>
+    <div className="range-bar" title={title}>
       <div className={`bar ${className}`} style={{ width: `${(point / scale) * 100}%` }} />
       <div
         className={`bar upper ${className}`}
@@ -97,7 +99,13 @@ export function Ladder({
               <b>{scenario.method}</b>
             </td>
             <td style={{ width: '40%' }}>
-              <RangeBar point={baseDeviceBytes} upper={baseUpper} scale={scale} className="base" />
+              <RangeBar
+                point={baseDeviceBytes}
+                upper={baseUpper}
+                scale={scale}
+                className="base"
+                title={range(baseDeviceBytes, baseUpper)}
+              />
             </td>
             <td>{range(baseDeviceBytes, baseUpper)}</td>
             <td />
@@ -113,6 +121,7 @@ export function Ladder({
                   upper={r.estimate.upper.deviceBytes}
                   scale={scale}
                   className={r.fits ? 'fits' : ''}
+                  title={range(r.estimate.peak.deviceBytes, r.estimate.upper.deviceBytes)}
                 />
               </td>
               <td data-testid="ladder-peak">
