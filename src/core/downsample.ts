@@ -98,38 +98,12 @@ export function peakIndices(
   columns: readonly SeriesColumn[],
   maxPoints: number = DEFAULT_MAX_POINTS,
 ): number[] {
-  if (length <= maxPoints || columns.length === 0) return Array.from({ length }, (_, i) => i);
-  const perBucket = 2 * columns.length;
-  const buckets = Math.max(1, Math.floor(maxPoints / perBucket));
-  const kept: number[] = [];
-  const picks: number[] = [];
-  for (let b = 0; b < buckets; b++) {
-    const from = Math.floor((b * length) / buckets);
-    const to = Math.floor(((b + 1) * length) / buckets);
-    picks.length = 0;
-    for (const column of columns) {
-      let hi = -1;
-      let lo = -1;
-      let hiValue = Number.NEGATIVE_INFINITY;
-      let loValue = Number.POSITIVE_INFINITY;
-      for (let i = from; i < to; i++) {
-        const v = column[i];
-        if (v === null || v === undefined || Number.isNaN(v)) continue;
-        if (v > hiValue) {
-          hiValue = v;
-          hi = i;
-        }
-        if (v < loValue) {
-          loValue = v;
-          lo = i;
-        }
-      }
-      if (hi >= 0) picks.push(hi);
-      if (lo >= 0) picks.push(lo);
-    }
-    if (picks.length === 0) picks.push(from);
-    picks.sort((x, y) => x - y);
-    for (let k = 0; k < picks.length; k++) if (k === 0 || picks[k] !== picks[k - 1]) kept.push(picks[k]!);
-  }
-  return kept;
+  // The same buckets as keepPeaks, over the points' indices: one algorithm (peakKeeper) for both.
+  const keeper = peakKeeper<number>(
+    length,
+    columns.map((column) => (i: number) => column[i] ?? null),
+    maxPoints,
+  );
+  for (let i = 0; i < length; i++) keeper.push(i);
+  return keeper.done();
 }

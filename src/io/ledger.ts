@@ -667,33 +667,6 @@ export class Ledger {
   }
 
   /**
-   * Step records and nvidia-smi samples written after the given rows (0: from the start), with the last
-   * row of each: a live view reads only what is new, not the whole run four times a second.
-   */
-  rowsAfter(
-    runId: number,
-    after: { readonly steps: number; readonly samples: number },
-  ): {
-    readonly steps: StepRecord[];
-    readonly samples: GpuSampleRecord[];
-    readonly last: { readonly steps: number; readonly samples: number };
-  } {
-    const stepRows = this.prepare(
-      `SELECT rowid AS _row, ${stepRecord.select} FROM steps WHERE run_id = ? AND rowid > ? ORDER BY rowid`,
-    ).all(runId, after.steps) as Row[];
-    const sampleRows = this.prepare(
-      `SELECT rowid AS _row, ${gpuSampleRecord.select} FROM gpu_samples WHERE run_id = ? AND rowid > ? ORDER BY rowid`,
-    ).all(runId, after.samples) as Row[];
-    const lastOf = (rows: readonly Row[], before: number) =>
-      rows.length === 0 ? before : Number(rows[rows.length - 1]!._row);
-    return {
-      steps: stepRows.map(stepRecord.read),
-      samples: sampleRows.map(gpuSampleRecord.read),
-      last: { steps: lastOf(stepRows, after.steps), samples: lastOf(sampleRows, after.samples) },
-    };
-  }
-
-  /**
    * Chosen fields of a run's step records or nvidia-smi samples as columns, rows after `afterRow`
    * (src/io/ledger-series.ts): what the dashboard's chart reads from a long run.
    */

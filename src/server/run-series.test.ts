@@ -8,7 +8,7 @@ import { perRankStepPeaks } from '../core/ranks.js';
 import { MIB } from '../core/units.js';
 import { Ledger, type ProbeBatch } from '../io/ledger.js';
 import { readRunSeries, windowOf } from './run-series.js';
-import { stepPoints, thinRankSteps } from './runs-api.js';
+import { thinRankSteps } from './runs-api.js';
 
 const ev = (line: Record<string, unknown>): ProbeEvent => {
   const parsed = parseProbeLine(JSON.stringify({ v: 1, worldSize: 2, ...line }));
@@ -73,12 +73,13 @@ function twoRanks(): { ledger: Ledger; id: number } {
 }
 
 describe("a run's series read as columns", () => {
-  it('gives the same points, timeline and per-rank peaks as the records do', () => {
+  it('gives the same points as the ledger reads one at a time, and the timeline and per-rank peaks of the records', () => {
     const { ledger, id } = twoRanks();
     const run = ledger.getRun(id)!;
     const series = readRunSeries(ledger, run);
     const records = ledger.steps(id);
-    const points = stepPoints(records, run.startedAtMs);
+    // The other reader of the same rule (report and RunDetail): one point per step, its highest device.
+    const points = [...ledger.rows.stepPoints(id, run.startedAtMs).points];
     expect(points.length).toBe(4);
     expect(series.steps).toEqual({
       step: points.map((p) => p.step),

@@ -97,43 +97,16 @@ function summaryOf(run: RunRecord): RunSummary {
   };
 }
 
-/** One point per step: the highest device of the highest rank (as runs show does). */
-export function stepPoints(steps: readonly StepRecord[], startMs: number): StepPoint[] {
-  const byStep = new Map<string, StepPoint>();
-  for (const s of steps) {
-    const key = `${s.phase}:${s.step}`;
-    const prev = byStep.get(key);
-    const peak = s.peakAllocatedBytes ?? s.allocatedBytes ?? 0;
-    if (prev && (prev.peakAllocatedBytes ?? prev.allocatedBytes ?? 0) >= peak) continue;
-    byStep.set(key, {
-      step: s.step,
-      t: (s.tMs - startMs) / 1000,
-      loss: s.loss,
-      allocatedBytes: s.allocatedBytes,
-      reservedBytes: s.reservedBytes,
-      peakAllocatedBytes: s.peakAllocatedBytes,
-      peakReservedBytes: s.peakReservedBytes,
-      phase: s.phase,
-    });
-  }
-  return [...byStep.values()].sort((a, b) => a.t - b.t);
-}
-
-/**
- * The step points a chart draws: every peak kept (allocated, reserved, loss), a few thousand points at
- * most however long the run (src/core/downsample.ts).
- */
-export function chartSteps(points: readonly StepPoint[], maxPoints = DEFAULT_MAX_POINTS): StepPoint[] {
-  return keepPeaks(points, STEP_SERIES, maxPoints);
-}
-
 const STEP_SERIES: readonly ((p: StepPoint) => number | null)[] = [
   (p) => p.peakAllocatedBytes ?? p.allocatedBytes,
   (p) => p.peakReservedBytes ?? p.reservedBytes,
   (p) => p.loss,
 ];
 
-/** chartSteps (or chartSamples) of `count` points read one at a time (a long run's, from the ledger). */
+/**
+ * A chart's points of `count` read one at a time (a long run's, from the ledger: Ledger.rows), every
+ * peak of `keep` kept (src/core/downsample.ts).
+ */
 function thinnedAsRead<P>(
   series: { readonly count: number; readonly points: Iterable<P> },
   keep: readonly ((p: P) => number | null)[],
@@ -141,23 +114,6 @@ function thinnedAsRead<P>(
   const keeper = peakKeeper(series.count, keep);
   for (const p of series.points) keeper.push(p);
   return keeper.done();
-}
-
-/** The nvidia-smi points a chart draws, peaks kept. */
-export function chartSamples(points: readonly SamplePoint[], maxPoints = DEFAULT_MAX_POINTS): SamplePoint[] {
-  return keepPeaks(points, [(p) => p.usedBytes], maxPoints);
-}
-
-/** nvidia-smi used memory over time: the run's busiest GPU, or the sum of its own processes when known. */
-export function samplePoints(samples: readonly GpuSampleRecord[], startMs: number): SamplePoint[] {
-  const byTime = new Map<number, SamplePoint>();
-  for (const s of samples) {
-    const used = s.usedBytes ?? 0;
-    const prev = byTime.get(s.tMs);
-    if (prev && prev.usedBytes >= used) continue;
-    byTime.set(s.tMs, { t: (s.tMs - startMs) / 1000, usedBytes: used, totalBytes: s.totalBytes ?? 0 });
-  }
-  return [...byTime.values()].sort((a, b) => a.t - b.t);
 }
 
 /** Phase bands from the probe's phase events (train until the next change). */
