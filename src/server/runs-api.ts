@@ -16,7 +16,6 @@ import type {
   RunSummary,
   RunUpdate,
   RunWindow,
-  SamplePoint,
   StepPoint,
 } from '../core/dashboard-types.js';
 import type { TimelineStep } from '../core/diagnose/timeline.js';
@@ -27,7 +26,7 @@ import { resolveModelRef } from '../core/model-ref.js';
 import type { PerRankSteps } from '../core/ranks.js';
 import { chooseSnapshot } from '../core/run/snapshot.js';
 import { diffRuns } from '../core/run-diff.js';
-import type { GpuSampleRecord, RunEvent, RunRecord, RunSnapshot, StepRecord } from '../core/run-record.js';
+import type { RunEvent, RunRecord, RunSnapshot } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
 import type { Ledger } from '../io/ledger.js';
 import { say } from '../words/catalog.js';
