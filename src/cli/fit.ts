@@ -99,7 +99,7 @@ function line(
   // What must be on the GPU, from the estimate to its upper bound (the verdict judges the upper end);
   // paged optimizer states come on top where there is room (requiredDeviceBytes).
   const upper = requiredDeviceBytes(b.estimate);
-  const point = Math.min(upper, requiredDeviceBytes(b.estimate, 'point'));
+  const point = requiredDeviceBytes(b.estimate, 'point');
   const paged = b.estimate.upper.deviceBytes - upper;
   const bar = meterBar(point, target.usableBytes, 30, target.budgetBytes, upper);
   const out = [

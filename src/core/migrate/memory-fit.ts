@@ -54,7 +54,7 @@ export const MEMORY_FIT: Check<'memory-fit', MemoryFitParams, MemoryFitActionPar
     const peakBytes = ctx.fit.requiredBytes;
     const usableBytes = ctx.usable.bytes;
     const figures: MemoryFigures = {
-      estimatedBytes: Math.min(peakBytes, ctx.fit.estimatedBytes),
+      estimatedBytes: ctx.fit.estimatedBytes,
       peakBytes,
       usableBytes,
       on: ctx.usable.on,

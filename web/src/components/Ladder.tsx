@@ -55,10 +55,7 @@ function RangeBar({
   return (
     <div className="range-bar" title={title}>
       <div className={`bar ${className}`} style={{ width: `${(point / scale) * 100}%` }} />
-      <div
-        className={`bar upper ${className}`}
-        style={{ width: `${(Math.max(0, upper - point) / scale) * 100}%` }}
-      />
+      <div className={`bar upper ${className}`} style={{ width: `${((upper - point) / scale) * 100}%` }} />
     </div>
   );
 }
