@@ -5,6 +5,8 @@
  * read. A run's rows are only ever added, so what was read holds while its row marks (how many rows,
  * the last rowid) and its status stay the same: a small cache keeps the last few runs opened.
  */
+
+import { pickSamples, pickSteps } from '../core/chart-columns.js';
 import type {
   RowMarks,
   SampleColumns,
@@ -56,23 +58,6 @@ export interface RunSeries {
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : (v as number));
-
-/** Picks `indices` of every column of a StepColumns. */
-export function pickSteps(s: StepColumns, indices: readonly number[]): StepColumns {
-  const pick = <T>(col: Col<T>) => indices.map((i) => col[i]!);
-  return {
-    step: pick(s.step),
-    t: pick(s.t),
-    phase: pick(s.phase),
-    loss: pick(s.loss),
-    allocatedBytes: pick(s.allocatedBytes),
-    reservedBytes: pick(s.reservedBytes),
-  };
-}
-
-export function pickSamples(s: SampleColumns, indices: readonly number[]): SampleColumns {
-  return { t: indices.map((i) => s.t[i]!), usedBytes: indices.map((i) => s.usedBytes[i]!) };
-}
 
 /** The chart's step columns: at most about maxPoints, the highest and lowest of each series per bucket kept. */
 export function thinSteps(s: StepColumns, maxPoints = DEFAULT_MAX_POINTS): StepColumns {

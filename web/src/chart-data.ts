@@ -2,6 +2,7 @@
  * The run page's chart data: the server's columns (one array per series) merged onto one time axis, a
  * zoomed window's detail set into the overview, a live run's new rows appended. Pure: no DOM, no React.
  */
+import { pickSamples, pickSteps } from '../../src/core/chart-columns.js';
 import type { SampleColumns, StepColumns } from '../../src/core/dashboard-types.js';
 
 /** The chart's columns on one ascending time axis; null where a series has no point at that time. */
@@ -60,18 +61,6 @@ function outside(t: readonly number[], from: number, to: number): number[] {
   return out;
 }
 
-function pickSteps(s: StepColumns, at: readonly number[]): StepColumns {
-  const pick = <T>(col: readonly T[]) => at.map((i) => col[i]!);
-  return {
-    step: pick(s.step),
-    t: pick(s.t),
-    phase: pick(s.phase),
-    loss: pick(s.loss),
-    allocatedBytes: pick(s.allocatedBytes),
-    reservedBytes: pick(s.reservedBytes),
-  };
-}
-
 /** Concatenates step columns (b after a in time). */
 export function appendSteps(a: StepColumns, b: StepColumns): StepColumns {
   return {
@@ -105,13 +94,9 @@ export function withWindow(
     appendSteps(pickSteps(overview.steps, before(overview.steps.t, stepsOut)), window.steps),
     pickSteps(overview.steps, after(overview.steps.t, stepsOut)),
   );
-  const pickS = (at: readonly number[]): SampleColumns => ({
-    t: at.map((i) => overview.samples.t[i]!),
-    usedBytes: at.map((i) => overview.samples.usedBytes[i]!),
-  });
   const samples = appendSamples(
-    appendSamples(pickS(before(overview.samples.t, samplesOut)), window.samples),
-    pickS(after(overview.samples.t, samplesOut)),
+    appendSamples(pickSamples(overview.samples, before(overview.samples.t, samplesOut)), window.samples),
+    pickSamples(overview.samples, after(overview.samples.t, samplesOut)),
   );
   return { steps, samples };
 }
