@@ -4,8 +4,7 @@
  * as one JSON line each (the climb at REPORTED_STEPS only, to keep the stored runs small).
  */
 import type { LengthComparison } from '../src/core/allocator/replay.js';
-import { decoderStepPattern } from '../src/core/allocator/step-pattern.js';
-import { REPORTED_STEPS, runSweepCase, sweepCases } from '../src/core/allocator/sweep.js';
+import { REPORTED_STEPS, runSweepCase, sweepCases, sweepPattern } from '../src/core/allocator/sweep.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 
 const cases = sweepCases();
@@ -20,13 +19,7 @@ for (const arg of process.argv.slice(2)) {
   const c = cases[index]!;
   const shape = resolveModelRef(c.model)!.shape;
   // The loss's tensors at the cap: what the logits hold from forward into backward, and their gradients.
-  const pattern = decoderStepPattern(shape, {
-    e: 2,
-    loss: c.loss,
-    checkpointing: c.checkpointing,
-    fullGradients: false,
-    loraRank: 16,
-  });
+  const pattern = sweepPattern(shape, c);
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const lossBytes = (sum(pattern.lossSavedPerToken) + sum(pattern.lossBackwardPerToken)) * c.batch * c.cap;
   const plain = brief(runSweepCase(shape, c, false));

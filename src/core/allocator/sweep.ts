@@ -44,20 +44,25 @@ export function sweepCases(models: readonly string[] = SWEEP_MODELS): SweepCase[
   return out;
 }
 
-/** One case replayed: LoRA (rank 16 on q and v) on a bf16 base, as most padded runs are. */
-export function runSweepCase(
-  shape: ModelShape,
-  c: SweepCase,
-  expandableSegments: boolean,
-  steps: number = SWEEP_STEPS,
-): LengthComparison {
-  const pattern = decoderStepPattern(shape, {
+/** A case's step pattern: LoRA (rank 16 on q and v) on a bf16 base, as most padded runs are. */
+export function sweepPattern(shape: ModelShape, c: SweepCase): ReturnType<typeof decoderStepPattern> {
+  return decoderStepPattern(shape, {
     e: 2,
     loss: c.loss,
     checkpointing: c.checkpointing,
     fullGradients: false,
     loraRank: 16,
   });
+}
+
+/** One case replayed (sweepPattern) over padded lengths, with or without expandable segments. */
+export function runSweepCase(
+  shape: ModelShape,
+  c: SweepCase,
+  expandableSegments: boolean,
+  steps: number = SWEEP_STEPS,
+): LengthComparison {
+  const pattern = sweepPattern(shape, c);
   return compareLengths(pattern, paddedLengths(steps, c.batch, c.cap, c.skew), c.batch, {
     expandableSegments,
   });
