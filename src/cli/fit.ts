@@ -100,7 +100,7 @@ function line(
   // paged optimizer states come on top where there is room (requiredDeviceBytes).
   const upper = requiredDeviceBytes(b.estimate);
   const point = requiredDeviceBytes(b.estimate, 'point');
-  const paged = b.estimate.upper.deviceBytes - upper;
+  const paged = b.estimate.breakdown.pagedOptimizerBytes ?? 0;
   const bar = meterBar(point, target.usableBytes, 30, target.budgetBytes, upper);
   const out = [
     `  ${label} ${style.bold(String(b.value).padStart(7))} ${unit} ${style.green(bar)} ${FORMATS[lang].bytesRange(point, upper)}${paged > 0 ? style.dim(w({ code: 'paged-extra', params: { bytes: paged } })) : ''}`,
