@@ -40,7 +40,11 @@ describe('a long run on the run page', () => {
   it('draws a thinned overview, every step of a zoomed window once it rests, and the overview again', async () => {
     const { page, url } = session;
     await page.goto(`${url}/#/runs/${run.id}`);
-    await page.waitForFunction(`!!document.querySelector('.time-chart')?.uplot`);
+    // Polled through page.evaluate: waitForFunction's polling compiles its predicate in the page, which
+    // the page's CSP (no unsafe-eval) refuses whenever the chart is not drawn at the first look.
+    await expect
+      .poll(() => page.evaluate(`!!document.querySelector('.time-chart')?.uplot`), { timeout: 15_000 })
+      .toBe(true);
     const overview = (await page.evaluate(
       `document.querySelector('.time-chart').uplot.data[0].length`,
     )) as number;
