@@ -40,7 +40,7 @@ describe('the rows that speak for the estimator’s error', () => {
       isUpperRow(row('f', 'H200 grid run', 1, { dataset: 'headroom H200 harness', inTarget: false })),
     ).toBe(true);
     expect(upperSamples([row('a', 's', 1.25)])).toEqual([
-      { framework: 'litgpt', method: 'lora', layout: 'single', level: 'allocated', ratio: 1.25 },
+      { framework: 'litgpt', method: 'lora', layout: 'single', level: 'allocated', ratio: 1.25, source: 's' },
     ]);
   });
 });

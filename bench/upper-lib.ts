@@ -35,6 +35,7 @@ export function upperSamples(results: readonly RowResult[]): UpperSample[] {
     layout: r.layout,
     level: levelOf(r),
     ratio: upperSampleRatio(levelOf(r), r.measuredBytes!, r.predictedBytes!, r.pagedBytes),
+    source: r.source,
   }));
 }
 

@@ -25,15 +25,16 @@ const inputs = [...sources, join(ROOT, 'bench', 'data', 'corrections.json')]
   .map((p) => ` *   ${shortPath(p)} (sha256 ${digest(p)})`)
   .join('\n');
 const entries = Object.entries(table.kinds)
-  .map(([key, v]) => `    '${key}': { rows: ${v.rows}, ratio: ${v.ratio} },`)
+  .map(([key, v]) => `    '${key}': { rows: ${v.rows}, sources: ${v.sources}, ratio: ${v.ratio} },`)
   .join('\n');
 const text = `// Written by \`npm run upper:build\` (scripts/build-upper-table.ts) from the measured rows; change those, then rerun it.
 // biome-ignore-all lint/suspicious/noApproximativeNumericConstant: measured ratios, not constants of mathematics
 /**
  * The estimator's own error on measured runs, per kind of setup: for each framework × method × layout
  * (one GPU or several) at each level, and the coarser kinds (upper.ts, upperKinds), with at least
- * ${table.minRows} rows, the ${table.quantile * 100}th percentile (nearest rank) of measured ÷ estimate over the rows of that
- * kind, never below 1. Not a per-row fit: every row of a kind shares one ratio, and the estimator's
+ * ${table.minRows} rows from ${table.minSources} sources: each source's ${table.quantile * 100}th percentile (nearest rank) of its rows'
+ * measured ÷ estimate, then the conformal rank of those over the kind's sources (upper.ts, sourceQuantile: the highest, with
+ * fewer than nineteen), never below 1. Not a per-row fit: every row of a kind shares one ratio, and the estimator's
  * terms are untouched. upper.ts reads it (Estimate.upper); docs/memory-model.md, "The upper bound".
  *
  * Built from ${used.length} measured rows (${used.filter((r) => r.source.startsWith('H200')).length} of them Headroom's H200 runs), each through the estimator of the
@@ -45,6 +46,7 @@ ${inputs}
 export const UPPER_TABLE = {
   quantile: ${table.quantile},
   minRows: ${table.minRows},
+  minSources: ${table.minSources},
   kinds: {
 ${entries}
   },

@@ -45,7 +45,7 @@ describe('headroom estimate', () => {
       /✓ fits on NVIDIA GeForce RTX 4090 with [\d.]+ (GiB|MiB) to spare at the upper bound \(\d+ % free; the budget keeps the 10 % margin\)/,
     );
     expect(r.stdout).toMatch(
-      /upper bound [\d.]+× the estimate at nvidia-smi: nine in ten of \d+ measured .* stayed under [\d.]+× their estimate/,
+      /upper bound [\d.]+× the estimate at nvidia-smi: in each of the \d+ sources of \d+ measured .*, nine runs in ten stayed under [\d.]+× their estimate/,
     );
     expect(r.stdout).toContain('attack first:');
   });

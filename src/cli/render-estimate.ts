@@ -186,6 +186,7 @@ export function renderEstimate(input: {
         params: {
           ...basis.kind,
           rows: basis.rows,
+          sources: basis.sources,
           ratio: basis.ratio,
           from: basis.from,
           level,

@@ -397,6 +397,7 @@ export function calibratedUpper(
   const of = (level: keyof UpperBound['basis'], ratio: number) => ({
     kind: uncalibrated.basis[level].kind,
     rows: spread.steps,
+    sources: 1,
     ratio: Math.max(1, ratio),
     from: 'calibration' as const,
   });

@@ -48,6 +48,8 @@ export interface EstimateViewParams {
     readonly method: string | null;
     readonly layout: 'single' | 'multi' | null;
     readonly rows: number;
+    /** The sources the rows came from (one published table, one H200 run each). */
+    readonly sources: number;
     readonly ratio: number;
     readonly from: 'measured-runs' | 'calibration';
     /** The level whose ratio set nvidia-smi's bound (the levels nest), and the bound ÷ the estimate there. */
@@ -194,7 +196,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'upper-basis': (p, f) =>
         p.from === 'calibration'
           ? `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: the spread of the calibrating run's ${p.rows} steps (${f.times(p.ratio, 3)} ${LEVEL_WORDS.en[p.level]}); fits are judged on it`
-          : `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: nine in ten of ${p.rows} measured ${kindWords('en', p)} stayed under ${f.times(p.ratio, 3)} their estimate ${LEVEL_WORDS.en[p.level]}; fits are judged on it`,
+          : `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: in each of the ${p.sources} sources of ${p.rows} measured ${kindWords('en', p)}, nine runs in ten stayed under ${f.times(p.ratio, 3)} their estimate ${LEVEL_WORDS.en[p.level]}; fits are judged on it`,
       'host-memory': (p, f) =>
         `host memory for offload: ${f.bytes(p.cpuBytes)} CPU RAM${p.nvmeBytes > 0 ? `, ${f.bytes(p.nvmeBytes)} NVMe` : ''} per node`,
       'add-gpu': () => 'add --gpu ID to check the fit (headroom gpus lists them)',
@@ -239,7 +241,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'upper-basis': (p, f) =>
         p.from === 'calibration'
           ? `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}，来自校准运行 ${p.rows} 步之间的波动（${LEVEL_WORDS.zh[p.level]} ${f.times(p.ratio, 3)}）；是否放得下按它判断`
-          : `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}：${kindWords('zh', p)}的 ${p.rows} 次实测运行中十次有九次低于其估计值的 ${f.times(p.ratio, 3)}（${LEVEL_WORDS.zh[p.level]}）；是否放得下按它判断`,
+          : `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}：${kindWords('zh', p)}的 ${p.rows} 次实测运行来自 ${p.sources} 个来源，每个来源中十次有九次低于其估计值的 ${f.times(p.ratio, 3)}（${LEVEL_WORDS.zh[p.level]}）；是否放得下按它判断`,
       'host-memory': (p, f) =>
         `卸载所需的主机内存：每个节点 ${f.bytes(p.cpuBytes)} CPU 内存${p.nvmeBytes > 0 ? `、${f.bytes(p.nvmeBytes)} NVMe` : ''}`,
       'add-gpu': () => '加上 --gpu ID 即可检查是否放得下（headroom gpus 列出可选的 GPU）',
@@ -290,6 +292,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       method: 'lora',
       layout: 'single',
       rows: 32,
+      sources: 3,
       ratio: 1.07,
       from: 'measured-runs',
       level: 'allocated',

@@ -169,9 +169,9 @@ describe('Estimate page', () => {
   });
 
   it('judges the fit with the margin every command keeps, and the margin field moves it', async () => {
-    // Llama-3.1-8B QLoRA at 1536 tokens: its upper bound (22.1 GiB) is inside the 4090 (24.0 GiB) and
+    // Llama-3.1-8B QLoRA at 1408 tokens: its upper bound (22.2 GiB) is inside the 4090 (24.0 GiB) and
     // inside a 5 % margin (22.8), outside the 10 % one (21.6).
-    await session.page.goto(`${session.url}/#/estimate?method=qlora&quantization=nf4&seqLen=1536`);
+    await session.page.goto(`${session.url}/#/estimate?method=qlora&quantization=nf4&seqLen=1408`);
     await expect
       .poll(() => session.page.getByTestId('verdict').textContent())
       .toMatch(/^✗ does not fit rtx-4090/);
@@ -365,16 +365,16 @@ describe('Estimate page', () => {
   });
 
   it('shows the ladder headroom plan shows: the rungs needed, and those a later rung made pointless', async () => {
-    await session.page.goto(`${session.url}/#/estimate?method=full&precision=bf16-true`);
+    await session.page.goto(`${session.url}/#/estimate?method=full&precision=bf16-true&gpu=rtx-5090`);
     const full = makePlan({
       scenario: parseScenario({
         model: 'llama-3.1-8b',
         method: 'full',
         precision: 'bf16-true',
-        gpu: 'rtx-4090',
+        gpu: 'rtx-5090',
       }),
       shape: shapeFromConfig(findModel('llama-3.1-8b')!),
-      gpu: findGpu('rtx-4090')!,
+      gpu: findGpu('rtx-5090')!,
     });
     expect(full.rungs.map((r) => r.change.id)).toEqual(['lora', 'full-checkpointing']);
     await expect.poll(() => session.page.getByTestId('ladder-dropped').count()).toBe(1);
@@ -398,9 +398,9 @@ describe('Estimate page', () => {
     await session.page.getByTestId('lang-zh').click();
     await expect.poll(() => session.page.getByTestId('nav-runs').textContent()).toBe('运行记录');
     expect(await session.page.locator('figcaption').textContent()).toContain('激活值');
-    // The ladder too: a full fine-tune of an 8B model on the 4090 climbs it in Chinese, and says in
+    // The ladder too: a full fine-tune of an 8B model on the 5090 climbs it in Chinese, and says in
     // Chinese which rungs LoRA made pointless (the fused AdamW kernel among them).
-    await session.page.goto(`${session.url}/#/estimate?method=full`);
+    await session.page.goto(`${session.url}/#/estimate?method=full&gpu=rtx-5090`);
     await expect
       .poll(() => session.page.getByTestId('ladder').textContent())
       .toContain('在所有线性层上使用 LoRA r16');
@@ -410,9 +410,9 @@ describe('Estimate page', () => {
     expect(dropped).toContain('融合 AdamW 内核');
     // Each rung, its risk and each dropped rung in the catalog's Chinese: the same plan the page climbs.
     const full = makePlan({
-      scenario: parseScenario({ model: 'llama-3.1-8b', method: 'full', gpu: 'rtx-4090' }),
+      scenario: parseScenario({ model: 'llama-3.1-8b', method: 'full', gpu: 'rtx-5090' }),
       shape: shapeFromConfig(findModel('llama-3.1-8b')!),
-      gpu: findGpu('rtx-4090')!,
+      gpu: findGpu('rtx-5090')!,
     });
     const rows = await session.page.getByTestId('ladder').locator('tr').allTextContents();
     expect(rows).toHaveLength(full.rungs.length + 1);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildUpperTable,
   nearestRankQuantile,
+  sourceQuantile,
   UPPER_TABLE,
   type UpperBound,
   type UpperSample,
@@ -18,8 +19,13 @@ const sample = (ratio: number, over: Partial<UpperSample> = {}): UpperSample => 
   layout: 'single',
   level: 'allocated',
   ratio,
+  source: 'A',
   ...over,
 });
+
+/** `n` rows of `ratio` from each of the sources named. */
+const fromSources = (sources: readonly string[], ratio: (i: number) => number, n = 4): UpperSample[] =>
+  sources.flatMap((source) => Array.from({ length: n }, (_, i) => sample(ratio(i), { source })));
 
 describe('nearestRankQuantile', () => {
   it('is the smallest value at least q of the values do not exceed', () => {
@@ -32,32 +38,62 @@ describe('nearestRankQuantile', () => {
   });
 });
 
+describe('sourceQuantile', () => {
+  it('takes each source’s own quantile, then split conformal prediction’s rank over the sources', () => {
+    const of = (qs: readonly number[]) => new Map(qs.map((q, i) => [`s${i}`, [q]] as const));
+    // Under nineteen sources, the rank ⌈(m + 1)·0.9⌉ is m: the highest source speaks.
+    expect(sourceQuantile(of([1, 1.1, 1.3]), 0.9)).toBe(1.3);
+    expect(sourceQuantile(of([1, 1, 1, 1, 1, 1, 1, 1, 1, 1.3]), 0.9)).toBe(1.3);
+    // Nineteen sources: ⌈20 × 0.9⌉ = 18, so the highest of nineteen may lie above the bound.
+    expect(sourceQuantile(of([...Array.from({ length: 17 }, () => 1), 1.2, 1.5]), 0.9)).toBe(1.2);
+    // Within a source, the nearest-rank quantile of its rows: nine of ten at or under 1.08.
+    const ten = Array.from({ length: 10 }, (_, i) => 1 + i / 100);
+    expect(sourceQuantile(new Map([['a', ten]]), 0.9)).toBe(1.08);
+    expect(sourceQuantile(new Map(), 0.9)).toBeNaN();
+  });
+});
+
 describe('buildUpperTable', () => {
-  it('keeps each kind with enough rows, its quantile never below 1, and always the level alone', () => {
+  it('keeps each kind with enough rows from enough sources, never below 1, and always the level alone', () => {
     const rows = [
-      ...Array.from({ length: 10 }, (_, i) => sample(1 + i / 100)),
-      // Too few for a kind of their own: they count only toward the coarser kinds.
-      ...Array.from({ length: 3 }, () => sample(0.8, { framework: 'torchtune' })),
+      ...fromSources(['A', 'B', 'C'], (i) => 1 + i / 100),
+      // Many rows, one source: they count only toward the coarser kinds.
+      ...Array.from({ length: 12 }, () => sample(0.8, { framework: 'torchtune', source: 'T' })),
       sample(0.5, { level: 'device' }),
     ];
-    const t = buildUpperTable(rows, 0.9, 10);
-    // Nine of ten rows at or under 1.08 (the tenth, 1.09, is over: one run in ten).
-    expect(t.kinds['litgpt/lora/single/allocated']).toEqual({ rows: 10, ratio: 1.08 });
+    const t = buildUpperTable(rows, 0.9, 10, 3);
+    // Each of A, B, C: four rows 1.00–1.03, its own 90th percentile 1.03; three sources: the highest.
+    expect(t.kinds['litgpt/lora/single/allocated']).toEqual({ rows: 12, sources: 3, ratio: 1.03 });
     expect(t.kinds['torchtune/lora/single/allocated']).toBeUndefined();
-    expect(t.kinds['any/lora/single/allocated']).toEqual({ rows: 13, ratio: 1.08 });
+    // Any framework: T's 0.8 is a fourth source, and the highest still speaks.
+    expect(t.kinds['any/lora/single/allocated']).toEqual({ rows: 24, sources: 4, ratio: 1.03 });
     // One device row: the level alone is kept, at 1 (an estimate above the peak is not narrowed below it).
-    expect(t.kinds['any/any/any/device']).toEqual({ rows: 1, ratio: 1 });
+    expect(t.kinds['any/any/any/device']).toEqual({ rows: 1, sources: 1, ratio: 1 });
     expect(t.kinds['any/lora/single/device']).toBeUndefined();
     // Deterministic: keys sorted, the same rows in another order give the same table.
     expect(Object.keys(t.kinds)).toEqual([...Object.keys(t.kinds)].sort());
-    expect(buildUpperTable([...rows].reverse(), 0.9, 10)).toEqual(t);
+    expect(buildUpperTable([...rows].reverse(), 0.9, 10, 3)).toEqual(t);
+  });
+
+  it('lets one source with a high error set its kind’s bound, however many rows the others have', () => {
+    // Forty rows from four exact sources and three from one 1.3× over: a quantile over all 43 rows would
+    // say 1 and miss the fifth source every time; per source, the bound is 1.3.
+    const rows = [...fromSources(['A', 'B', 'C', 'D'], () => 1, 10), ...fromSources(['E'], () => 1.3, 3)];
+    expect(
+      nearestRankQuantile(
+        rows.map((r) => r.ratio),
+        0.9,
+      ),
+    ).toBe(1);
+    expect(buildUpperTable(rows, 0.9, 10, 3).kinds['litgpt/lora/single/allocated']!.ratio).toBe(1.3);
   });
 
   it('rounds a ratio up to the thousandth, never down', () => {
     const t = buildUpperTable(
-      Array.from({ length: 10 }, () => sample(1.0001)),
+      fromSources(['A', 'B', 'C'], () => 1.0001),
       0.9,
       10,
+      3,
     );
     expect(t.kinds['litgpt/lora/single/allocated']!.ratio).toBe(1.001);
   });
@@ -67,16 +103,18 @@ describe('upperBasis', () => {
   const table = {
     quantile: 0.9,
     minRows: 10,
+    minSources: 3,
     kinds: {
-      'litgpt/lora/multi/allocated': { rows: 12, ratio: 2 },
-      'any/lora/single/allocated': { rows: 40, ratio: 1.1 },
-      'any/any/any/allocated': { rows: 100, ratio: 1.2 },
+      'litgpt/lora/multi/allocated': { rows: 12, sources: 3, ratio: 2 },
+      'any/lora/single/allocated': { rows: 40, sources: 5, ratio: 1.1 },
+      'any/any/any/allocated': { rows: 100, sources: 9, ratio: 1.2 },
     },
   };
   it('takes the finest kind the table has, and says which', () => {
     expect(upperBasis({ framework: 'litgpt', method: 'lora', layout: 'multi' }, 'allocated', table)).toEqual({
       kind: { framework: 'litgpt', method: 'lora', layout: 'multi' },
       rows: 12,
+      sources: 3,
       ratio: 2,
       from: 'measured-runs',
     });
@@ -90,6 +128,7 @@ describe('upperBasis', () => {
     // A level the table lacks altogether: ratio 1 from no rows.
     expect(upperBasis({ framework: null, method: 'full', layout: 'multi' }, 'device', table)).toMatchObject({
       rows: 0,
+      sources: 0,
       ratio: 1,
     });
   });
@@ -122,6 +161,7 @@ describe('upperFromBasis', () => {
     const of = (ratio: number) => ({
       kind: { framework: null, method: null, layout: null },
       rows: 10,
+      sources: 3,
       ratio,
       from: 'measured-runs' as const,
     });

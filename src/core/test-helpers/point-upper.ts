@@ -8,4 +8,4 @@
  */
 import type { UpperTable } from '../estimate/upper.js';
 
-export const UPPER_TABLE: UpperTable = { quantile: 0.9, minRows: 10, kinds: {} };
+export const UPPER_TABLE: UpperTable = { quantile: 0.9, minRows: 10, minSources: 3, kinds: {} };
