@@ -26,10 +26,10 @@ function emptyError(where: string): HeadroomUserError {
 
 /** A training log, for the messages about the file itself. */
 const LOG_FILE: UserFileKind = {
-  what: 'log file',
+  role: 'log-file',
+  advice: 'log-file',
   example: 'train.log',
   extensions: ['.log', '.txt', '.out', '.err'],
-  hint: 'give the path of a log file, or - to read a pasted traceback from standard input',
 };
 
 /** Reads a log file; a missing or unreadable file is a user error naming the path. */
