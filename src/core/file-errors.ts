@@ -231,13 +231,41 @@ export interface HubErrorParams {
   'hub-bad-checkpoint': { ref: string; detail: string };
 }
 
+/** A Prometheus server `headroom fleet` asks (src/io/prometheus.ts); `where` names the URL and query. */
+export interface PrometheusErrorParams {
+  /** `where` is the flag or variable that gave the URL (`--prometheus`, `HEADROOM_PROMETHEUS`). */
+  'prom-not-url': { where: string; raw: string };
+  'prom-scheme': { where: string; raw: string; scheme: string };
+  'prom-timeout-flag': { raw: string };
+  'prom-token-unreadable': { file: string; detail: string };
+  'prom-token-empty': { file: string };
+  'prom-two-auths': { where: string };
+  'prom-too-large': { where: string; mib: number };
+  /** No answer within `seconds`; `suggest` a longer --timeout. */
+  'prom-no-answer': { where: string; seconds: number; suggest: number };
+  /** Not reached: `why` the kind of failure, `host` (with port), `hostname`, `detail` the system's code or words. */
+  'prom-unreachable': {
+    where: string;
+    why: 'refused' | 'unknown-host' | 'closed' | 'other';
+    host: string;
+    hostname: string;
+    detail: string;
+  };
+  'prom-refused': { where: string; status: number; anonymous: boolean };
+  /** An answer that is not JSON: its status and its first characters (`start`). */
+  'prom-not-json': { where: string; status: number; statusText: string; start: string };
+  /** No DCGM framebuffer series: `used` the metric asked, `free` and `reserved` the others. */
+  'prom-no-dcgm': { url: string; used: string; free: string; reserved: string };
+}
+
 /** The errors of a file the user gave, or of where it came from: every family, one map. */
 export type FileErrorParams = ContentErrorParams &
   PathErrorParams &
   LedgerErrorParams &
   ModelFileErrorParams &
   IndexErrorParams &
-  HubErrorParams;
+  HubErrorParams &
+  PrometheusErrorParams;
 
 export type FileErrorReason = keyof FileErrorParams;
 
@@ -326,6 +354,18 @@ const REASON_SET: { readonly [R in FileErrorReason]: true } = {
   'hub-http': true,
   'hub-unexpected': true,
   'hub-bad-checkpoint': true,
+  'prom-not-url': true,
+  'prom-scheme': true,
+  'prom-timeout-flag': true,
+  'prom-token-unreadable': true,
+  'prom-token-empty': true,
+  'prom-two-auths': true,
+  'prom-too-large': true,
+  'prom-no-answer': true,
+  'prom-unreachable': true,
+  'prom-refused': true,
+  'prom-not-json': true,
+  'prom-no-dcgm': true,
 };
 
 /** Every file reason, so an edge can tell one from a field reason. */

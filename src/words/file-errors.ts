@@ -26,6 +26,7 @@ import {
   MODEL_FILE_ERRORS,
 } from './model-errors.js';
 import { LEDGER_ERROR_HINTS, LEDGER_ERRORS, PATH_ERROR_HINTS, PATH_ERRORS } from './path-errors.js';
+import { PROMETHEUS_ERROR_HINTS, PROMETHEUS_ERRORS } from './prometheus-errors.js';
 
 const FIGURE_EN: Readonly<Record<ConfigFigure, string>> = {
   hidden: 'hidden size',
@@ -313,6 +314,7 @@ const FAMILIES: readonly (readonly [AnyDomain, AnyDomain])[] = [
   [MODEL_FILE_ERRORS, MODEL_FILE_ERROR_HINTS],
   [INDEX_ERRORS, INDEX_ERROR_HINTS],
   [HUB_ERRORS, HUB_ERROR_HINTS],
+  [PROMETHEUS_ERRORS, PROMETHEUS_ERROR_HINTS],
 ];
 
 /** Fails to compile when a reason has no family. */
@@ -323,6 +325,7 @@ const ALL_WORDED: { readonly [R in FileErrorReason]: unknown } = {
   ...MODEL_FILE_ERRORS.examples,
   ...INDEX_ERRORS.examples,
   ...HUB_ERRORS.examples,
+  ...PROMETHEUS_ERRORS.examples,
 };
 
 /** The domains of file errors, for the catalog's list (src/words/index.ts). */
