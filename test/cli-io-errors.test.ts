@@ -1,8 +1,9 @@
 /**
  * The errors a user meets before any content is read — a path that is not there or is a folder, a run
- * the ledger does not have, a model path that does not exist, a model name nothing knows — through the
+ * the ledger does not have, a model path that does not exist, a model name nothing knows, a flag the
+ * command does not take — through the
  * CLI in both languages: with --lang zh each reads in Chinese from the catalog (src/words/path-errors.ts,
- * src/words/model-errors.ts), and in English as it always has.
+ * src/words/model-errors.ts, src/words/cli-errors.ts), and in English as it always has.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,18 @@ describe('a path or ledger error, in both languages', () => {
         '错误：模型路径 ./no-such-model/ 不存在',
         '建议：检查路径：应为含有 config.json 的模型文件夹，或 config.json 文件（目录 id 或 Hugging Face 仓库 id 也可以）',
       ],
+    },
+    {
+      name: 'a flag the command does not take',
+      args: ['estimate', 'llama-3.1-8b', '--micro-batches', '4'],
+      en: ["error: estimate: Unknown option '--micro-batches'", 'Try: headroom estimate --help'],
+      zh: ["错误：estimate：未知选项 '--micro-batches'", '建议：headroom estimate --help 列出全部选项'],
+    },
+    {
+      name: 'one argument too many',
+      args: ['estimate', 'llama-3.1-8b', 'llama-3.1-70b'],
+      en: ['error: estimate: unexpected argument "llama-3.1-70b"', 'Try: headroom estimate --help'],
+      zh: ['错误：estimate：多余的参数 "llama-3.1-70b"', '建议：headroom estimate --help 列出它接受的参数'],
     },
   ])('$name', async ({ args, en, zh }) => {
     const english = await headroom(...args);

@@ -258,6 +258,19 @@ export interface PrometheusErrorParams {
   'prom-no-dcgm': { url: string; used: string; free: string; reserved: string };
 }
 
+/** A command line the CLI cannot parse (src/cli/_command.ts, src/cli/_lang.ts). */
+export interface CliErrorParams {
+  /**
+   * Node's parseArgs refused the flags: `detail` its words, `nodeCode` its code
+   * (`ERR_PARSE_ARGS_UNKNOWN_OPTION`), `option` the flag it names ('' when none).
+   */
+  'flag-parse': { command: string; detail: string; nodeCode: string; option: string };
+  /** More positional arguments than the command takes; `arg` the first extra one. */
+  'extra-argument': { command: string; arg: string };
+  /** A --lang Headroom does not speak; `speaker` what speaks in the words (the findings of diagnose). */
+  'bad-lang': { value: string; speaker: 'headroom' | 'findings' };
+}
+
 /** The errors of a file the user gave, or of where it came from: every family, one map. */
 export type FileErrorParams = ContentErrorParams &
   PathErrorParams &
@@ -265,7 +278,8 @@ export type FileErrorParams = ContentErrorParams &
   ModelFileErrorParams &
   IndexErrorParams &
   HubErrorParams &
-  PrometheusErrorParams;
+  PrometheusErrorParams &
+  CliErrorParams;
 
 export type FileErrorReason = keyof FileErrorParams;
 
@@ -366,6 +380,9 @@ const REASON_SET: { readonly [R in FileErrorReason]: true } = {
   'prom-refused': true,
   'prom-not-json': true,
   'prom-no-dcgm': true,
+  'flag-parse': true,
+  'extra-argument': true,
+  'bad-lang': true,
 };
 
 /** Every file reason, so an edge can tell one from a field reason. */

@@ -15,6 +15,7 @@ import {
 } from '../core/file-errors.js';
 import { formatBytes } from '../core/safetensors.js';
 import { type AnyDomain, defineDomain } from './catalog.js';
+import { CLI_ERROR_HINTS, CLI_ERRORS } from './cli-errors.js';
 import { FORMATS } from './format.js';
 import type { Lang } from './lang.js';
 import {
@@ -315,6 +316,7 @@ const FAMILIES: readonly (readonly [AnyDomain, AnyDomain])[] = [
   [INDEX_ERRORS, INDEX_ERROR_HINTS],
   [HUB_ERRORS, HUB_ERROR_HINTS],
   [PROMETHEUS_ERRORS, PROMETHEUS_ERROR_HINTS],
+  [CLI_ERRORS, CLI_ERROR_HINTS],
 ];
 
 /** Fails to compile when a reason has no family. */
@@ -326,6 +328,7 @@ const ALL_WORDED: { readonly [R in FileErrorReason]: unknown } = {
   ...INDEX_ERRORS.examples,
   ...HUB_ERRORS.examples,
   ...PROMETHEUS_ERRORS.examples,
+  ...CLI_ERRORS.examples,
 };
 
 /** The domains of file errors, for the catalog's list (src/words/index.ts). */
