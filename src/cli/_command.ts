@@ -1,6 +1,6 @@
 /** What every command gets, and flag parsing that turns parseArgs' errors into user errors. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 
 export interface CommandContext {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -65,19 +65,14 @@ export function parseFlags<T extends Options>(
       strict: true,
     });
   } catch (error) {
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/, '');
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      message: `${command}: ${message}`,
-      hint: `headroom ${command} --help`,
-    });
+    const detail = (error as Error).message.replace(/\. To specify a positional argument.*$/, '');
+    const nodeCode = (error as { code?: string }).code ?? '';
+    const option = /'(-[^']*)'/.exec(detail)?.[1]?.split(' ')[0] ?? '';
+    throw fileError('flag-parse', { command, detail, nodeCode, option }, command, 'bad-flag');
   }
   if (parsed.positionals.length > maxPositionals) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      message: `${command}: unexpected argument "${parsed.positionals[maxPositionals]}"`,
-      hint: `headroom ${command} --help`,
-    });
+    const arg = parsed.positionals[maxPositionals]!;
+    throw fileError('extra-argument', { command, arg }, command, 'bad-flag');
   }
   return { values: parsed.values as FlagValues<T>, positionals: parsed.positionals };
 }

@@ -1,5 +1,5 @@
 /** `--lang en|zh` for every command: its words come from the catalog in src/words. */
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { isLangValue, type Lang, langOf } from '../words/lang.js';
 
 export const LANG_OPTIONS = { lang: { type: 'string' } } as const;
@@ -23,16 +23,11 @@ export function localeOf(env: NodeJS.ProcessEnv): string {
 export function langFromFlag(
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
-  speaker = 'Headroom speaks',
+  speaker: 'headroom' | 'findings' = 'headroom',
 ): Lang {
   if (flag === undefined) return langOf(localeOf(env));
   if (!isLangValue(flag)) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--lang',
-      message: `--lang ${flag}: ${speaker} en (English) and zh (简体中文)`,
-      hint: '--lang zh or --lang en',
-    });
+    throw fileError('bad-lang', { value: flag, speaker }, '--lang', 'bad-flag');
   }
   return langOf(flag);
 }

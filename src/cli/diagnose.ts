@@ -127,7 +127,7 @@ async function storedScenario(run: RunRecord, ctx: CommandContext): Promise<Scen
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS, 'diagnose', 1);
-  const lang = langFromFlag(values.lang, ctx.env, 'the findings speak');
+  const lang = langFromFlag(values.lang, ctx.env, 'findings');
   const source = positionals[0];
   const stdin = process.stdin;
   if (source === undefined && stdin.isTTY) {

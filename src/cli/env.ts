@@ -169,10 +169,10 @@ async function show(args: readonly string[], ctx: CommandContext): Promise<numbe
 
 /** An environment file (env capture's JSON), for the messages about the file itself. */
 const ENV_FILE: UserFileKind = {
-  what: 'environment file',
+  role: 'env-file',
+  advice: 'env-file',
   example: 'env.json',
   extensions: ['.json'],
-  hint: 'capture one with: headroom env capture -o env.json',
 };
 
 /** Reads an environment file's text; a missing file, a folder or an unreadable one is a user error. */

@@ -69,9 +69,9 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   }
   const html = renderReportHtml(detail, new Date().toISOString(), lang);
   await writeUserFile(out, html, {
-    what: 'HTML report',
+    role: 'html-report',
+    advice: 'html-report',
     example: `run-${detail.run.id}.html`,
-    hint: '-o takes the HTML file to write',
   });
   if (values.json) {
     ctx.stdout.write(

@@ -118,9 +118,9 @@ const OPTIONS = {
 
 /** The probe log, for the messages about --log. */
 const PROBE_LOG: UserFileKind = {
-  what: 'probe log',
+  role: 'probe-log',
+  advice: 'run-log',
   example: 'probe.jsonl',
-  hint: 'give --log a file name (or leave it out: the run gets its own in HEADROOM_HOME)',
 };
 
 /**

@@ -55,10 +55,10 @@ Ctrl-C stops watching (the training goes on); the run stays "running" and watch 
 
 /** The probe log, for the messages about the path itself. */
 const PROBE_LOG: UserFileKind = {
-  what: 'probe log',
+  role: 'probe-log',
+  advice: 'watch-log',
   example: 'probe.jsonl',
   extensions: ['.jsonl'],
-  hint: 'give the HEADROOM_LOG file the training was started with, e.g. headroom watch --log /tmp/probe.jsonl',
 };
 
 /** --wait: seconds, 0 or more. */

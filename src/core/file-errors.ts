@@ -1,7 +1,9 @@
 /**
- * The errors a file the user gave raises when its content is wrong (a config.json dimension, an
- * environment file, a trainer config, a scenario file), as data: a reason (the catalog's code,
- * src/words/file-errors.ts) and raw params (the file's name, the key, the value as given, the limit).
+ * The errors a file the user gave raises, as data: when its content is wrong (a config.json dimension,
+ * an environment file, a trainer config, a scenario file), when its path cannot be used (missing, a
+ * folder, too large, unreadable), and where it comes from (the ledger, a model folder, the Hugging Face
+ * Hub). Each is a reason (the catalog's code, src/words/file-errors.ts and the files of each family it
+ * gathers) and raw params (the file's name, the key, the value as given, the limit).
  * The core holds no words: its English `message` and `hint` (logs, the server, JSON results) come
  * from the catalog registered with `speakFileErrorsWith`, the same words the CLI shows in every language.
  */
@@ -26,7 +28,8 @@ export type ShapeExpected =
   /** A captured part of an environment file: `{"status": "ok", …}` or `{"status": "missing", …}`. */
   | 'part';
 
-export interface FileErrorParams {
+/** What is wrong inside a file the user gave. */
+export interface ContentErrorParams {
   /** A config.json key that must be a whole number in [min, max]; `value` as a message shows it. */
   'config-dimension': { file: string; field: string; min: number; max: number; value: string };
   /** A figure of the model none of its keys gives. */
@@ -78,36 +81,312 @@ export interface FileErrorParams {
   'safetensors-not-json': { file: string; detail: string };
 }
 
+/** What a file the user named is, as its errors name it. */
+export type FileRole =
+  | 'trainer-config'
+  | 'deepspeed-config'
+  | 'scenario-file'
+  | 'env-file'
+  | 'log-file'
+  | 'probe-log'
+  | 'html-report';
+
+/** Where the user gave a path, for what to do about a bad one (the two probe logs are given apart). */
+export type FileAdvice =
+  | 'trainer-config'
+  | 'scenario-file'
+  | 'env-file'
+  | 'log-file'
+  | 'run-log'
+  | 'watch-log'
+  | 'html-report';
+
+/** A path the user named (src/io/user-file.ts): what it was meant to be and where it was given. */
+interface NamedPath {
+  path: string;
+  role: FileRole;
+  advice: FileAdvice;
+  /** Whether the path was to be read or written. */
+  use: 'read' | 'write';
+}
+
+/** A path the user named that cannot be used: `problem` is the kind of trouble, as data. */
+export interface PathErrorParams {
+  /** A folder given for a file: `found` the files of the kind inside it (`total` of them), else `example`. */
+  'path-is-folder': NamedPath & {
+    problem: 'is-folder';
+    example: string;
+    found: readonly string[];
+    total: number;
+  };
+  'path-missing': NamedPath & { problem: 'missing' };
+  /** A file to write in a folder that is not there. */
+  'path-folder-missing': NamedPath & { problem: 'missing'; folder: string };
+  /** A part of the path is a file (`file`; '' when it cannot be told which). */
+  'path-through-file': NamedPath & { problem: 'not-a-folder-on-the-way'; file: string };
+  /** No permission; `readOnly` for a write to a read-only file system; `example` a name to write instead. */
+  'path-permission': NamedPath & { problem: 'permission'; readOnly: boolean; example: string };
+  'path-link-loop': NamedPath & { problem: 'link-loop' };
+  'path-special-file': NamedPath & { problem: 'special-file'; special: 'fifo' | 'socket' | 'device' };
+  'path-too-large': NamedPath & { problem: 'too-large'; bytes: number; maxBytes: number };
+  /** Any other fs error, by its code (`EIO`). */
+  'path-unreadable': NamedPath & { problem: 'unreadable'; errno: string };
+  /** A log or pasted traceback with nothing in it (`file` is the path or `standard input`). */
+  'log-empty': { file: string };
+  /** A memory snapshot file (`headroom snapshot`, the dashboard). */
+  'snapshot-is-folder': { path: string };
+  'snapshot-missing': { path: string };
+  'snapshot-unreadable': { path: string; errno: string };
+  'snapshot-empty': { path: string };
+  'snapshot-too-large': { path: string; bytes: number; maxBytes: number };
+}
+
+/** The ledger (HEADROOM_HOME/ledger.db) and the runs in it. */
+export interface LedgerErrorParams {
+  /** The file is not SQLite; `detail` is SQLite's own words. */
+  'ledger-not-sqlite': { path: string; detail: string };
+  'ledger-cannot-open': { path: string; detail: string };
+  /** Another process holds the ledger's write lock past the busy timeout. */
+  'ledger-busy': { path: string; seconds: number };
+  /** The disk (or the quota) is full. */
+  'ledger-full': { path: string; detail: string };
+  'ledger-too-large-to-copy': { path: string; mib: number };
+  /** A ledger of another schema in a read-only folder; `reads` is this headroom's schema. */
+  'ledger-schema-read-only': { path: string; version: number; reads: number };
+  'ledger-foreign-db': { path: string; tables: number };
+  'ledger-newer': { path: string; version: number; reads: number };
+  /** No run by that id, name or `last`; `runs` recorded, ids `first` to `last` (0 when none). */
+  'no-such-run': { ref: string; ledger: string; runs: number; first: number; last: number };
+}
+
+/** A model given as a local folder or config.json (src/io/model-files.ts). */
+export interface ModelFileErrorParams {
+  'model-config-is-folder': { path: string };
+  'model-not-a-folder': { path: string };
+  'model-path-missing': { path: string; expected: 'file' | 'folder' };
+  'model-no-config': { folder: string };
+  /** A shard that is not there; `listedIn` the index that names it ('' when none does). */
+  'model-shard-missing': { path: string; listedIn: string };
+  'model-link-loop': { path: string; problem: 'link-loop' };
+  /** Something else where a file should be: `found` what it is, `expected` the file that should be. */
+  'model-not-a-file': {
+    path: string;
+    problem: 'is-folder' | 'special-file';
+    found: 'folder' | 'fifo' | 'socket' | 'device';
+    expected: 'config' | 'safetensors';
+  };
+  'model-file-too-large': { path: string; bytes: number; maxBytes: number };
+  'model-unreadable': { path: string; errno: string };
+  /** A config.json (local or on the Hub) that is not JSON (`detail`: JSON.parse's words, '' when none). */
+  'model-config-not-json': { file: string; detail: string };
+  'model-config-not-object': { file: string };
+  /** A model path (it looks like one) that is not there. */
+  'model-ref-missing': { path: string };
+  /** A model name that is neither in the catalog nor a file, folder or Hub repo id; the nearest ids. */
+  'model-unknown': { ref: string; nearest: readonly string[] };
+}
+
+/** Why a shard name in a safetensors index is refused. */
+export type UnsafeShard = 'empty' | 'separator' | 'dot-dot' | 'colon' | 'control' | 'suffix';
+
+/** A `model.safetensors.index.json` (src/core/safetensors-index.ts). */
+export interface IndexErrorParams {
+  'index-not-json': { file: string; detail: string };
+  'index-not-object': { file: string };
+  'index-no-weight-map': { file: string };
+  'index-shard-not-string': { file: string; tensor: string };
+  'index-too-many-shards': { file: string; max: number };
+  'index-empty': { file: string };
+  'index-metadata-not-object': { file: string };
+  /** `value` as the file has it (JSON, shortened). */
+  'index-total-size': { file: string; value: string };
+  'index-unsafe-shard': { file: string; shard: string; why: UnsafeShard };
+}
+
+/**
+ * A Hub id the catalog does not know, with the Hub out of reach (src/io/resolve-model.ts): the nearest
+ * catalog ids, the one of the same name (`''` when none) and the `headroom models` query of its family.
+ */
+export interface OfflineNearest {
+  nearest?: readonly string[];
+  sameName?: string;
+  query?: string;
+}
+
+/** A model fetched from the Hugging Face Hub (src/io/hub.ts). */
+export interface HubErrorParams {
+  'hub-not-repo-id': { ref: string };
+  'hub-no-config': { ref: string };
+  'hub-config-too-large': { file: string; bytes: number; maxBytes: number };
+  /** HF_ENDPOINT (or the hubUrl option, `from`) that is not a URL. */
+  'hub-bad-url': { url: string; from: string };
+  'hub-bad-token': { from: string; prefix: string };
+  'hub-timeout': { ref: string; host: string; seconds: number } & OfflineNearest;
+  /** `cause` is the system's code (`ECONNREFUSED`), '' when none. */
+  'hub-unreachable': { ref: string; host: string; cause: string } & OfflineNearest;
+  'hub-refused': { ref: string; status: number };
+  'hub-no-repo': { ref: string; revision: boolean };
+  'hub-http': { ref: string; status: number };
+  'hub-unexpected': { ref: string; host: string; detail: string };
+  'hub-bad-checkpoint': { ref: string; detail: string };
+}
+
+/** A Prometheus server `headroom fleet` asks (src/io/prometheus.ts); `where` names the URL and query. */
+export interface PrometheusErrorParams {
+  /** `where` is the flag or variable that gave the URL (`--prometheus`, `HEADROOM_PROMETHEUS`). */
+  'prom-not-url': { where: string; raw: string };
+  'prom-scheme': { where: string; raw: string; scheme: string };
+  'prom-timeout-flag': { raw: string };
+  'prom-token-unreadable': { file: string; detail: string };
+  'prom-token-empty': { file: string };
+  'prom-two-auths': { where: string };
+  'prom-too-large': { where: string; mib: number };
+  /** No answer within `seconds`; `suggest` a longer --timeout. */
+  'prom-no-answer': { where: string; seconds: number; suggest: number };
+  /** Not reached: `why` the kind of failure, `host` (with port), `hostname`, `detail` the system's code or words. */
+  'prom-unreachable': {
+    where: string;
+    why: 'refused' | 'unknown-host' | 'closed' | 'other';
+    host: string;
+    hostname: string;
+    detail: string;
+  };
+  'prom-refused': { where: string; status: number; anonymous: boolean };
+  /** An answer that is not JSON: its status and its first characters (`start`). */
+  'prom-not-json': { where: string; status: number; statusText: string; start: string };
+  /** No DCGM framebuffer series: `used` the metric asked, `free` and `reserved` the others. */
+  'prom-no-dcgm': { url: string; used: string; free: string; reserved: string };
+}
+
+/** A command line the CLI cannot parse (src/cli/_command.ts, src/cli/_lang.ts). */
+export interface CliErrorParams {
+  /**
+   * Node's parseArgs refused the flags: `detail` its words, `nodeCode` its code
+   * (`ERR_PARSE_ARGS_UNKNOWN_OPTION`), `option` the flag it names ('' when none).
+   */
+  'flag-parse': { command: string; detail: string; nodeCode: string; option: string };
+  /** More positional arguments than the command takes; `arg` the first extra one. */
+  'extra-argument': { command: string; arg: string };
+  /** A --lang Headroom does not speak; `speaker` what speaks in the words (the findings of diagnose). */
+  'bad-lang': { value: string; speaker: 'headroom' | 'findings' };
+}
+
+/** The errors of a file the user gave, or of where it came from: every family, one map. */
+export type FileErrorParams = ContentErrorParams &
+  PathErrorParams &
+  LedgerErrorParams &
+  ModelFileErrorParams &
+  IndexErrorParams &
+  HubErrorParams &
+  PrometheusErrorParams &
+  CliErrorParams;
+
 export type FileErrorReason = keyof FileErrorParams;
 
+/** Every file reason, once: a record so that TypeScript holds it to the params map. */
+const REASON_SET: { readonly [R in FileErrorReason]: true } = {
+  'config-dimension': true,
+  'config-missing-figure': true,
+  'too-deep': true,
+  'wrong-shape': true,
+  'env-not-json': true,
+  'env-not-object': true,
+  'env-not-headroom': true,
+  'env-version': true,
+  'config-not-json': true,
+  'config-not-yaml': true,
+  'config-yaml-too-large': true,
+  'config-not-mapping': true,
+  'config-unknown-format': true,
+  'scenario-empty': true,
+  'scenario-not-json': true,
+  'scenario-line-not-json': true,
+  'scenario-not-object': true,
+  'safetensors-too-short': true,
+  'safetensors-lfs-pointer': true,
+  'safetensors-empty-header': true,
+  'safetensors-header-too-large': true,
+  'safetensors-header-past-end': true,
+  'safetensors-no-brace': true,
+  'safetensors-not-utf8': true,
+  'safetensors-not-json': true,
+  'path-is-folder': true,
+  'path-missing': true,
+  'path-folder-missing': true,
+  'path-through-file': true,
+  'path-permission': true,
+  'path-link-loop': true,
+  'path-special-file': true,
+  'path-too-large': true,
+  'path-unreadable': true,
+  'log-empty': true,
+  'snapshot-is-folder': true,
+  'snapshot-missing': true,
+  'snapshot-unreadable': true,
+  'snapshot-empty': true,
+  'snapshot-too-large': true,
+  'ledger-not-sqlite': true,
+  'ledger-cannot-open': true,
+  'ledger-busy': true,
+  'ledger-full': true,
+  'ledger-too-large-to-copy': true,
+  'ledger-schema-read-only': true,
+  'ledger-foreign-db': true,
+  'ledger-newer': true,
+  'no-such-run': true,
+  'model-config-is-folder': true,
+  'model-not-a-folder': true,
+  'model-path-missing': true,
+  'model-no-config': true,
+  'model-shard-missing': true,
+  'model-link-loop': true,
+  'model-not-a-file': true,
+  'model-file-too-large': true,
+  'model-unreadable': true,
+  'model-config-not-json': true,
+  'model-config-not-object': true,
+  'model-ref-missing': true,
+  'model-unknown': true,
+  'index-not-json': true,
+  'index-not-object': true,
+  'index-no-weight-map': true,
+  'index-shard-not-string': true,
+  'index-too-many-shards': true,
+  'index-empty': true,
+  'index-metadata-not-object': true,
+  'index-total-size': true,
+  'index-unsafe-shard': true,
+  'hub-not-repo-id': true,
+  'hub-no-config': true,
+  'hub-config-too-large': true,
+  'hub-bad-url': true,
+  'hub-bad-token': true,
+  'hub-timeout': true,
+  'hub-unreachable': true,
+  'hub-refused': true,
+  'hub-no-repo': true,
+  'hub-http': true,
+  'hub-unexpected': true,
+  'hub-bad-checkpoint': true,
+  'prom-not-url': true,
+  'prom-scheme': true,
+  'prom-timeout-flag': true,
+  'prom-token-unreadable': true,
+  'prom-token-empty': true,
+  'prom-two-auths': true,
+  'prom-too-large': true,
+  'prom-no-answer': true,
+  'prom-unreachable': true,
+  'prom-refused': true,
+  'prom-not-json': true,
+  'prom-no-dcgm': true,
+  'flag-parse': true,
+  'extra-argument': true,
+  'bad-lang': true,
+};
+
 /** Every file reason, so an edge can tell one from a field reason. */
-export const FILE_ERROR_REASONS: readonly FileErrorReason[] = [
-  'config-dimension',
-  'config-missing-figure',
-  'too-deep',
-  'wrong-shape',
-  'env-not-json',
-  'env-not-object',
-  'env-not-headroom',
-  'env-version',
-  'config-not-json',
-  'config-not-yaml',
-  'config-yaml-too-large',
-  'config-not-mapping',
-  'config-unknown-format',
-  'scenario-empty',
-  'scenario-not-json',
-  'scenario-line-not-json',
-  'scenario-not-object',
-  'safetensors-too-short',
-  'safetensors-lfs-pointer',
-  'safetensors-empty-header',
-  'safetensors-header-too-large',
-  'safetensors-header-past-end',
-  'safetensors-no-brace',
-  'safetensors-not-utf8',
-  'safetensors-not-json',
-];
+export const FILE_ERROR_REASONS = Object.keys(REASON_SET) as readonly FileErrorReason[];
 
 export function isFileReason(reason: string | undefined): reason is FileErrorReason {
   return reason !== undefined && (FILE_ERROR_REASONS as readonly string[]).includes(reason);

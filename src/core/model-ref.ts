@@ -3,7 +3,8 @@ import { type ModelShape, shapeFromConfig } from './architecture.js';
 import type { CatalogModel } from './catalog/catalog-model.js';
 import { type ModelResolution, matchHubName } from './catalog/hub-names.js';
 import { nearestModelIds } from './catalog/index.js';
-import { HeadroomUserError } from './errors.js';
+import type { HeadroomUserError } from './errors.js';
+import { fileError } from './file-errors.js';
 import type { ModelRef } from './scenario.js';
 
 export interface ResolvedModel {
@@ -52,12 +53,6 @@ export function resolveModelRef(ref: ModelRef): ResolvedModel | null {
 }
 
 /** The error for a model name that is neither in the catalog nor a file, with the nearest catalog ids. */
-export function unknownModelError(ref: string, reason: string): HeadroomUserError {
-  const close = nearestModelIds(ref);
-  return new HeadroomUserError({
-    code: 'unknown-model',
-    where: 'model',
-    message: `model "${ref}" ${reason}`,
-    hint: `a catalog id (did you mean ${close.join(', ')}?), a Hugging Face repo id, a config.json path or a model folder; headroom models lists the catalog`,
-  });
+export function unknownModelError(ref: string): HeadroomUserError {
+  return fileError('model-unknown', { ref, nearest: nearestModelIds(ref) }, 'model', 'unknown-model');
 }

@@ -2,7 +2,8 @@
  * `model.safetensors.index.json`: which shard file holds each tensor of a sharded checkpoint.
  * Text in, data out. Format: data/catalog/formats.md §2.
  */
-import { HeadroomUserError } from './errors.js';
+import type { HeadroomUserError } from './errors.js';
+import { type FileErrorParams, fileError, type IndexErrorParams, type UnsafeShard } from './file-errors.js';
 
 /** Most distinct shard files accepted. Source: huggingface.js `MAX_SHARD_COUNT` (parse-safetensors-metadata.ts). */
 export const MAX_SAFETENSORS_SHARD_FILES = 10_000;
@@ -19,16 +20,15 @@ export interface SafetensorsIndex {
   readonly weightMap: Record<string, string>;
 }
 
-const INDEX_HINT =
-  'check that the index file is complete and belongs to a safetensors checkpoint (re-download it if needed)';
+type IndexReason = keyof IndexErrorParams;
 
-function badIndex(fileName: string, problem: string): HeadroomUserError {
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where: fileName,
-    message: `${fileName}: ${problem}`,
-    hint: INDEX_HINT,
-  });
+/** An index error; its words are in src/words/model-errors.ts. */
+function badIndex<R extends IndexReason>(
+  fileName: string,
+  reason: R,
+  extra: Omit<IndexErrorParams[R], 'file'>,
+): HeadroomUserError {
+  return fileError(reason, { file: fileName, ...extra } as unknown as FileErrorParams[R], fileName);
 }
 
 /** Parses the text of a `model.safetensors.index.json` (sizes in bytes). */
@@ -37,34 +37,33 @@ export function parseSafetensorsIndex(text: string, fileName: string): Safetenso
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? ` (${error.message})` : '';
-    throw badIndex(fileName, `not valid JSON${detail}`);
+    throw badIndex(fileName, 'index-not-json', { detail: error instanceof Error ? error.message : '' });
   }
   if (!isPlainObject(json)) {
-    throw badIndex(fileName, 'must be a JSON object with a "weight_map"');
+    throw badIndex(fileName, 'index-not-object', {});
   }
   const totalSizeBytes = parseTotalSize(json.metadata, fileName);
   const weightMapJson = json.weight_map;
   if (!isPlainObject(weightMapJson)) {
-    throw badIndex(fileName, '"weight_map" is missing or not an object of tensor name → shard file');
+    throw badIndex(fileName, 'index-no-weight-map', {});
   }
   const weightMap: Record<string, string> = {};
   const shardFiles = new Set<string>();
   for (const [tensorName, shard] of Object.entries(weightMapJson)) {
     if (typeof shard !== 'string') {
-      throw badIndex(fileName, `weight_map[${JSON.stringify(quote(tensorName))}] is not a file name string`);
+      throw badIndex(fileName, 'index-shard-not-string', { tensor: quote(tensorName) });
     }
     if (!shardFiles.has(shard)) {
       checkShardFileName(shard, fileName);
       shardFiles.add(shard);
       if (shardFiles.size > MAX_SAFETENSORS_SHARD_FILES) {
-        throw badIndex(fileName, `names more than ${MAX_SAFETENSORS_SHARD_FILES} shard files`);
+        throw badIndex(fileName, 'index-too-many-shards', { max: MAX_SAFETENSORS_SHARD_FILES });
       }
     }
     weightMap[tensorName] = shard;
   }
   if (shardFiles.size === 0) {
-    throw badIndex(fileName, '"weight_map" is empty');
+    throw badIndex(fileName, 'index-empty', {});
   }
   return { totalSizeBytes, shardFiles: [...shardFiles], weightMap };
 }
@@ -74,7 +73,7 @@ function parseTotalSize(metadata: unknown, fileName: string): number | null {
     return null;
   }
   if (!isPlainObject(metadata)) {
-    throw badIndex(fileName, '"metadata" is not an object');
+    throw badIndex(fileName, 'index-metadata-not-object', {});
   }
   const total = metadata.total_size;
   if (total === undefined || total === null) {
@@ -83,7 +82,7 @@ function parseTotalSize(metadata: unknown, fileName: string): number | null {
   // Writers store an integer; a digit string is accepted too, as the Hub client accepts one.
   const bytes = typeof total === 'string' && /^\d+$/.test(total) ? Number(total) : total;
   if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
-    throw badIndex(fileName, `metadata.total_size is ${quote(JSON.stringify(total))}, not a byte count`);
+    throw badIndex(fileName, 'index-total-size', { value: quote(JSON.stringify(total)) });
   }
   return bytes;
 }
@@ -93,20 +92,17 @@ function parseTotalSize(metadata: unknown, fileName: string): number | null {
  * URL join could turn into another location.
  */
 function checkShardFileName(shard: string, fileName: string): void {
-  const unsafe = (why: string): HeadroomUserError =>
-    badIndex(
-      fileName,
-      `shard file name ${JSON.stringify(quote(shard))} ${why}; shard names must be plain file names`,
-    );
-  if (shard === '') throw unsafe('is empty');
-  if (shard.includes('/') || shard.includes('\\')) throw unsafe('contains a path separator');
-  if (shard.includes('..')) throw unsafe("contains '..'");
-  if (shard.includes(':')) throw unsafe("contains ':'");
+  const unsafe = (why: UnsafeShard): HeadroomUserError =>
+    badIndex(fileName, 'index-unsafe-shard', { shard: quote(shard), why });
+  if (shard === '') throw unsafe('empty');
+  if (shard.includes('/') || shard.includes('\\')) throw unsafe('separator');
+  if (shard.includes('..')) throw unsafe('dot-dot');
+  if (shard.includes(':')) throw unsafe('colon');
   for (const char of shard) {
     const code = char.codePointAt(0) ?? 0;
-    if (code <= 0x1f || code === 0x7f) throw unsafe('contains a control character');
+    if (code <= 0x1f || code === 0x7f) throw unsafe('control');
   }
-  if (!shard.endsWith('.safetensors')) throw unsafe('does not end in .safetensors');
+  if (!shard.endsWith('.safetensors')) throw unsafe('suffix');
 }
 
 function quote(text: string): string {

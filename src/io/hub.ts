@@ -10,6 +10,7 @@ import {
   SafetensorParseError,
 } from '@huggingface/hub';
 import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { type SafetensorsHeader, safetensorsHeaderFromJson } from '../core/safetensors.js';
 import { buildModelFiles, MAX_CONFIG_BYTES, type ModelFiles, parseConfigJson } from './model-files.js';
 
@@ -59,8 +60,6 @@ const ACCESS_TOKEN_PREFIX = 'hf_';
 /** Message @huggingface/hub throws when a repo has neither model.safetensors nor its index. */
 const NO_SAFETENSORS_MESSAGE = 'does not seem to contain safetensors weights';
 
-const NETWORK_HINT = 'use a catalog id (headroom models), or pass a local folder or a config.json path';
-
 /**
  * The Hub could not be reached at all (refused, no DNS, no answer in time), as opposed to an answer
  * that refused the repo: the caller may then say what works offline.
@@ -70,12 +69,7 @@ export class HubUnreachableError extends HeadroomUserError {}
 /** Fetches config.json and the safetensors headers of Hub repo `repoId`; counts parameters without weights. */
 export async function fetchHubModel(repoId: string, options: HubOptions = {}): Promise<ModelFiles> {
   if (repoId.length > MAX_REPO_ID_CHARS || !REPO_ID_PATTERN.test(repoId) || repoId.includes('..')) {
-    throw new HeadroomUserError({
-      code: 'unknown-model',
-      where: repoId,
-      message: `"${repoId}" is not in the catalog and is not a Hugging Face repo id (owner/name)`,
-      hint: `${NETWORK_HINT}, or a Hub repo id such as meta-llama/Llama-3.1-8B`,
-    });
+    throw fileError('hub-not-repo-id', { ref: repoId }, repoId, 'unknown-model');
   }
   const hubUrl = resolveHubUrl(options.hubUrl);
   const accessToken = resolveAccessToken(options.accessToken);
@@ -135,20 +129,14 @@ async function fetchConfig(params: HubParams, ref: string): Promise<Record<strin
   const where = `${ref}/config.json`;
   const blob = await downloadFile({ ...params, path: 'config.json' });
   if (blob === null) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where,
-      message: `${ref} has no config.json on the Hub; Headroom needs it to know the model's shape`,
-      hint: 'use the repo that holds the transformers checkpoint (with config.json), or a catalog id',
-    });
+    throw fileError('hub-no-config', { ref }, where);
   }
   if (blob.size > MAX_CONFIG_BYTES) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
+    throw fileError(
+      'hub-config-too-large',
+      { file: where, bytes: blob.size, maxBytes: MAX_CONFIG_BYTES },
       where,
-      message: `${where} is ${blob.size} bytes, more than the ${MAX_CONFIG_BYTES}-byte limit`,
-      hint: 'check the repo id',
-    });
+    );
   }
   return parseConfigJson(await blob.text(), where);
 }
@@ -175,12 +163,8 @@ function resolveHubUrl(option: string | undefined): string | undefined {
   const raw = option ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
   if (raw === undefined) return undefined;
   if (!URL.canParse(raw)) {
-    throw new HeadroomUserError({
-      code: 'invalid-field',
-      where: option === undefined ? 'HF_ENDPOINT' : 'hubUrl',
-      message: `Hub URL "${raw}" is not a valid URL`,
-      hint: 'set HF_ENDPOINT to a URL such as https://huggingface.co, or unset it',
-    });
+    const from = option === undefined ? 'HF_ENDPOINT' : 'hubUrl';
+    throw fileError('hub-bad-url', { url: raw, from }, from, 'invalid-field');
   }
   return raw.replace(/\/+$/, '');
 }
@@ -189,12 +173,8 @@ function resolveAccessToken(option: string | undefined): string | undefined {
   const fromEnv = process.env.HF_TOKEN;
   const token = option ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
   if (token !== undefined && !token.startsWith(ACCESS_TOKEN_PREFIX)) {
-    throw new HeadroomUserError({
-      code: 'invalid-field',
-      where: option === undefined ? 'HF_TOKEN' : 'accessToken',
-      message: `the Hub access token does not start with "${ACCESS_TOKEN_PREFIX}"`,
-      hint: 'set HF_TOKEN to a token from https://huggingface.co/settings/tokens, or unset it',
-    });
+    const from = option === undefined ? 'HF_TOKEN' : 'accessToken';
+    throw fileError('hub-bad-token', { from, prefix: ACCESS_TOKEN_PREFIX }, from, 'invalid-field');
   }
   return token;
 }
@@ -208,60 +188,27 @@ function toUserError(
   if (error instanceof HeadroomUserError) return error;
   const host = hubUrl ?? 'https://huggingface.co';
   if (networkFailure instanceof HubTimeout) {
-    return new HubUnreachableError({
-      code: 'network',
-      where: ref,
-      message: `${ref} is not in the catalog and the Hugging Face Hub (${host}) did not answer within ${networkFailure.ms / 1000} s`,
-      hint: `check the network or HF_ENDPOINT (a proxy that never answers looks like this); ${NETWORK_HINT}`,
-    });
+    const seconds = networkFailure.ms / 1000;
+    return new HubUnreachableError(fileError('hub-timeout', { ref, host, seconds }, ref, 'network').init());
   }
   if (networkFailure !== undefined) {
-    return new HubUnreachableError({
-      code: 'network',
-      where: ref,
-      message: `${ref} is not in the catalog and the Hugging Face Hub (${host}) could not be reached${describeCause(networkFailure)}`,
-      hint: NETWORK_HINT,
-    });
+    const cause = causeCode(networkFailure);
+    return new HubUnreachableError(fileError('hub-unreachable', { ref, host, cause }, ref, 'network').init());
   }
   if (error instanceof HubApiError) {
     if (error.statusCode === 401 || error.statusCode === 403) {
-      return new HeadroomUserError({
-        code: 'network',
-        where: ref,
-        message: `the Hub refused access to ${ref} (HTTP ${error.statusCode}): the repo is gated or private, or does not exist`,
-        hint: 'for a gated model, accept its licence on the Hub and set HF_TOKEN to an access token; otherwise check the repo id',
-      });
+      return fileError('hub-refused', { ref, status: error.statusCode }, ref, 'network');
     }
     if (error.statusCode === 404) {
-      return new HeadroomUserError({
-        code: 'unknown-model',
-        where: ref,
-        message: `${ref}: no such repo on the Hub${ref.includes('@') ? ' (or no such revision)' : ''}`,
-        hint: `check the repo id; ${NETWORK_HINT}`,
-      });
+      return fileError('hub-no-repo', { ref, revision: ref.includes('@') }, ref, 'unknown-model');
     }
-    return new HeadroomUserError({
-      code: 'network',
-      where: ref,
-      message: `the Hub answered HTTP ${error.statusCode} for ${ref}`,
-      hint: `try again later; ${NETWORK_HINT}`,
-    });
+    return fileError('hub-http', { ref, status: error.statusCode }, ref, 'network');
   }
   if (error instanceof InvalidApiResponseFormatError) {
-    return new HeadroomUserError({
-      code: 'network',
-      where: ref,
-      message: `${host} gave an unexpected answer for ${ref} (${error.message}); it may not be a Hugging Face Hub`,
-      hint: `check HF_ENDPOINT; ${NETWORK_HINT}`,
-    });
+    return fileError('hub-unexpected', { ref, host, detail: error.message }, ref, 'network');
   }
   if (error instanceof SafetensorParseError) {
-    return new HeadroomUserError({
-      code: 'bad-file',
-      where: ref,
-      message: `${ref}: ${error.message}`,
-      hint: 'the checkpoint on the Hub looks malformed; pass a local folder or a config.json path instead',
-    });
+    return fileError('hub-bad-checkpoint', { ref, detail: error.message }, ref);
   }
   return error;
 }
@@ -271,12 +218,12 @@ class HubTimeout {
   constructor(readonly ms: number) {}
 }
 
-/** ` (ECONNREFUSED)`-style detail from a fetch failure, or nothing. */
-function describeCause(error: unknown): string {
+/** The system's code of a fetch failure (`ECONNREFUSED`), or ''. */
+function causeCode(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   const code =
     typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string'
       ? cause.code
       : undefined;
-  return code === undefined ? '' : ` (${code})`;
+  return code ?? '';
 }

@@ -4,7 +4,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { HeadroomUserError } from '../core/errors.js';
+import type { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { LEDGER_SCHEMA_VERSION } from './ledger-schema.js';
 
 /** How long a writer waits for another one holding the lock. */
@@ -13,23 +14,25 @@ export const LEDGER_BUSY_TIMEOUT_MS = 5000;
 /** The errors of opening a ledger where this process may not write: its readers then read it as it is. */
 export const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|SQLITE_PERM|EACCES|EPERM|EROFS)/;
 
+/** The disk (or quota) is full: SQLite's SQLITE_FULL, the system's ENOSPC and EDQUOT. */
+const DISK_FULL = /^(SQLITE_FULL|ENOSPC|EDQUOT)/;
+
+/**
+ * The user error of a ledger that cannot be opened or written: not SQLite, locked by another process
+ * past the busy timeout, on a full disk, where this process may not write; null for anything else.
+ */
 export function ledgerError(path: string, error: unknown): HeadroomUserError | null {
   const code = (error as { code?: string }).code ?? '';
+  const detail = (error as Error).message;
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-    return new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `the ledger ${path} is not a SQLite database (${(error as Error).message}); no run was read or written`,
-      hint: `move it aside (mv ${path} ${path}.bad) so headroom starts a new ledger, or set HEADROOM_HOME to another folder`,
-    });
+    return fileError('ledger-not-sqlite', { path, detail }, path);
   }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return fileError('ledger-busy', { path, seconds: LEDGER_BUSY_TIMEOUT_MS / 1000 }, path);
+  }
+  if (DISK_FULL.test(code)) return fileError('ledger-full', { path, detail }, path);
   if (CANNOT_WRITE.test(code) || code === 'ENOTDIR' || code === 'EEXIST') {
-    return new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `cannot open the ledger ${path} for writing (${(error as Error).message})`,
-      hint: 'set HEADROOM_HOME to a folder you can write (it must be a folder, not a file)',
-    });
+    return fileError('ledger-cannot-open', { path, detail }, path);
   }
   return null;
 }
@@ -55,12 +58,7 @@ export function readOnlyLedger(path: string): Database.Database {
   } catch {
     const size = statSync(path).size;
     if (size > READ_ONLY_COPY_LIMIT_BYTES) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: path,
-        message: `cannot write in the folder of the ledger ${path}, and at ${Math.round(size / 1024 ** 2)} MiB it is too large to read into memory instead`,
-        hint: 'copy the folder somewhere you can write and set HEADROOM_HOME to the copy',
-      });
+      throw fileError('ledger-too-large-to-copy', { path, mib: Math.round(size / 1024 ** 2) }, path);
     }
     const bytes = readFileSync(path);
     if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) {
@@ -76,12 +74,7 @@ export function readOnlyLedger(path: string): Database.Database {
   const version = Number(db.pragma('user_version', { simple: true }));
   if (version !== LEDGER_SCHEMA_VERSION) {
     db.close();
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `the ledger ${path} has schema ${version} and this headroom reads ${LEDGER_SCHEMA_VERSION}; its folder is read-only, so it cannot be brought up to date`,
-      hint: 'run headroom once where the folder is writable, or copy it somewhere writable and set HEADROOM_HOME to the copy',
-    });
+    throw fileError('ledger-schema-read-only', { path, version, reads: LEDGER_SCHEMA_VERSION }, path);
   }
   return db;
 }

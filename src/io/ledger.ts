@@ -22,7 +22,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { versionsFromPackages } from '../core/env-versions.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { ProbeDeviceStats, ProbeEvent, ProbeLineProblem } from '../core/probe-log.js';
 import { peakRankOf } from '../core/ranks.js';
 import type {
@@ -277,12 +277,7 @@ export class Ledger {
               (opened.prepare("SELECT count(*) AS c FROM sqlite_master WHERE type = 'table'").get() as Row).c,
             );
             if (tables > 0) {
-              throw new HeadroomUserError({
-                code: 'bad-file',
-                where: path,
-                message: `${path} is a SQLite database but not a headroom ledger (it has ${tables} tables of its own); it was left untouched`,
-                hint: `move it aside (mv ${path} ${path}.other), or set HEADROOM_HOME to another folder`,
-              });
+              throw fileError('ledger-foreign-db', { path, tables }, path);
             }
             opened.transaction(() => {
               applySql(opened, TABLES.map(createSql));
@@ -293,12 +288,7 @@ export class Ledger {
           } else if (version < LEDGER_SCHEMA_VERSION) {
             migrateLedger(opened, version);
           } else if (version > LEDGER_SCHEMA_VERSION) {
-            throw new HeadroomUserError({
-              code: 'bad-file',
-              where: path,
-              message: `the ledger ${path} was written by a newer headroom (schema ${version}; this one reads ${LEDGER_SCHEMA_VERSION})`,
-              hint: 'upgrade headroom (npm install -g headroom@latest), or set HEADROOM_HOME to another folder',
-            });
+            throw fileError('ledger-newer', { path, version, reads: LEDGER_SCHEMA_VERSION }, path);
           }
         })
         .immediate();

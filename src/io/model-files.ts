@@ -5,7 +5,8 @@
 import type { Stats } from 'node:fs';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HeadroomUserError } from '../core/errors.js';
+import type { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import {
   countSafetensorsParameters,
   parseSafetensorsHeader,
@@ -41,21 +42,14 @@ const MAX_INDEX_BYTES = 250_000_000;
 const CONFIG_FILE = 'config.json';
 const INDEX_FILE = 'model.safetensors.index.json';
 const SAFETENSORS_SUFFIX = '.safetensors';
-const FOLDER_HINT =
-  'pass a Hugging Face model folder (with config.json), a config.json path, or a catalog id';
 
 /** Reads a config.json file; the parameter count is left to the estimator (null here). */
 export async function readConfigFile(path: string): Promise<ModelFiles> {
   const info = await statOrThrow(path, 'file');
   if (info.isDirectory()) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `${path} is a folder, not a config.json file`,
-      hint: 'pass the folder itself as a model folder, or the path of its config.json',
-    });
+    throw fileError('model-config-is-folder', { path }, path);
   }
-  if (!info.isFile()) throw notAFile(path, info, 'a config.json file');
+  if (!info.isFile()) throw notAFile(path, info, 'config');
   const config = parseConfigJson(await readTextFile(path, info, MAX_CONFIG_BYTES), path);
   return buildModelFiles({ source: 'config-file', ref: path, config, headers: null, notes: [] });
 }
@@ -64,24 +58,14 @@ export async function readConfigFile(path: string): Promise<ModelFiles> {
 export async function readModelFolder(dir: string): Promise<ModelFiles> {
   const info = await statOrThrow(dir, 'folder');
   if (!info.isDirectory()) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: dir,
-      message: `${dir} is not a folder`,
-      hint: FOLDER_HINT,
-    });
+    throw fileError('model-not-a-folder', { path: dir }, dir);
   }
   const configPath = join(dir, CONFIG_FILE);
   const configInfo = await statIfExists(configPath);
   if (configInfo !== null && !configInfo.isFile() && !configInfo.isDirectory())
-    throw notAFile(configPath, configInfo, 'a config.json file');
+    throw notAFile(configPath, configInfo, 'config');
   if (configInfo === null || !configInfo.isFile()) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: configPath,
-      message: `${dir} has no config.json; Headroom needs the model's config.json to know its shape`,
-      hint: 'pass the folder that holds config.json (a Hugging Face model snapshot), or a config.json path',
-    });
+    throw fileError('model-no-config', { folder: dir }, configPath);
   }
   const config = parseConfigJson(await readTextFile(configPath, configInfo, MAX_CONFIG_BYTES), configPath);
 
@@ -171,21 +155,11 @@ export function parseConfigJson(text: string, where: string): Record<string, unk
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? ` (${error.message})` : '';
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where,
-      message: `${where} is not valid JSON${detail}`,
-      hint: 'check that config.json is complete (re-download it if needed)',
-    });
+    const detail = error instanceof Error ? error.message : '';
+    throw fileError('model-config-not-json', { file: where, detail }, where);
   }
   if (!isPlainObject(json)) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where,
-      message: `${where} must hold a JSON object (a Hugging Face model config)`,
-      hint: 'pass the model config.json, not another JSON file',
-    });
+    throw fileError('model-config-not-object', { file: where }, where);
   }
   return json;
 }
@@ -197,18 +171,13 @@ async function readSafetensorsHeaderFile(
 ): Promise<SafetensorsHeader> {
   // Checked before it is opened: opening a named pipe blocks until a writer comes.
   const info = await statIfExists(path);
-  if (info !== null && !info.isFile()) throw notAFile(path, info, 'a safetensors file');
+  if (info !== null && !info.isFile()) throw notAFile(path, info, 'safetensors');
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: path,
-        message: listedIn ? `${path} is listed in ${listedIn} but does not exist` : `${path} does not exist`,
-        hint: 'download every shard of the checkpoint (or remove the stale index file)',
-      });
+      throw fileError('model-shard-missing', { path, listedIn: listedIn ?? '' }, path);
     }
     throw cannotRead(path, error);
   }
@@ -228,12 +197,7 @@ async function readSafetensorsHeaderFile(
 async function statOrThrow(path: string, kind: 'file' | 'folder'): Promise<Stats> {
   const info = await statIfExists(path);
   if (info === null) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `no such ${kind}: ${path}`,
-      hint: FOLDER_HINT,
-    });
+    throw fileError('model-path-missing', { path, expected: kind }, path);
   }
   return info;
 }
@@ -244,44 +208,28 @@ async function statIfExists(path: string): Promise<Stats | null> {
   } catch (error) {
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
     if (errorCode(error) === 'ELOOP') {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: path,
-        message: `${path} is a symbolic link that loops (it never reaches a file)`,
-        hint: 'point the link at the real file, or download the file again',
-        params: { path, problem: 'link-loop' },
-      });
+      throw fileError('model-link-loop', { path, problem: 'link-loop' }, path);
     }
     throw cannotRead(path, error);
   }
 }
 
 /** A path that is there but is not a regular file: a folder, a named pipe, a socket or a device. */
-function notAFile(path: string, info: Stats, expected: string): HeadroomUserError {
-  const what = info.isDirectory()
-    ? 'a folder'
+function notAFile(path: string, info: Stats, expected: 'config' | 'safetensors'): HeadroomUserError {
+  const found = info.isDirectory()
+    ? 'folder'
     : info.isFIFO()
-      ? 'a named pipe'
+      ? 'fifo'
       : info.isSocket()
-        ? 'a socket'
-        : 'a device or other special file';
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where: path,
-    message: `${path} is ${what}, not ${expected}`,
-    hint: 'put the real file there (a complete download of the checkpoint), or remove what is in its place',
-    params: { path, problem: info.isDirectory() ? 'is-folder' : 'special-file' },
-  });
+        ? 'socket'
+        : 'device';
+  const problem = info.isDirectory() ? 'is-folder' : 'special-file';
+  return fileError('model-not-a-file', { path, problem, found, expected }, path);
 }
 
 async function readTextFile(path: string, info: Stats, maxBytes: number): Promise<string> {
   if (info.size > maxBytes) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `${path} is ${info.size} bytes, more than the ${maxBytes}-byte limit for this file`,
-      hint: 'check that the path names the right file',
-    });
+    throw fileError('model-file-too-large', { path, bytes: info.size, maxBytes }, path);
   }
   try {
     return await readFile(path, 'utf8');
@@ -294,12 +242,7 @@ async function readTextFile(path: string, info: Stats, maxBytes: number): Promis
 function cannotRead(path: string, error: unknown): unknown {
   const code = errorCode(error);
   if (code === undefined) return error;
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where: path,
-    message: `could not read ${path} (${code})`,
-    hint: 'check that the file exists and that you may read it',
-  });
+  return fileError('model-unreadable', { path, errno: code }, path);
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { analyzeFleet, type FleetReading } from '../core/fleet/fleet.js';
 import { DCGM_FB_METRICS, HEADROOM_METRICS } from '../core/fleet/names.js';
 import { type InstantVector, readInstantVector } from '../core/fleet/prometheus-response.js';
@@ -31,8 +32,6 @@ export interface PrometheusSettings {
   readonly tokenFile?: string | undefined;
 }
 
-const URL_HINT = 'headroom fleet --prometheus http://prometheus.example:9090 (or set HEADROOM_PROMETHEUS)';
-
 /**
  * The server to ask, from flags and the environment: HEADROOM_PROMETHEUS for the URL,
  * HEADROOM_PROMETHEUS_TOKEN (or --token-file) for a bearer token, HEADROOM_PROMETHEUS_USER and
@@ -49,31 +48,17 @@ export function prometheusConfig(
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where,
-      message: `${where} ${raw}: not a URL`,
-      hint: URL_HINT,
-    });
+    throw fileError('prom-not-url', { where, raw }, where, 'bad-flag');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where,
-      message: `${where} ${raw}: Prometheus is asked over http or https, not ${url.protocol.replace(':', '')}`,
-      hint: URL_HINT,
-    });
+    const scheme = url.protocol.replace(':', '');
+    throw fileError('prom-scheme', { where, raw, scheme }, where, 'bad-flag');
   }
   let timeoutMs = DEFAULT_PROMETHEUS_TIMEOUT_MS;
   if (settings.timeoutS !== undefined) {
     const s = Number(settings.timeoutS);
     if (!Number.isFinite(s) || s <= 0 || s > 600) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: '--timeout',
-        message: `--timeout ${settings.timeoutS}: seconds from above 0 to 600`,
-        hint: '--timeout 30',
-      });
+      throw fileError('prom-timeout-flag', { raw: String(settings.timeoutS) }, '--timeout', 'bad-flag');
     }
     timeoutMs = Math.round(s * 1000);
   }
@@ -87,31 +72,17 @@ export function prometheusConfig(
     try {
       token = readFileSync(settings.tokenFile, 'utf8').trim();
     } catch (error) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: '--token-file',
-        message: `--token-file ${settings.tokenFile}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-        hint: 'give a file that holds the bearer token on one line',
-      });
+      const detail = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw fileError('prom-token-unreadable', { file: settings.tokenFile, detail }, '--token-file');
     }
     if (token === '') {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: '--token-file',
-        message: `--token-file ${settings.tokenFile} is empty`,
-        hint: 'put the bearer token in it, on one line',
-      });
+      throw fileError('prom-token-empty', { file: settings.tokenFile }, '--token-file');
     }
   }
   const user = userInUrl ?? (env.HEADROOM_PROMETHEUS_USER?.trim() || null);
   const password = userInUrl !== null ? passwordInUrl : (env.HEADROOM_PROMETHEUS_PASSWORD ?? '');
   if (token !== null && user !== null) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where,
-      message: 'both a bearer token and a basic-auth user are set for Prometheus; a request carries one',
-      hint: 'unset HEADROOM_PROMETHEUS_TOKEN (and --token-file), or HEADROOM_PROMETHEUS_USER and the user in the URL',
-    });
+    throw fileError('prom-two-auths', { where }, where, 'bad-flag');
   }
   const authorization =
     token !== null
@@ -139,12 +110,7 @@ async function readBounded(response: Response, where: string): Promise<string> {
     size += value.byteLength;
     if (size > MAX_ANSWER_BYTES) {
       await reader.cancel();
-      throw new HeadroomUserError({
-        code: 'network',
-        where,
-        message: `${where} answered more than ${MAX_ANSWER_BYTES / 2 ** 20} MiB; nothing was read`,
-        hint: 'the URL may not be a Prometheus query API; check --prometheus',
-      });
+      throw fileError('prom-too-large', { where, mib: MAX_ANSWER_BYTES / 2 ** 20 }, where, 'network');
     }
     chunks.push(value);
   }
@@ -154,30 +120,23 @@ async function readBounded(response: Response, where: string): Promise<string> {
 function networkError(error: unknown, config: PrometheusConfig, where: string): HeadroomUserError {
   const name = (error as { name?: string }).name;
   if (name === 'TimeoutError' || name === 'AbortError') {
-    return new HeadroomUserError({
-      code: 'timeout',
-      where,
-      message: `${where}: Prometheus did not answer within ${config.timeoutMs / 1000} s`,
-      hint: `it may be overloaded or the URL may point at something that never answers: headroom fleet --timeout ${Math.max(30, (2 * config.timeoutMs) / 1000)}`,
-    });
+    const seconds = config.timeoutMs / 1000;
+    const suggest = Math.max(30, 2 * seconds);
+    return fileError('prom-no-answer', { where, seconds, suggest }, where, 'timeout');
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? '';
-  const host = new URL(config.url).host;
-  const what =
+  const { host, hostname } = new URL(config.url);
+  const why =
     code === 'ECONNREFUSED'
-      ? `nothing listens at ${host} (connection refused)`
+      ? 'refused'
       : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? `the host ${new URL(config.url).hostname} is not known (${code})`
+        ? 'unknown-host'
         : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
-          ? `the connection to ${host} was closed before an answer`
-          : `cannot reach ${host} (${code || cause?.message || (error as Error).message})`;
-  return new HeadroomUserError({
-    code: 'network',
-    where,
-    message: `${where}: ${what}`,
-    hint: 'is Prometheus running there? Check the URL and port (Prometheus listens on 9090 by default)',
-  });
+          ? 'closed'
+          : 'other';
+  const detail = code || cause?.message || (error as Error).message;
+  return fileError('prom-unreachable', { where, why, host, hostname, detail }, where, 'network');
 }
 
 /** Runs one instant query. Throws HeadroomUserError when the server is down, slow, or answers an error. */
@@ -202,26 +161,20 @@ export async function queryInstant(config: PrometheusConfig, query: string): Pro
     throw networkError(error, config, where);
   }
   if (response.status === 401 || response.status === 403) {
-    throw new HeadroomUserError({
-      code: 'network',
-      where,
-      message: `${where}: Prometheus refused the request (HTTP ${response.status}${config.authorization === null ? ', and none was given' : ''})`,
-      hint: 'set HEADROOM_PROMETHEUS_TOKEN (or --token-file) for a bearer token, or HEADROOM_PROMETHEUS_USER and HEADROOM_PROMETHEUS_PASSWORD for basic auth',
-    });
+    const anonymous = config.authorization === null;
+    throw fileError('prom-refused', { where, status: response.status, anonymous }, where, 'network');
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new HeadroomUserError({
-      code: 'network',
+    const { status, statusText } = response;
+    throw fileError(
+      'prom-not-json',
+      { where, status, statusText, start: text.slice(0, 120) },
       where,
-      message: `${where} answered HTTP ${response.status} ${response.statusText} with no JSON (${JSON.stringify(text.slice(0, 120))})`,
-      hint:
-        response.status >= 500
-          ? 'the server or a proxy in front of it failed; try again, or ask its owner'
-          : 'give --prometheus the base URL of a Prometheus server (http://host:9090), not of an exporter or a proxy page',
-    });
+      'network',
+    );
   }
   return readInstantVector(body, where);
 }
@@ -236,12 +189,8 @@ export async function readFleet(config: PrometheusConfig): Promise<FleetReading>
     queryInstant(config, HEADROOM_METRICS.running.name),
   ]);
   if (used.samples.length === 0) {
-    throw new HeadroomUserError({
-      code: 'network',
-      where: shownUrl(config),
-      message: `${shownUrl(config)} has no DCGM series: ${DCGM_FB_METRICS.used} returned nothing (also asked: ${DCGM_FB_METRICS.free}, ${DCGM_FB_METRICS.reserved})`,
-      hint: "Prometheus must scrape NVIDIA's dcgm-exporter on every GPU host (port 9400 by default), with its default counters, which include the DCGM_FI_DEV_FB_* fields",
-    });
+    const url = shownUrl(config);
+    throw fileError('prom-no-dcgm', { url, ...DCGM_FB_METRICS }, url, 'network');
   }
   const report = analyzeFleet({
     used: used.samples,

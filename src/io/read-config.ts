@@ -65,15 +65,15 @@ function parseText(text: string, fileName: string): unknown {
 
 /** A trainer config, for the messages about the file itself. */
 const TRAINER_CONFIG: UserFileKind = {
-  what: 'trainer config',
+  role: 'trainer-config',
+  advice: 'trainer-config',
   example: 'config.yaml',
   extensions: ['.yaml', '.yml', '.json'],
-  hint: 'check the path: a trainer config in YAML or JSON (LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed)',
 };
 
-async function readText(path: string, what: string): Promise<string> {
+async function readText(path: string, role: 'trainer-config' | 'deepspeed-config'): Promise<string> {
   const maxBytes = isJsonName(path) ? MAX_CONFIG_BYTES : MAX_YAML_CONFIG_BYTES;
-  return readUserFile(path, { ...TRAINER_CONFIG, what }, { maxBytes });
+  return readUserFile(path, { ...TRAINER_CONFIG, role }, { maxBytes });
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -110,7 +110,7 @@ export async function readTrainerConfig(
   path: string,
   cwd: string = process.cwd(),
 ): Promise<ReadConfigResult> {
-  const text = await readText(path, 'trainer config');
+  const text = await readText(path, 'trainer-config');
   const fileName = basename(path);
   const config = parseConfigText(text, fileName);
   const format =
@@ -124,7 +124,7 @@ export async function readTrainerConfig(
     const candidates = deepspeedCandidates(reference, path, cwd);
     for (const candidate of candidates) {
       if (!(await isFile(candidate))) continue;
-      const dsText = await readText(candidate, 'DeepSpeed config');
+      const dsText = await readText(candidate, 'deepspeed-config');
       const parsed = parseConfigText(dsText, basename(candidate));
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) continue;
       deepspeed = { path: reference, config: parsed as Record<string, unknown> };

@@ -3,7 +3,8 @@
  * out-of-memory error ends a log) or standard input (a pasted traceback).
  */
 import { open } from 'node:fs/promises';
-import { HeadroomUserError } from '../core/errors.js';
+import type { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { type UserFileKind, userFileError, userFileSize } from './user-file.js';
 
 /** Bytes of a log read at most; a longer log is read from its end. */
@@ -16,20 +17,15 @@ export interface LogText {
 }
 
 function emptyError(where: string): HeadroomUserError {
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where,
-    message: `${where} is empty`,
-    hint: 'give the log of the failed run, or paste the traceback: headroom diagnose - < error.txt',
-  });
+  return fileError('log-empty', { file: where }, where);
 }
 
 /** A training log, for the messages about the file itself. */
 const LOG_FILE: UserFileKind = {
-  what: 'log file',
+  role: 'log-file',
+  advice: 'log-file',
   example: 'train.log',
   extensions: ['.log', '.txt', '.out', '.err'],
-  hint: 'give the path of a log file, or - to read a pasted traceback from standard input',
 };
 
 /** Reads a log file; a missing or unreadable file is a user error naming the path. */

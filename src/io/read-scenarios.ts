@@ -91,10 +91,10 @@ function lineAndColumn(text: string, offset: number): string {
 /** Reads and splits a scenario file; a missing file, a folder or an unreadable one is a user error naming the path. */
 export async function readScenarioFile(path: string): Promise<ScenarioEntry[]> {
   const text = await readUserFile(path, {
-    what: 'scenario file',
+    role: 'scenario-file',
+    advice: 'scenario-file',
     example: 'scenario.json',
     extensions: ['.json', '.jsonl'],
-    hint: 'check the path passed to --scenario: a JSON object, or JSON Lines of them',
   });
   return parseScenarioText(text, path);
 }

@@ -7,9 +7,9 @@ import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { chooseSnapshot, SNAPSHOT_FILE_NAME } from '../core/run/snapshot.js';
 import type { RunRecord, RunSnapshot } from '../core/run-record.js';
-import { formatBytes } from '../core/units.js';
 
 /**
  * Largest snapshot read: Node reads a file of at most 2 GiB in one piece (fs.readFile's limit), far
@@ -20,43 +20,27 @@ export const MAX_SNAPSHOT_BYTES = 2 ** 31 - 1;
 /** The name a recorded run's snapshot has in its folder (Ledger.runDir), where the probe writes it. */
 export const RUN_SNAPSHOT_FILE = 'memory-snapshot.pickle';
 
-const HINT = 'give the .pickle file torch.cuda.memory._dump_snapshot("snapshot.pickle") wrote';
-
 /** The bytes of a snapshot file; a user error naming the path for anything that is not a readable file. */
 export async function readSnapshotFile(path: string, maxBytes = MAX_SNAPSHOT_BYTES): Promise<Uint8Array> {
   let size: number;
   try {
     const info = await stat(path);
     if (info.isDirectory()) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: path,
-        message: `${path} is a folder, not a snapshot file`,
-        hint: HINT,
-      });
+      throw fileError('snapshot-is-folder', { path }, path);
     }
     size = info.size;
   } catch (error) {
     if (error instanceof HeadroomUserError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message:
-        code === 'ENOENT' ? `no file ${path}` : `cannot read ${path}: ${code ?? (error as Error).message}`,
-      hint: HINT,
-    });
+    throw code === 'ENOENT'
+      ? fileError('snapshot-missing', { path }, path)
+      : fileError('snapshot-unreadable', { path, errno: code ?? (error as Error).message }, path);
   }
   if (size === 0) {
-    throw new HeadroomUserError({ code: 'bad-file', where: path, message: `${path} is empty`, hint: HINT });
+    throw fileError('snapshot-empty', { path }, path);
   }
   if (size > maxBytes) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: path,
-      message: `${path} is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} a snapshot is read up to`,
-      hint: 'record fewer events: torch.cuda.memory._record_memory_history(max_entries=100000)',
-    });
+    throw fileError('snapshot-too-large', { path, bytes: size, maxBytes }, path);
   }
   const buffer = await readFile(path);
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);

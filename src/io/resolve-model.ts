@@ -7,7 +7,8 @@ import { stat } from 'node:fs/promises';
 import { shapeFromConfig } from '../core/architecture.js';
 import { likenessKey } from '../core/catalog/hub-names.js';
 import { nearestModelIds, searchModels } from '../core/catalog/index.js';
-import { HeadroomUserError } from '../core/errors.js';
+import type { HeadroomUserError } from '../core/errors.js';
+import { type FileErrorParams, fileError } from '../core/file-errors.js';
 import { type ResolvedModel, resolveModelRef, unknownModelError } from '../core/model-ref.js';
 import type { ModelRef } from '../core/scenario.js';
 import type { HubOptions } from './hub.js';
@@ -51,12 +52,7 @@ export async function resolveModel(ref: ModelRef, hub: HubOptions = {}): Promise
   if (kind === 'dir') return fromFiles(await (await import('./model-files.js')).readModelFolder(name));
   if (kind === 'file') return fromFiles(await (await import('./model-files.js')).readConfigFile(name));
   if (LOOKS_LIKE_PATH.test(name)) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: name,
-      message: `model path ${name} does not exist`,
-      hint: 'check the path: a model folder with config.json in it, or a config.json file (a catalog id or a Hugging Face repo id works too)',
-    });
+    throw fileError('model-ref-missing', { path: name }, name);
   }
   if (HUB_REPO_ID.test(name)) {
     const { fetchHubModel, HubUnreachableError } = await import('./hub.js');
@@ -67,7 +63,7 @@ export async function resolveModel(ref: ModelRef, hub: HubOptions = {}): Promise
       throw error;
     }
   }
-  throw unknownModelError(name, 'is not a catalog model, a file, a folder or a Hugging Face repo id');
+  throw unknownModelError(name);
 }
 
 /**
@@ -81,13 +77,11 @@ function offlineModelError(ref: string, unreachable: HeadroomUserError): Headroo
   const family = key.split('-')[0] ?? '';
   const query = family !== '' && searchModels(family).length > 0 ? family : (nearest[0] ?? '').split('-')[0];
   const sameName = nearest.find((id) => likenessKey(id) === key);
-  const hint = [
-    ...(sameName
-      ? [`${ref} has the name of catalog model ${sameName}: if it is a copy of it, use ${sameName}`]
-      : []),
-    `the nearest catalog models are ${nearest.join(', ')} (headroom models ${query} lists that family)`,
-    'for a model the catalog lacks, give its folder or its config.json: headroom estimate ./my-model/',
-    'or check the network and HF_ENDPOINT',
-  ].join('; ');
-  return new HeadroomUserError({ code: 'network', where: ref, message: unreachable.message, hint });
+  const offline = { nearest, sameName: sameName ?? '', query: query ?? '' };
+  // The Hub's reason and figures, with the nearest catalog models: its words say both (model-errors.ts).
+  if (unreachable.reason === 'hub-timeout' || unreachable.reason === 'hub-unreachable') {
+    const params = { ...(unreachable.params as unknown as FileErrorParams['hub-timeout']), ...offline };
+    return fileError(unreachable.reason, params as FileErrorParams['hub-timeout'], ref, 'network');
+  }
+  return unreachable;
 }

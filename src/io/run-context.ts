@@ -5,7 +5,8 @@
  */
 import { findGpu } from '../core/catalog/index.js';
 import type { ScenarioContext } from '../core/diagnose/index.js';
-import { HeadroomUserError, isUserError } from '../core/errors.js';
+import { isUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { resolveModelRef } from '../core/model-ref.js';
 import type { RunRecord } from '../core/run-record.js';
 import { parseScenario } from '../core/scenario.js';
@@ -20,15 +21,18 @@ export function requireRun(ledger: Ledger, ref: string | number, where = 'RUN'):
   const run = ledger.getRun(ref);
   if (run) return run;
   const runs = ledger.listRuns();
-  throw new HeadroomUserError({
-    code: 'bad-flag',
+  throw fileError(
+    'no-such-run',
+    {
+      ref: String(ref),
+      ledger: ledger.path,
+      runs: runs.length,
+      first: runs[0]?.id ?? 0,
+      last: runs[runs.length - 1]?.id ?? 0,
+    },
     where,
-    message: `no run "${ref}" in ${ledger.path}`,
-    hint:
-      runs.length === 0
-        ? 'record one with headroom run -- python train.py'
-        : `headroom runs lists the ${runs.length} recorded (ids ${runs[0]!.id}–${runs[runs.length - 1]!.id})`,
-  });
+    'bad-flag',
+  );
 }
 
 /** The bitsandbytes the probe found installed when the run started (its start record); null when unknown. */

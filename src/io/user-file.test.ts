@@ -7,11 +7,14 @@ import { asyncUserErrorOf, userErrorOf } from '../core/test-helpers/user-error.j
 import { readUserFile, refuseFolder, type UserFileKind, userFileError, writeUserFile } from './user-file.js';
 
 const KIND: UserFileKind = {
-  what: 'trainer config',
+  role: 'trainer-config',
+  advice: 'trainer-config',
   example: 'config.yaml',
   extensions: ['.yaml', '.yml'],
-  hint: 'give a trainer config',
 };
+const CHECK_PATH =
+  'check the path: a trainer config in YAML or JSON (LLaMA-Factory, Axolotl, torchtune, TrainingArguments/TRL, accelerate or DeepSpeed)';
+const NAMED = { role: 'trainer-config', advice: 'trainer-config', use: 'read' };
 
 function folder(): string {
   return mkdtempSync(join(tmpdir(), 'headroom-user-file-'));
@@ -34,9 +37,17 @@ describe('readUserFile', () => {
       'bad-file',
       dir,
       `${dir} is a folder; give the trainer config inside it: ${join(dir, 'a.yaml')}, ${join(dir, 'b.yaml')}, ${join(dir, 'c.YML')}, … (4 in all)`,
-      'give a trainer config',
+      CHECK_PATH,
     ]);
-    expect(error.params).toEqual({ path: dir, problem: 'is-folder' });
+    expect(error.reason).toBe('path-is-folder');
+    expect(error.params).toEqual({
+      path: dir,
+      ...NAMED,
+      problem: 'is-folder',
+      example: join(dir, 'config.yaml'),
+      found: [join(dir, 'a.yaml'), join(dir, 'b.yaml'), join(dir, 'c.YML')],
+      total: 4,
+    });
   });
 
   it('a folder with none of them: an example name inside it', async () => {
@@ -86,7 +97,7 @@ describe('readUserFile', () => {
     writeFileSync(path, Buffer.alloc(2048));
     const error = await asyncUserErrorOf(() => readUserFile(path, KIND, { maxBytes: 1024 }));
     expect(error.message).toBe(`${path} is 2048 bytes: larger than any trainer config (limit 1024)`);
-    expect(error.params).toEqual({ path, problem: 'too-large', bytes: 2048, maxBytes: 1024 });
+    expect(error.params).toEqual({ path, ...NAMED, problem: 'too-large', bytes: 2048, maxBytes: 1024 });
   });
 });
 
@@ -104,7 +115,7 @@ describe('userFileError', () => {
         code: 'bad-file',
         message: 'cannot read trainer config /etc/x.yaml: permission denied',
         hint: 'check who may read it: ls -l /etc/x.yaml',
-        params: { path: '/etc/x.yaml', problem: 'permission' },
+        params: { path: '/etc/x.yaml', problem: 'permission', use: 'read', readOnly: false },
       });
     }
   });
@@ -120,7 +131,7 @@ describe('userFileError', () => {
 });
 
 describe('writeUserFile and refuseFolder', () => {
-  const REPORT: UserFileKind = { what: 'HTML report', example: 'run-1.html', hint: 'give a file' };
+  const REPORT: UserFileKind = { role: 'html-report', advice: 'html-report', example: 'run-1.html' };
 
   it('writes a file', async () => {
     const path = join(folder(), 'r.html');
@@ -133,7 +144,11 @@ describe('writeUserFile and refuseFolder', () => {
     expect((await asyncUserErrorOf(() => writeUserFile(dir, '<p>', REPORT))).message).toBe(
       `${dir} is a folder; name a file inside it for the HTML report, e.g. ${join(dir, 'run-1.html')}`,
     );
-    expect(userErrorOf(() => refuseFolder(dir, REPORT)).params).toEqual({ path: dir, problem: 'is-folder' });
+    expect(userErrorOf(() => refuseFolder(dir, REPORT)).params).toMatchObject({
+      path: dir,
+      problem: 'is-folder',
+      use: 'write',
+    });
   });
 
   it('a missing folder: says which, and how to make it', async () => {

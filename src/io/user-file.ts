@@ -8,30 +8,32 @@
 import { readdirSync, statSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { HeadroomUserError } from '../core/errors.js';
+import type { HeadroomUserError } from '../core/errors.js';
+import {
+  type FileAdvice,
+  type FileErrorParams,
+  type FileRole,
+  fileError,
+  type PathErrorParams,
+} from '../core/file-errors.js';
 
-/** What kind of file a command expects, for its messages. */
+/** What kind of file a command expects, for its messages (their words: src/words/path-errors.ts). */
 export interface UserFileKind {
-  /** What the file is, as the message names it: "trainer config", "scenario file", "log file". */
-  readonly what: string;
+  /** What the file is: a trainer config, a scenario file, a log file. */
+  readonly role: FileRole;
+  /** Where the path was given, for what to do about a bad one (the Try line). */
+  readonly advice: FileAdvice;
   /** A name such a file often has, for the example when a folder was given: "config.yaml". */
   readonly example: string;
   /** The endings such a file has, to name the real ones in a folder given instead: [".yaml", ".yml"]. */
   readonly extensions?: readonly string[];
-  /** What to do about it (the Try line). */
-  readonly hint: string;
 }
 
 /** The problems a path can have, as data (the error's params.problem). */
-export type UserFileProblem =
-  | 'is-folder'
-  | 'missing'
-  | 'not-a-folder-on-the-way'
-  | 'permission'
-  | 'link-loop'
-  | 'special-file'
-  | 'too-large'
-  | 'unreadable';
+export type UserFileProblem = PathErrorParams[PathReason]['problem'];
+
+/** The reasons of a path the user named (the rest of the family is a log's or a snapshot's). */
+type PathReason = Exclude<keyof PathErrorParams, 'log-empty' | `snapshot-${string}`>;
 
 /** How many files of the right kind a folder-instead-of-file message names. */
 const CANDIDATES_SHOWN = 3;
@@ -42,20 +44,16 @@ const CANDIDATES_SHOWN = 3;
  */
 const SHELL_STREAM = /^\/(?:dev\/fd|proc\/self\/fd)\/\d+$|^\/dev\/stdin$/;
 
-function fail(
+/** A path error: the path, what it was meant to be and where it was given, and the reason's own figures. */
+function fail<R extends PathReason>(
+  reason: R,
   path: string,
-  problem: UserFileProblem,
-  message: string,
-  hint: string,
-  extra: Readonly<Record<string, number | string>> = {},
+  kind: UserFileKind,
+  use: 'read' | 'write',
+  extra: Omit<PathErrorParams[R], 'path' | 'role' | 'advice' | 'use'>,
 ): HeadroomUserError {
-  return new HeadroomUserError({
-    code: 'bad-file',
-    where: path,
-    message,
-    hint,
-    params: { path, problem, ...extra },
-  });
+  const params = { path, role: kind.role, advice: kind.advice, use, ...extra };
+  return fileError(reason, params as unknown as FileErrorParams[R], path);
 }
 
 /** The files in `folder` with one of the kind's endings, sorted; empty when it cannot be listed. */
@@ -82,25 +80,14 @@ export function folderGivenError(
   use: 'read' | 'write' = 'read',
 ): HeadroomUserError {
   const example = join(path, kind.example);
-  if (use === 'write') {
-    return fail(
-      path,
-      'is-folder',
-      `${path} is a folder; name a file inside it for the ${kind.what}, e.g. ${example}`,
-      kind.hint,
-    );
-  }
-  const found = filesOfKind(path, kind);
+  const found = use === 'write' ? [] : filesOfKind(path, kind);
   const shown = found.slice(0, CANDIDATES_SHOWN).map((name) => join(path, name));
-  const more = found.length > CANDIDATES_SHOWN ? `, … (${found.length} in all)` : '';
-  return fail(
-    path,
-    'is-folder',
-    found.length > 0
-      ? `${path} is a folder; give the ${kind.what} inside it: ${shown.join(', ')}${more}`
-      : `${path} is a folder; give the ${kind.what} inside it, e.g. ${example}`,
-    kind.hint,
-  );
+  return fail('path-is-folder', path, kind, use, {
+    problem: 'is-folder',
+    example,
+    found: shown,
+    total: found.length,
+  });
 }
 
 /** The first folder on the way to `path` that is a file (what ENOTDIR is about), or null. */
@@ -122,33 +109,27 @@ function fileOnTheWay(path: string): string | null {
 export function userFileError(path: string, error: unknown, kind: UserFileKind): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (typeof code !== 'string') return error;
-  const cannot = `cannot read ${kind.what} ${path}`;
   switch (code) {
     case 'EISDIR':
       return folderGivenError(path, kind);
     case 'ENOENT':
-      return fail(path, 'missing', `${kind.what} ${path} does not exist`, kind.hint);
-    case 'ENOTDIR': {
-      const file = fileOnTheWay(path);
-      return fail(
-        path,
-        'not-a-folder-on-the-way',
-        `${kind.what} ${path} does not exist: ${file ?? 'a part of the path'} is a file, not a folder`,
-        kind.hint,
-      );
-    }
+      return fail('path-missing', path, kind, 'read', { problem: 'missing' });
+    case 'ENOTDIR':
+      return fail('path-through-file', path, kind, 'read', {
+        problem: 'not-a-folder-on-the-way',
+        file: fileOnTheWay(path) ?? '',
+      });
     case 'EACCES':
     case 'EPERM':
-      return fail(path, 'permission', `${cannot}: permission denied`, `check who may read it: ls -l ${path}`);
+      return fail('path-permission', path, kind, 'read', {
+        problem: 'permission',
+        readOnly: false,
+        example: '',
+      });
     case 'ELOOP':
-      return fail(
-        path,
-        'link-loop',
-        `${cannot}: its symbolic links point at each other in a loop`,
-        `see where the link goes: ls -l ${path}`,
-      );
+      return fail('path-link-loop', path, kind, 'read', { problem: 'link-loop' });
     default:
-      return fail(path, 'unreadable', `${cannot}: ${code}`, kind.hint, { errno: code });
+      return fail('path-unreadable', path, kind, 'read', { problem: 'unreadable', errno: code });
   }
 }
 
@@ -165,13 +146,8 @@ export async function userFileSize(path: string, kind: UserFileKind): Promise<nu
   }
   if (info.isDirectory()) throw folderGivenError(path, kind);
   if (!info.isFile() && !SHELL_STREAM.test(path)) {
-    const what = info.isFIFO() ? 'a named pipe' : info.isSocket() ? 'a socket' : 'a device';
-    throw fail(
-      path,
-      'special-file',
-      `${path} is ${what}, not a file: reading it could wait forever`,
-      `save the ${kind.what} to a file and give that`,
-    );
+    const special = info.isFIFO() ? 'fifo' : info.isSocket() ? 'socket' : 'device';
+    throw fail('path-special-file', path, kind, 'read', { problem: 'special-file', special });
   }
   return info.size;
 }
@@ -187,13 +163,11 @@ export async function readUserFile(
 ): Promise<string> {
   const size = await userFileSize(path, kind);
   if (options.maxBytes !== undefined && size > options.maxBytes) {
-    throw fail(
-      path,
-      'too-large',
-      `${path} is ${size} bytes: larger than any ${kind.what} (limit ${options.maxBytes})`,
-      `give the ${kind.what} itself, not a data or weights file`,
-      { bytes: size, maxBytes: options.maxBytes },
-    );
+    throw fail('path-too-large', path, kind, 'read', {
+      problem: 'too-large',
+      bytes: size,
+      maxBytes: options.maxBytes,
+    });
   }
   try {
     return await readFile(path, 'utf8');
@@ -223,34 +197,25 @@ export async function writeUserFile(path: string, data: string, kind: UserFileKi
     await writeFile(path, data);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const cannot = `cannot write ${kind.what} ${path}`;
     if (code === 'ENOENT') {
-      throw fail(
-        path,
-        'missing',
-        `${cannot}: the folder ${dirname(path)} does not exist`,
-        `create it first (mkdir -p ${dirname(path)}), or write elsewhere`,
-      );
+      throw fail('path-folder-missing', path, kind, 'write', { problem: 'missing', folder: dirname(path) });
     }
     if (code === 'EISDIR') throw folderGivenError(path, kind, 'write');
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-      throw fail(
-        path,
-        'permission',
-        `${cannot}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}`,
-        `write it somewhere you may, e.g. ${join('/tmp', kind.example)}`,
-      );
+      throw fail('path-permission', path, kind, 'write', {
+        problem: 'permission',
+        readOnly: code === 'EROFS',
+        example: join('/tmp', kind.example),
+      });
     }
     if (code === 'ENOTDIR') {
-      throw fail(
-        path,
-        'not-a-folder-on-the-way',
-        `${cannot}: ${fileOnTheWay(path) ?? 'a part of the path'} is a file, not a folder`,
-        'check the path',
-      );
+      throw fail('path-through-file', path, kind, 'write', {
+        problem: 'not-a-folder-on-the-way',
+        file: fileOnTheWay(path) ?? '',
+      });
     }
     throw typeof code === 'string'
-      ? fail(path, 'unreadable', `${cannot}: ${code}`, 'check the path', { errno: code })
+      ? fail('path-unreadable', path, kind, 'write', { problem: 'unreadable', errno: code })
       : error;
   }
 }

@@ -14,7 +14,7 @@ import { parseSafetensorsHeader, readSafetensorsHeaderLength } from '../core/saf
 import { parseConfigText } from '../io/read-config.js';
 import { parseScenarioText } from '../io/read-scenarios.js';
 import { ERROR_WORDS, userErrorWords } from './errors.js';
-import { FILE_ERRORS } from './file-errors.js';
+import { FILE_ERROR_EXAMPLES } from './file-errors.js';
 
 const CJK = /[\u4e00-\u9fff]/;
 
@@ -195,7 +195,7 @@ describe('file errors', () => {
   });
 
   it('names every reason the catalog words, and none a field error has', () => {
-    expect(Object.keys(FILE_ERRORS.examples).sort()).toEqual([...FILE_ERROR_REASONS].sort());
+    expect(Object.keys(FILE_ERROR_EXAMPLES).sort()).toEqual([...FILE_ERROR_REASONS].sort());
     for (const reason of FILE_ERROR_REASONS) expect(reason in ERROR_WORDS.examples).toBe(false);
   });
 });

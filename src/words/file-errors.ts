@@ -7,15 +7,27 @@
 import type { ErrorParam } from '../core/errors.js';
 import {
   type ConfigFigure,
-  type FileErrorParams,
+  type ContentErrorParams,
   type FileErrorReason,
   type FileKind,
   type ShapeExpected,
   speakFileErrorsWith,
 } from '../core/file-errors.js';
 import { formatBytes } from '../core/safetensors.js';
-import { defineDomain, say } from './catalog.js';
+import { type AnyDomain, defineDomain } from './catalog.js';
+import { CLI_ERROR_HINTS, CLI_ERRORS } from './cli-errors.js';
+import { FORMATS } from './format.js';
 import type { Lang } from './lang.js';
+import {
+  HUB_ERROR_HINTS,
+  HUB_ERRORS,
+  INDEX_ERROR_HINTS,
+  INDEX_ERRORS,
+  MODEL_FILE_ERROR_HINTS,
+  MODEL_FILE_ERRORS,
+} from './model-errors.js';
+import { LEDGER_ERROR_HINTS, LEDGER_ERRORS, PATH_ERROR_HINTS, PATH_ERRORS } from './path-errors.js';
+import { PROMETHEUS_ERROR_HINTS, PROMETHEUS_ERRORS } from './prometheus-errors.js';
 
 const FIGURE_EN: Readonly<Record<ConfigFigure, string>> = {
   hidden: 'hidden size',
@@ -30,7 +42,7 @@ const FIGURE_ZH: Readonly<Record<ConfigFigure, string>> = {
   vocab: '词表大小',
 };
 
-type Shaped = FileErrorParams['wrong-shape'];
+type Shaped = ContentErrorParams['wrong-shape'];
 
 function expectedEn(p: Shaped): string {
   const words: Readonly<Record<ShapeExpected, () => string>> = {
@@ -104,7 +116,7 @@ const SAFETENSORS_HINT_ZH =
 
 const lineOf = (line: number) => (line > 0 ? `:${line}` : '');
 
-export const FILE_ERRORS = defineDomain<FileErrorParams>({
+export const FILE_ERRORS = defineDomain<ContentErrorParams>({
   name: 'file-errors',
   words: {
     en: {
@@ -226,9 +238,7 @@ export const FILE_ERRORS = defineDomain<FileErrorParams>({
   },
 });
 
-type HintParams = { readonly [R in FileErrorReason]: FileErrorParams[R] };
-
-export const FILE_ERROR_HINTS = defineDomain<HintParams>({
+export const FILE_ERROR_HINTS = defineDomain<ContentErrorParams>({
   name: 'file-error-hints',
   words: {
     en: {
@@ -294,14 +304,49 @@ export const FILE_ERROR_HINTS = defineDomain<HintParams>({
   examples: FILE_ERRORS.examples,
 });
 
+/**
+ * Every family of file errors: its messages and its hints. Each reason is worded in exactly one family;
+ * `ALL_WORDED` below holds the families to every reason of src/core/file-errors.ts.
+ */
+const FAMILIES: readonly (readonly [AnyDomain, AnyDomain])[] = [
+  [FILE_ERRORS, FILE_ERROR_HINTS],
+  [PATH_ERRORS, PATH_ERROR_HINTS],
+  [LEDGER_ERRORS, LEDGER_ERROR_HINTS],
+  [MODEL_FILE_ERRORS, MODEL_FILE_ERROR_HINTS],
+  [INDEX_ERRORS, INDEX_ERROR_HINTS],
+  [HUB_ERRORS, HUB_ERROR_HINTS],
+  [PROMETHEUS_ERRORS, PROMETHEUS_ERROR_HINTS],
+  [CLI_ERRORS, CLI_ERROR_HINTS],
+];
+
+/** Fails to compile when a reason has no family. */
+const ALL_WORDED: { readonly [R in FileErrorReason]: unknown } = {
+  ...FILE_ERRORS.examples,
+  ...PATH_ERRORS.examples,
+  ...LEDGER_ERRORS.examples,
+  ...MODEL_FILE_ERRORS.examples,
+  ...INDEX_ERRORS.examples,
+  ...HUB_ERRORS.examples,
+  ...PROMETHEUS_ERRORS.examples,
+  ...CLI_ERRORS.examples,
+};
+
+/** The domains of file errors, for the catalog's list (src/words/index.ts). */
+export const FILE_ERROR_DOMAINS: readonly AnyDomain[] = FAMILIES.flat();
+
+/** Every file reason's example params, across the families (for tests that raise each one). */
+export const FILE_ERROR_EXAMPLES: Readonly<Record<FileErrorReason, unknown>> = ALL_WORDED;
+
 /** A file error's message and hint in a language. */
 export function fileErrorWords(
   lang: Lang,
   reason: FileErrorReason,
   params: Readonly<Record<string, ErrorParam>>,
 ): { message: string; hint: string } {
-  const message = { code: reason, params } as never;
-  return { message: say(FILE_ERRORS, lang, message), hint: say(FILE_ERROR_HINTS, lang, message) };
+  const family = FAMILIES.find(([words]) => reason in words.examples) ?? FAMILIES[0]!;
+  const speak = (domain: AnyDomain) =>
+    (domain.words[lang][reason] as unknown as (p: unknown, f: unknown) => string)(params, FORMATS[lang]);
+  return { message: speak(family[0]), hint: speak(family[1]) };
 }
 
 // The core words a file error's `message` and `hint` in English through this catalog (core/file-errors.ts).

@@ -17,7 +17,7 @@ import { ESTIMATE_NOTES } from './estimate-notes.js';
 import { ESTIMATE_VIEW } from './estimate-view.js';
 import { EVIDENCE } from './evidence.js';
 import { FIELD_WORDS_DOMAIN } from './fields.js';
-import { FILE_ERROR_HINTS, FILE_ERRORS } from './file-errors.js';
+import { FILE_ERROR_DOMAINS } from './file-errors.js';
 import { FINDING_ACTIONS } from './finding-actions.js';
 import { FINDINGS } from './findings.js';
 import { FIT_LIMITS, FIT_REPORT } from './fit.js';
@@ -87,8 +87,7 @@ export const DOMAINS: readonly AnyDomain[] = [
   ERROR_WORDS,
   ERROR_HINTS,
   ERROR_SOURCES,
-  FILE_ERRORS,
-  FILE_ERROR_HINTS,
+  ...FILE_ERROR_DOMAINS,
   UI_ESTIMATE,
   FINDINGS,
   FINDING_ACTIONS,
