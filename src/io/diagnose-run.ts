@@ -41,7 +41,7 @@ export interface DiagnoseRunOptions {
    * The run's step timeline when the caller has read the steps already (the dashboard reads them once
    * for the chart and the diagnosis); the ledger's steps otherwise.
    */
-  readonly timelineSteps?: readonly TimelineStep[];
+  readonly timelineSteps?: Timeline['steps'];
 }
 
 /** What the run's allocator snapshot says, or why it could not be read. */
@@ -79,7 +79,7 @@ export function diagnoseRun(
   // an array of their records).
   const timeline: Timeline = options.timelineSteps
     ? { steps: options.timelineSteps, capacityBytes }
-    : timelineFromSteps(ledger.rows.steps(record.id), capacityBytes);
+    : timelineFromSteps(ledger.rows.steps(record.id), capacityBytes, ledger.rows.count('steps', record.id));
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
   // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).
   const card = gpus.find((g) => g.name !== null);

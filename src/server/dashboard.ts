@@ -4,7 +4,7 @@
  */
 import type { Hono } from 'hono';
 import type { FindingView } from '../core/dashboard-types.js';
-import type { TimelineStep } from '../core/diagnose/timeline.js';
+import type { Timeline } from '../core/diagnose/timeline.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun } from '../io/diagnose-run.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
@@ -42,7 +42,7 @@ export function runFindings(
   ledger: Ledger,
   run: RunRecord,
   lang: Lang = 'en',
-  timelineSteps?: readonly TimelineStep[],
+  timelineSteps?: Timeline['steps'],
 ): FindingView[] {
   return findingViews(
     diagnoseRun(ledger, run, timelineSteps === undefined ? {} : { timelineSteps }).findings,

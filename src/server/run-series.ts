@@ -14,8 +14,7 @@ import type {
   StepColumns,
   StepPoint,
 } from '../core/dashboard-types.js';
-import { timelinePhase } from '../core/diagnose/index.js';
-import type { TimelineStep } from '../core/diagnose/timeline.js';
+import { type TimelineColumns, TimelineWriter, timelineStepOf } from '../core/diagnose/index.js';
 import { DEFAULT_MAX_POINTS, peakIndices } from '../core/downsample.js';
 import type { PerRankSteps } from '../core/ranks.js';
 import type { RunRecord } from '../core/run-record.js';
@@ -52,7 +51,7 @@ export interface RunSeries {
   /** The rank of each step row read. */
   readonly ranks: readonly number[];
   /** The step rows as the diagnosis's timeline reads them (rows without device figures left out). */
-  readonly timeline: () => readonly TimelineStep[];
+  readonly timeline: () => TimelineColumns;
   /** Each step's peak per rank (src/core/ranks.ts). */
   readonly rankSteps: () => PerRankSteps;
 }
@@ -171,27 +170,23 @@ export function readRunSeries(ledger: Ledger, run: RunRecord, after: RowMarks = 
     after: { steps: stepRows.last, samples: sampleRows.last },
     ranks: v.rank as number[],
     timeline: () => {
-      const out: TimelineStep[] = [];
+      const out = new TimelineWriter(stepRows.rows);
       for (let i = 0; i < stepRows.rows; i++) {
-        const device = num(v.device[i]);
-        const allocated = num(v.allocatedBytes[i]);
-        const reserved = num(v.reservedBytes[i]);
-        // timelineFromSteps' rule: a row without device figures is not on the timeline.
-        if (device === null || allocated === null || reserved === null) continue;
-        out.push({
+        const step = timelineStepOf({
           step: v.step[i] as number,
-          phase: timelinePhase(v.phase[i] as string),
-          allocatedBytes: allocated,
-          reservedBytes: reserved,
-          peakAllocatedBytes: num(v.peakAllocatedBytes[i]) ?? allocated,
-          peakReservedBytes: num(v.peakReservedBytes[i]) ?? reserved,
-          inactiveSplitBytes: num(v.inactiveSplitBytes[i]) ?? 0,
-          numAllocRetries: num(v.numAllocRetries[i]) ?? 0,
+          phase: v.phase[i] as string,
+          device: num(v.device[i]),
           rank: v.rank[i] as number,
-          device,
+          allocatedBytes: num(v.allocatedBytes[i]),
+          reservedBytes: num(v.reservedBytes[i]),
+          peakAllocatedBytes: num(v.peakAllocatedBytes[i]),
+          peakReservedBytes: num(v.peakReservedBytes[i]),
+          inactiveSplitBytes: num(v.inactiveSplitBytes[i]),
+          numAllocRetries: num(v.numAllocRetries[i]),
         });
+        if (step) out.push(step);
       }
-      return out;
+      return out.done();
     },
     rankSteps: () => rankStepsOf(v),
   };

@@ -18,7 +18,7 @@ import type {
   RunWindow,
   StepPoint,
 } from '../core/dashboard-types.js';
-import type { TimelineStep } from '../core/diagnose/timeline.js';
+import { type Timeline, TimelineWriter } from '../core/diagnose/timeline.js';
 import { DEFAULT_MAX_POINTS, keepPeaks, peakKeeper } from '../core/downsample.js';
 import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
@@ -57,7 +57,7 @@ export interface RunsApiDeps {
     ledger: Ledger,
     run: RunRecord,
     lang: Lang,
-    timelineSteps?: readonly TimelineStep[],
+    timelineSteps?: Timeline['steps'],
   ) => readonly FindingView[];
   /** The demo run shown next to the ledger's (one build per language), or null. */
   readonly demo: Readonly<Record<Lang, DemoRun>> | null;
@@ -252,7 +252,7 @@ function demoSeries(detail: RunDetail): RunSeries {
     capacityBytes: detail.samples[0]?.totalBytes ?? null,
     after: { steps: 0, samples: 0 },
     ranks: detail.rankSteps.ranks,
-    timeline: () => [],
+    timeline: () => new TimelineWriter(0).done(),
     rankSteps: () => detail.rankSteps,
   };
 }

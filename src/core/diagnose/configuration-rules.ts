@@ -4,12 +4,12 @@
  * one rank failing → imbalance — and, when a scenario is known, each change carries the estimator's figure.
  */
 import { estimateError, readEstimateError } from '../estimate-error.js';
-import { maxBy } from '../extremes.js';
 import { foreignProcesses, type OomPhase } from '../oom/index.js';
 import type { Evidence } from './evidence.js';
 import type { Finding, Severity } from './finding.js';
 import { priceRemedies, type RemediedPart } from './remedies.js';
 import { bytes, count, ev, type RuleInput, say, value } from './rule-kit.js';
+import { type TimelineColumns, TRAIN, timelineColumns } from './timeline.js';
 
 const PART_OF: Partial<Record<OomPhase, RemediedPart>> = {
   load: 'weights',
@@ -35,6 +35,18 @@ function phaseEvidence(input: RuleInput): Evidence[] {
   return out;
 }
 
+/** The highest allocated peak of the training steps; null when there is none. */
+function trainedPeak(c: TimelineColumns): number | null {
+  let best = Number.NEGATIVE_INFINITY;
+  let any = false;
+  for (let i = 0; i < c.length; i++) {
+    if (c.phase[i] !== TRAIN) continue;
+    any = true;
+    if (c.peakAllocatedBytes[i]! > best) best = c.peakAllocatedBytes[i]!;
+  }
+  return any ? best : null;
+}
+
 /** The scenario's estimate against the card, and the part the phase points at. */
 function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence[] {
   const base = input.baseline;
@@ -48,8 +60,7 @@ function estimateEvidence(input: RuleInput, part: RemediedPart | null): Evidence
     ),
   ];
   // A recorded run measured its own peak: the estimate against it, in the one sign convention.
-  const trained = (input.timeline?.steps ?? []).filter((s) => s.phase === 'train');
-  const measured = trained.length > 0 ? maxBy(trained, (s) => s.peakAllocatedBytes) : null;
+  const measured = input.timeline ? trainedPeak(timelineColumns(input.timeline)) : null;
   const error = estimateError(base.peak.allocatedBytes, measured);
   if (measured !== null && error !== null)
     out.push(

@@ -28,7 +28,7 @@ import { environmentFindings } from './environment-rules.js';
 import { type Finding, sortFindings } from './finding.js';
 import { baselineEstimate, type ScenarioContext } from './remedies.js';
 import type { RuleInput, RunSamples } from './rule-kit.js';
-import type { Timeline } from './timeline.js';
+import { type Timeline, TRAIN, timelineColumns } from './timeline.js';
 import { timelineFindings } from './timeline-rules.js';
 
 export interface DiagnoseInput {
@@ -87,8 +87,12 @@ function recordedPhase(
   match: OomMatch | null,
 ): PhaseReading {
   if (!match || !timeline || (reading.basis !== 'numbers' && reading.basis !== 'none')) return reading;
-  const trained = new Set(timeline.steps.filter((s) => s.phase === 'train').map((s) => s.step)).size;
-  if (trained < MID_RUN_MIN_STEPS) return reading;
+  // Distinct training steps, counted up to MID_RUN_MIN_STEPS (no set of every step of a long run).
+  const c = timelineColumns(timeline);
+  const trained = new Set<number>();
+  for (let i = 0; i < c.length && trained.size < MID_RUN_MIN_STEPS; i++)
+    if (c.phase[i] === TRAIN) trained.add(c.step[i]!);
+  if (trained.size < MID_RUN_MIN_STEPS) return reading;
   return { phase: 'mid-run', basis: 'steps', quote: null, line: null, reason: 'steps-before-failure' };
 }
 

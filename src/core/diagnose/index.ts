@@ -23,7 +23,7 @@ export {
 export { priceRemedies, type RemediedPart, type ScenarioContext } from './remedies.js';
 export type { RemedyChange, RemedyCode, RemedyParams } from './remedy-codes.js';
 export type { RunSamples } from './rule-kit.js';
-export { probeCapacityBytes, timelineFromSteps, timelinePhase } from './run-timeline.js';
+export { probeCapacityBytes, timelineFromSteps, timelinePhase, timelineStepOf } from './run-timeline.js';
 export {
   EXPLAIN_SITES,
   explainSnapshot,
@@ -33,4 +33,5 @@ export {
   type SnapshotMoment,
   type SnapshotSource,
 } from './snapshot.js';
-export type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';
+export type { Timeline, TimelineColumns, TimelinePhase, TimelineStep } from './timeline.js';
+export { TimelineWriter, timelineColumns, timelineStepAt } from './timeline.js';

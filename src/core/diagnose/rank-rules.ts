@@ -21,7 +21,15 @@ import type { Evidence } from './evidence.js';
 import type { Finding, RankImbalanceReason } from './finding.js';
 import { ev, type RuleInput, say, value } from './rule-kit.js';
 import { timelinePhase } from './run-timeline.js';
-import { seriesOf, type TimelineStep } from './timeline.js';
+import {
+  EVAL,
+  type Series,
+  seriesOf,
+  type TimelineColumns,
+  TimelineWriter,
+  TRAIN,
+  timelineColumns,
+} from './timeline.js';
 
 /** A rank whose peak exceeds the others' median by this much (and IMBALANCE_SHARE of it) is imbalanced. */
 export const IMBALANCE_MIN_BYTES = GIB;
@@ -37,16 +45,31 @@ export const LENGTH_SPLIT_MIN_SPREAD = 0.05;
 /** Extra contexts are counted from half a context up (rounded to whole contexts). */
 export const CONTEXT_MIN_SHARE = 0.5;
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
+const median = (xs: ArrayLike<number>): number => {
+  const s = Array.from(xs).sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)]!;
 };
 
-function pearson(a: readonly number[], b: readonly number[]): number | null {
+/** The highest and lowest of a list (Math.max and Math.min over it, without spreading it into arguments). */
+function extremes(xs: ArrayLike<number>): { readonly max: number; readonly min: number } {
+  let max = Number.NEGATIVE_INFINITY;
+  let min = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < xs.length; i++) {
+    max = Math.max(max, xs[i]!);
+    min = Math.min(min, xs[i]!);
+  }
+  return { max, min };
+}
+
+function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number | null {
   const n = a.length;
   if (n < 2) return null;
-  const ma = a.reduce((s, x) => s + x, 0) / n;
-  const mb = b.reduce((s, x) => s + x, 0) / n;
+  let sa = 0;
+  let sb = 0;
+  for (let i = 0; i < n; i++) sa += a[i]!;
+  for (let i = 0; i < n; i++) sb += b[i]!;
+  const ma = sa / n;
+  const mb = sb / n;
   let num = 0;
   let da = 0;
   let db = 0;
@@ -58,24 +81,68 @@ function pearson(a: readonly number[], b: readonly number[]): number | null {
   return da === 0 || db === 0 ? null : num / Math.sqrt(da * db);
 }
 
-/** Each rank's train steps' peak allocated (highest device), by step. */
-function trainPeaks(series: readonly TimelineStep[][]): Map<number, Map<number, number>> {
-  const out = new Map<number, Map<number, number>>();
-  for (const list of series)
-    for (const s of list) {
-      if (s.phase !== 'train') continue;
-      const byStep = out.get(s.rank) ?? new Map<number, number>();
-      byStep.set(s.step, Math.max(byStep.get(s.step) ?? 0, s.peakAllocatedBytes));
-      out.set(s.rank, byStep);
-    }
-  return out;
+/**
+ * Each rank's train steps' peak allocated (highest device) at the steps every rank reported: the
+ * steps ascending, and per rank (in the order the ranks were first seen) its peak at each of them.
+ */
+interface SharedPeaks {
+  readonly steps: Float64Array;
+  readonly byRank: ReadonlyMap<number, Float64Array>;
 }
 
-/** The steps every rank reported, ascending. */
-function sharedSteps(peaks: ReadonlyMap<number, ReadonlyMap<number, number>>): number[] {
-  const lists = [...peaks.values()];
-  if (lists.length === 0) return [];
-  return [...lists[0]!.keys()].filter((step) => lists.every((l) => l.has(step))).sort((a, b) => a - b);
+/** One rank's train steps, ascending and each once, with its highest peak allocated at each (from 0). */
+function rankTrainPeaks(
+  c: TimelineColumns,
+  rows: readonly number[],
+): { steps: Float64Array; peaks: Float64Array } {
+  const sorted = rows.some((i, k) => k > 0 && c.step[i]! < c.step[rows[k - 1]!]!)
+    ? [...rows].sort((a, b) => c.step[a]! - c.step[b]! || a - b)
+    : rows;
+  const steps: number[] = [];
+  const peaks: number[] = [];
+  for (const i of sorted) {
+    const step = c.step[i]!;
+    const at = steps.length - 1;
+    if (at >= 0 && steps[at] === step) peaks[at] = Math.max(peaks[at]!, c.peakAllocatedBytes[i]!);
+    else {
+      steps.push(step);
+      peaks.push(Math.max(0, c.peakAllocatedBytes[i]!));
+    }
+  }
+  return { steps: Float64Array.from(steps), peaks: Float64Array.from(peaks) };
+}
+
+function sharedTrainPeaks(c: TimelineColumns, series: readonly Series[]): SharedPeaks {
+  const rowsOf = new Map<number, number[]>();
+  for (const list of series)
+    for (const i of list) {
+      if (c.phase[i] !== TRAIN) continue;
+      const rows = rowsOf.get(c.rank[i]!) ?? [];
+      rows.push(i);
+      rowsOf.set(c.rank[i]!, rows);
+    }
+  const ranks = [...rowsOf.entries()].map(([rank, rows]) => ({ rank, ...rankTrainPeaks(c, rows) }));
+  if (ranks.length === 0) return { steps: new Float64Array(0), byRank: new Map() };
+  // The first rank's steps that every rank has, each rank's peak at them (a walk along each rank's steps).
+  const cursor = ranks.map(() => 0);
+  const steps: number[] = [];
+  const at: number[][] = ranks.map(() => []);
+  for (const step of ranks[0]!.steps) {
+    let everyRank = true;
+    ranks.forEach((r, k) => {
+      while (cursor[k]! < r.steps.length && r.steps[cursor[k]!]! < step) cursor[k]!++;
+      if (r.steps[cursor[k]!] !== step) everyRank = false;
+    });
+    if (!everyRank) continue;
+    steps.push(step);
+    ranks.forEach((r, k) => {
+      at[k]!.push(r.peaks[cursor[k]!]!);
+    });
+  }
+  return {
+    steps: Float64Array.from(steps),
+    byRank: new Map(ranks.map((r, k) => [r.rank, Float64Array.from(at[k]!)])),
+  };
 }
 
 interface Reading {
@@ -83,31 +150,22 @@ interface Reading {
   readonly evidence: readonly Evidence[];
 }
 
-function unevenShards(
-  rank: number,
-  aboveBytes: number,
-  peaks: ReadonlyMap<number, ReadonlyMap<number, number>>,
-  steps: readonly number[],
-): Reading | null {
-  if (steps.length === 0 || !peaks.has(rank)) return null;
-  const others = [...peaks.keys()].filter((r) => r !== rank);
+function unevenShards(rank: number, aboveBytes: number, shared: SharedPeaks): Reading | null {
+  const { steps, byRank } = shared;
+  const mine = byRank.get(rank);
+  if (steps.length === 0 || !mine) return null;
+  const others = [...byRank.keys()].filter((r) => r !== rank).map((r) => byRank.get(r)!);
   if (others.length === 0) return null;
-  const excess = steps.map(
-    (step) => peaks.get(rank)!.get(step)! - median(others.map((r) => peaks.get(r)!.get(step)!)),
-  );
-  if (Math.min(...excess) < SHARD_SHARE * aboveBytes) return null;
-  const first = steps[0]!;
+  const othersAt = (k: number) => median(others.map((o) => o[k]!));
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < steps.length; k++) lowest = Math.min(lowest, mine[k]! - othersAt(k));
+  if (lowest < SHARD_SHARE * aboveBytes) return null;
   return {
     reason: 'uneven-shards',
     evidence: [
       ev(
         'first-step-allocated',
-        value('rank-vs-others', {
-          rank,
-          step: first,
-          bytes: peaks.get(rank)!.get(first)!,
-          othersBytes: median(others.map((r) => peaks.get(r)!.get(first)!)),
-        }),
+        value('rank-vs-others', { rank, step: steps[0]!, bytes: mine[0]!, othersBytes: othersAt(0) }),
       ),
     ],
   };
@@ -116,12 +174,12 @@ function unevenShards(
 function evalOnRank(
   rank: number,
   ranks: readonly RankRecord[],
-  series: readonly TimelineStep[][],
+  c: TimelineColumns,
+  series: readonly Series[],
 ): Reading | null {
   const phaseOf = (r: RankRecord) =>
     r.peakAllocatedPhase === null ? null : timelinePhase(r.peakAllocatedPhase);
   const suspect = ranks.find((r) => r.rank === rank);
-  const evalSteps = (r: number) => series.some((l) => l.some((s) => s.rank === r && s.phase === 'eval'));
   const othersEval = ranks.some((r) => r.rank !== rank && phaseOf(r) === 'eval');
   if (suspect && phaseOf(suspect) === 'eval' && !othersEval && suspect.peakAllocatedBytes !== null) {
     return {
@@ -139,49 +197,54 @@ function evalOnRank(
       ],
     };
   }
+  if (ranks.length > 0) return null;
   // Without rank rows: eval steps on this rank alone.
-  const ranksSeen = new Set(series.flatMap((l) => l.map((s) => s.rank)));
-  if (ranks.length === 0 && evalSteps(rank) && [...ranksSeen].every((r) => r === rank || !evalSteps(r))) {
-    const top = series
-      .flat()
-      .filter((s) => s.rank === rank && s.phase === 'eval')
-      .reduce((a, b) => (b.peakAllocatedBytes > a.peakAllocatedBytes ? b : a));
-    return {
-      reason: 'eval-on-rank',
-      evidence: [
-        ev(
-          'peak-phase',
-          value('rank-phase', { rank, phase: 'eval', bytes: top.peakAllocatedBytes, step: top.step }),
-        ),
-      ],
-    };
-  }
-  return null;
+  const evalRanks = new Set<number>();
+  for (let i = 0; i < c.length; i++) if (c.phase[i] === EVAL) evalRanks.add(c.rank[i]!);
+  if (!evalRanks.has(rank) || evalRanks.size > 1) return null;
+  // The first of its highest eval steps, in series order.
+  let top = -1;
+  for (const list of series)
+    for (const i of list)
+      if (
+        c.rank[i] === rank &&
+        c.phase[i] === EVAL &&
+        (top < 0 || c.peakAllocatedBytes[i]! > c.peakAllocatedBytes[top]!)
+      )
+        top = i;
+  return {
+    reason: 'eval-on-rank',
+    evidence: [
+      ev(
+        'peak-phase',
+        value('rank-phase', { rank, phase: 'eval', bytes: c.peakAllocatedBytes[top]!, step: c.step[top]! }),
+      ),
+    ],
+  };
 }
 
-function lengthSplit(
-  rank: number,
-  peaks: ReadonlyMap<number, ReadonlyMap<number, number>>,
-  steps: readonly number[],
-): Reading | null {
-  if (steps.length < LENGTH_SPLIT_MIN_STEPS || !peaks.has(rank)) return null;
-  const others = [...peaks.keys()].filter((r) => r !== rank);
+function lengthSplit(rank: number, shared: SharedPeaks): Reading | null {
+  const { steps, byRank } = shared;
+  const mine = byRank.get(rank);
+  if (steps.length < LENGTH_SPLIT_MIN_STEPS || !mine) return null;
+  const others = [...byRank.keys()].filter((r) => r !== rank).map((r) => byRank.get(r)!);
   if (others.length === 0) return null;
-  const mine = steps.map((s) => peaks.get(rank)!.get(s)!);
-  const theirs = steps.map((s) => others.reduce((sum, r) => sum + peaks.get(r)!.get(s)!, 0) / others.length);
-  const varies = (xs: readonly number[]) =>
-    Math.max(...xs) - Math.min(...xs) >= LENGTH_SPLIT_MIN_SPREAD * median(xs);
-  if (!varies(mine) || !others.every((r) => varies(steps.map((s) => peaks.get(r)!.get(s)!)))) return null;
+  const theirs = new Float64Array(steps.length);
+  for (let k = 0; k < steps.length; k++)
+    theirs[k] = others.reduce((sum, o) => sum + o[k]!, 0) / others.length;
+  const varies = (xs: Float64Array) => {
+    const { max, min } = extremes(xs);
+    return max - min >= LENGTH_SPLIT_MIN_SPREAD * median(xs);
+  };
+  if (!varies(mine) || !others.every(varies)) return null;
   const r = pearson(mine, theirs);
   if (r === null || r >= LENGTH_SPLIT_MAX_R) return null;
+  const { max, min } = extremes(mine);
   return {
     reason: 'length-split',
     evidence: [
       ev('step-correlation', value('rank-correlation', { rank, r, steps: steps.length })),
-      ev(
-        'peak-allocated',
-        value('bytes-range', { fromBytes: Math.min(...mine), toBytes: Math.max(...mine) }),
-      ),
+      ev('peak-allocated', value('bytes-range', { fromBytes: min, toBytes: max })),
     ],
   };
 }
@@ -220,13 +283,13 @@ function extraContexts(ranks: readonly RankRecord[], contextBytes: number): Cont
 /** The rank-imbalance finding of a recorded run (none when no rank stands out). */
 export function rankImbalanceFindings(input: RuleInput): Finding[] {
   const ranks = input.ranks;
-  const series = input.timeline ? seriesOf(input.timeline) : [];
+  const c = input.timeline ? timelineColumns(input.timeline) : null;
   const reserved = new Map<number, number>();
   for (const r of ranks) if (r.peakReservedBytes !== null) reserved.set(r.rank, r.peakReservedBytes);
   if (reserved.size < 2) {
     reserved.clear();
-    for (const list of series)
-      for (const s of list) reserved.set(s.rank, Math.max(reserved.get(s.rank) ?? 0, s.peakReservedBytes));
+    for (let i = 0; c && i < c.length; i++)
+      reserved.set(c.rank[i]!, Math.max(reserved.get(c.rank[i]!) ?? 0, c.peakReservedBytes[i]!));
   }
   const contexts = extraContexts(ranks, cudaContextBytes(input.gpu));
   let imbalance: { rank: number; aboveBytes: number; evidence: Evidence[] } | null = null;
@@ -248,12 +311,13 @@ export function rankImbalanceFindings(input: RuleInput): Finding[] {
     }
   }
   if (imbalance) {
-    const peaks = trainPeaks(series);
-    const steps = sharedSteps(peaks);
+    const columns = c ?? new TimelineWriter(0).done();
+    const series = seriesOf(columns);
+    const shared = sharedTrainPeaks(columns, series);
     const reading =
-      unevenShards(imbalance.rank, imbalance.aboveBytes, peaks, steps) ??
-      evalOnRank(imbalance.rank, ranks, series) ??
-      lengthSplit(imbalance.rank, peaks, steps);
+      unevenShards(imbalance.rank, imbalance.aboveBytes, shared) ??
+      evalOnRank(imbalance.rank, ranks, columns, series) ??
+      lengthSplit(imbalance.rank, shared);
     const params = {
       rank: imbalance.rank,
       reason: reading?.reason ?? (contexts?.rank === imbalance.rank ? 'extra-contexts' : null),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent, StepRecord } from '../run-record.js';
 import { MIB } from '../units.js';
 import { probeCapacityBytes, timelineFromSteps, timelinePhase } from './run-timeline.js';
+import { timelineColumns, timelineStepAt } from './timeline.js';
 
 function step(over: Partial<StepRecord>): StepRecord {
   return {
@@ -62,7 +63,14 @@ describe('timelineFromSteps', () => {
       ],
       80 * 1024 * MIB,
     );
-    expect(timeline).toEqual({
+    const columns = timelineColumns(timeline);
+    // Columns (typed arrays), not an object per step: a run of millions of steps stays small.
+    expect(columns.allocatedBytes).toBeInstanceOf(Float64Array);
+    expect(timeline.capacityBytes).toBe(80 * 1024 * MIB);
+    expect({
+      capacityBytes: timeline.capacityBytes,
+      steps: Array.from({ length: columns.length }, (_, i) => timelineStepAt(columns, i)),
+    }).toEqual({
       capacityBytes: 80 * 1024 * MIB,
       steps: [
         {

@@ -6,7 +6,7 @@
 
 import { minOf } from '../extremes.js';
 import type { RunEvent, StepRecord } from '../run-record.js';
-import type { Timeline, TimelinePhase, TimelineStep } from './timeline.js';
+import { type Timeline, type TimelinePhase, type TimelineStep, TimelineWriter } from './timeline.js';
 
 const EVAL = /^(?:eval|evaluat|valid|test|predict|infer|generat)/i;
 const SAVE = /^(?:save|checkpoint|ckpt)/i;
@@ -22,28 +22,55 @@ export function timelinePhase(name: string): TimelinePhase {
   return 'other';
 }
 
-/** Steps recorded without device figures (a CPU-only step, a probe that could not read them) are left out. */
+/**
+ * A step record as the timeline reads it; null for a step recorded without device figures (a CPU-only
+ * step, a probe that could not read them), which is left out.
+ */
+export function timelineStepOf(
+  s: Pick<
+    StepRecord,
+    | 'step'
+    | 'phase'
+    | 'device'
+    | 'rank'
+    | 'allocatedBytes'
+    | 'reservedBytes'
+    | 'peakAllocatedBytes'
+    | 'peakReservedBytes'
+    | 'inactiveSplitBytes'
+    | 'numAllocRetries'
+  >,
+): TimelineStep | null {
+  if (s.device === null || s.allocatedBytes === null || s.reservedBytes === null) return null;
+  return {
+    step: s.step,
+    phase: timelinePhase(s.phase),
+    allocatedBytes: s.allocatedBytes,
+    reservedBytes: s.reservedBytes,
+    peakAllocatedBytes: s.peakAllocatedBytes ?? s.allocatedBytes,
+    peakReservedBytes: s.peakReservedBytes ?? s.reservedBytes,
+    inactiveSplitBytes: s.inactiveSplitBytes ?? 0,
+    numAllocRetries: s.numAllocRetries ?? 0,
+    rank: s.rank,
+    device: s.device,
+  };
+}
+
+/**
+ * The timeline of step records read one at a time, as columns (timeline.ts); `expectedRows`, the
+ * number of records when known, sizes the columns once.
+ */
 export function timelineFromSteps(
   steps: Iterable<StepRecord>,
   capacityBytes: number | null = null,
+  expectedRows?: number,
 ): Timeline {
-  const out: TimelineStep[] = [];
+  const out = new TimelineWriter(expectedRows);
   for (const s of steps) {
-    if (s.device === null || s.allocatedBytes === null || s.reservedBytes === null) continue;
-    out.push({
-      step: s.step,
-      phase: timelinePhase(s.phase),
-      allocatedBytes: s.allocatedBytes,
-      reservedBytes: s.reservedBytes,
-      peakAllocatedBytes: s.peakAllocatedBytes ?? s.allocatedBytes,
-      peakReservedBytes: s.peakReservedBytes ?? s.reservedBytes,
-      inactiveSplitBytes: s.inactiveSplitBytes ?? 0,
-      numAllocRetries: s.numAllocRetries ?? 0,
-      rank: s.rank,
-      device: s.device,
-    });
+    const step = timelineStepOf(s);
+    if (step) out.push(step);
   }
-  return { steps: out, capacityBytes };
+  return { steps: out.done(), capacityBytes };
 }
 
 /**

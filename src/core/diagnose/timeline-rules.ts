@@ -7,11 +7,19 @@
  */
 import { MIB } from '../units.js';
 import { smiUsedEvidence } from './card-rules.js';
-import type { Evidence } from './evidence.js';
+import type { Evidence, EvidenceValue } from './evidence.js';
 import type { Finding } from './finding.js';
 import { rankImbalanceFindings } from './rank-rules.js';
 import { bytes, count, ev, type RuleInput, say, value } from './rule-kit.js';
-import { seriesOf, type TimelineStep } from './timeline.js';
+import {
+  EVAL,
+  rowsInPhase,
+  type Series,
+  seriesOf,
+  type TimelineColumns,
+  TRAIN,
+  timelineColumns,
+} from './timeline.js';
 
 /** Steps skipped at the start: optimizer states appear at step 1 and the allocator warms up. */
 export const WARMUP_STEPS = 3;
@@ -34,34 +42,40 @@ export const INACTIVE_SPLIT_SHARE = 0.2;
 export const FULL_SHARE = 0.9;
 
 interface Trend {
-  readonly first: TimelineStep;
-  readonly last: TimelineStep;
+  /** The first and last rows (indices into the columns). */
+  readonly first: number;
+  readonly last: number;
   readonly growth: number;
   readonly perStep: number;
   readonly rising: number;
   readonly deltas: number;
 }
 
-/** Least-squares slope per step, total growth and how many steps grew, of one field over steps. */
-function trend(steps: readonly TimelineStep[], field: (s: TimelineStep) => number): Trend | null {
-  const first = steps[0];
-  const last = steps[steps.length - 1];
-  if (!first || !last || steps.length < 2) return null;
-  const n = steps.length;
-  const meanX = steps.reduce((s, x) => s + x.step, 0) / n;
-  const meanY = steps.reduce((s, x) => s + field(x), 0) / n;
+/** Least-squares slope per step, total growth and how many steps grew, of one column over some rows. */
+function trend(c: TimelineColumns, rows: Series, field: Float64Array): Trend | null {
+  const n = rows.length;
+  if (n < 2) return null;
+  const first = rows[0]!;
+  const last = rows[n - 1]!;
+  let sumX = 0;
+  for (let k = 0; k < n; k++) sumX += c.step[rows[k]!]!;
+  let sumY = 0;
+  for (let k = 0; k < n; k++) sumY += field[rows[k]!]!;
+  const meanX = sumX / n;
+  const meanY = sumY / n;
   let num = 0;
   let den = 0;
-  for (const x of steps) {
-    num += (x.step - meanX) * (field(x) - meanY);
-    den += (x.step - meanX) ** 2;
+  for (let k = 0; k < n; k++) {
+    const i = rows[k]!;
+    num += (c.step[i]! - meanX) * (field[i]! - meanY);
+    den += (c.step[i]! - meanX) ** 2;
   }
   let rising = 0;
-  for (let i = 1; i < n; i++) if (field(steps[i]!) - field(steps[i - 1]!) > STEP_NOISE_BYTES) rising++;
+  for (let k = 1; k < n; k++) if (field[rows[k]!]! - field[rows[k - 1]!]! > STEP_NOISE_BYTES) rising++;
   return {
     first,
     last,
-    growth: field(last) - field(first),
+    growth: field[last]! - field[first]!,
     perStep: den > 0 ? num / den : 0,
     rising,
     deltas: n - 1,
@@ -75,107 +89,91 @@ function minGrowth(capacity: number | null): number {
 const growsSteadily = (t: Trend | null, capacity: number | null): t is Trend =>
   t !== null && t.growth >= minGrowth(capacity) && t.perStep > 0 && t.rising >= RISING_SHARE * t.deltas;
 
+/** A column from one row to another, as evidence. */
+function stepRange(c: TimelineColumns, field: Float64Array, from: number, to: number): EvidenceValue {
+  return value('step-range', {
+    fromBytes: field[from]!,
+    fromStep: c.step[from]!,
+    toBytes: field[to]!,
+    toStep: c.step[to]!,
+  });
+}
+
 /** Allocated from first to last step, the slope, and how many steps rose: the evidence of a growth. */
-function growthEvidence(t: Trend): Evidence[] {
+function growthEvidence(c: TimelineColumns, t: Trend): Evidence[] {
   return [
-    ev(
-      'allocated',
-      value('step-range', {
-        fromBytes: t.first.allocatedBytes,
-        fromStep: t.first.step,
-        toBytes: t.last.allocatedBytes,
-        toStep: t.last.step,
-      }),
-    ),
+    ev('allocated', stepRange(c, c.allocatedBytes, t.first, t.last)),
     ev('growth-per-step', bytes(t.perStep)),
     ev('rising-steps', value('steps-of', { rising: t.rising, total: t.deltas })),
   ];
 }
 
-function trainSteps(series: readonly TimelineStep[]): TimelineStep[] {
-  return series.filter((s) => s.phase === 'train').slice(WARMUP_STEPS);
+function trainSteps(c: TimelineColumns, series: Series): Series {
+  return rowsInPhase(c, series, TRAIN).subarray(WARMUP_STEPS);
 }
 
-function leak(series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+function leak(c: TimelineColumns, series: readonly Series[], capacity: number | null): Finding[] {
   for (const list of series) {
-    const train = trainSteps(list);
+    const train = trainSteps(c, list);
     if (train.length < MIN_TREND_STEPS) continue;
-    const t = trend(train, (s) => s.allocatedBytes);
+    const t = trend(c, train, c.allocatedBytes);
     if (!growsSteadily(t, capacity)) continue;
-    const evidence = growthEvidence(t);
+    const evidence = growthEvidence(c, t);
     if (capacity !== null) {
-      const left = capacity - t.last.peakReservedBytes;
-      if (left > 0) evidence.push(ev('projected-full', count(Math.round(t.last.step + left / t.perStep))));
+      const left = capacity - c.peakReservedBytes[t.last]!;
+      if (left > 0)
+        evidence.push(ev('projected-full', count(Math.round(c.step[t.last]! + left / t.perStep))));
     }
-    return [say('leak', 'error', { rank: t.first.rank, device: t.first.device }, evidence)];
+    return [say('leak', 'error', { rank: c.rank[t.first]!, device: c.device[t.first]! }, evidence)];
   }
   return [];
 }
 
-function evalGrowth(series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+function evalGrowth(c: TimelineColumns, series: readonly Series[], capacity: number | null): Finding[] {
   for (const list of series) {
     // Contiguous runs of evaluation steps; growth within one run is what no_grad would have prevented.
-    const runs: TimelineStep[][] = [];
-    let run: TimelineStep[] = [];
-    for (const s of list) {
-      if (s.phase === 'eval') run.push(s);
-      else if (run.length > 0) {
-        runs.push(run);
-        run = [];
+    let k = 0;
+    while (k < list.length) {
+      if (c.phase[list[k]!] !== EVAL) {
+        k++;
+        continue;
       }
-    }
-    if (run.length > 0) runs.push(run);
-    for (const r of runs) {
-      if (r.length < 3) continue;
-      const t = trend(r, (s) => s.allocatedBytes);
+      const from = k;
+      while (k < list.length && c.phase[list[k]!] === EVAL) k++;
+      if (k - from < 3) continue;
+      const t = trend(c, list.subarray(from, k), c.allocatedBytes);
       if (!growsSteadily(t, capacity)) continue;
-      return [say('eval-growth', 'error', {}, growthEvidence(t))];
+      return [say('eval-growth', 'error', {}, growthEvidence(c, t))];
     }
   }
   return [];
 }
 
-function fragmentation(series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+function fragmentation(c: TimelineColumns, series: readonly Series[], capacity: number | null): Finding[] {
   for (const list of series) {
-    const train = trainSteps(list);
+    const train = trainSteps(c, list);
     if (train.length < MIN_TREND_STEPS) continue;
-    const reserved = trend(train, (s) => s.peakReservedBytes);
-    const allocated = trend(train, (s) => s.peakAllocatedBytes);
+    const reserved = trend(c, train, c.peakReservedBytes);
+    const allocated = trend(c, train, c.peakAllocatedBytes);
     if (!reserved || !allocated) continue;
     const climbs =
       reserved.growth >= Math.max(RESERVED_CLIMB_MIN_BYTES, minGrowth(capacity)) &&
       reserved.rising >= 0.5 * reserved.deltas &&
       Math.abs(allocated.growth) <= FLAT_SHARE * reserved.growth;
     const last = train[train.length - 1]!;
+    const inactive = c.inactiveSplitBytes[last]!;
     const split =
-      last.inactiveSplitBytes >= INACTIVE_SPLIT_MIN_BYTES &&
-      last.inactiveSplitBytes >= INACTIVE_SPLIT_SHARE * last.reservedBytes;
+      inactive >= INACTIVE_SPLIT_MIN_BYTES && inactive >= INACTIVE_SPLIT_SHARE * c.reservedBytes[last]!;
     if (!climbs && !split) continue;
     const evidence: Evidence[] = [
-      ev(
-        'reserved',
-        value('step-range', {
-          fromBytes: reserved.first.peakReservedBytes,
-          fromStep: reserved.first.step,
-          toBytes: reserved.last.peakReservedBytes,
-          toStep: reserved.last.step,
-        }),
-      ),
-      ev(
-        'peak-allocated',
-        value('step-range', {
-          fromBytes: allocated.first.peakAllocatedBytes,
-          fromStep: allocated.first.step,
-          toBytes: allocated.last.peakAllocatedBytes,
-          toStep: allocated.last.step,
-        }),
-      ),
+      ev('reserved', stepRange(c, c.peakReservedBytes, reserved.first, reserved.last)),
+      ev('peak-allocated', stepRange(c, c.peakAllocatedBytes, allocated.first, allocated.last)),
     ];
-    if (last.inactiveSplitBytes > 0)
+    if (inactive > 0)
       evidence.push(
         ev(
           'inactive-split',
-          value('share-of-reserved', { bytes: last.inactiveSplitBytes, reservedBytes: last.reservedBytes }),
+          value('share-of-reserved', { bytes: inactive, reservedBytes: c.reservedBytes[last]! }),
         ),
       );
     return [say('fragmentation', 'warn', { cachedBytes: null, legacy: false }, evidence)];
@@ -183,24 +181,30 @@ function fragmentation(series: readonly TimelineStep[][], capacity: number | nul
   return [];
 }
 
-function stableFull(input: RuleInput, series: readonly TimelineStep[][], capacity: number | null): Finding[] {
+function stableFull(
+  input: RuleInput,
+  c: TimelineColumns,
+  series: readonly Series[],
+  capacity: number | null,
+): Finding[] {
   if (capacity === null) return [];
   for (const list of series) {
-    const train = trainSteps(list);
+    const train = trainSteps(c, list);
     if (train.length < MIN_TREND_STEPS) continue;
-    const reserved = trend(train, (s) => s.reservedBytes);
-    const allocated = trend(train, (s) => s.allocatedBytes);
+    const reserved = trend(c, train, c.reservedBytes);
+    const allocated = trend(c, train, c.allocatedBytes);
     if (!reserved || !allocated) continue;
+    const first = train[0]!;
     const last = train[train.length - 1]!;
     const flat =
       Math.abs(reserved.growth) < minGrowth(capacity) && Math.abs(allocated.growth) < minGrowth(capacity);
-    const retried = last.numAllocRetries > train[0]!.numAllocRetries;
-    if (last.peakReservedBytes < FULL_SHARE * capacity || !flat || retried) continue;
+    const retried = c.numAllocRetries[last]! > c.numAllocRetries[first]!;
+    if (c.peakReservedBytes[last]! < FULL_SHARE * capacity || !flat || retried) continue;
     const evidence = [
-      ev('reserved', value('share-of-card', { bytes: last.peakReservedBytes, cardBytes: capacity })),
+      ev('reserved', value('share-of-card', { bytes: c.peakReservedBytes[last]!, cardBytes: capacity })),
       ev(
         'allocated',
-        value('bytes-range', { fromBytes: train[0]!.allocatedBytes, toBytes: last.allocatedBytes }),
+        value('bytes-range', { fromBytes: c.allocatedBytes[first]!, toBytes: c.allocatedBytes[last]! }),
       ),
     ];
     const smi = smiUsedEvidence(input);
@@ -210,25 +214,25 @@ function stableFull(input: RuleInput, series: readonly TimelineStep[][], capacit
   return [];
 }
 
-function allocRetries(series: readonly TimelineStep[][]): Finding[] {
+function allocRetries(c: TimelineColumns, series: readonly Series[]): Finding[] {
+  const retries = c.numAllocRetries;
   for (const list of series) {
     let increases = 0;
-    for (let i = 1; i < list.length; i++)
-      if (list[i]!.numAllocRetries > list[i - 1]!.numAllocRetries) increases++;
-    const first = list[0];
-    const last = list[list.length - 1];
-    if (!first || !last || increases < 2) continue;
+    for (let k = 1; k < list.length; k++) if (retries[list[k]!]! > retries[list[k - 1]!]!) increases++;
+    if (list.length === 0 || increases < 2) continue;
+    const first = list[0]!;
+    const last = list[list.length - 1]!;
     return [
-      say('alloc-retries', 'warn', { count: last.numAllocRetries }, [
+      say('alloc-retries', 'warn', { count: retries[last]! }, [
         ev(
           'retries',
           value('retries-range', {
-            fromCount: first.numAllocRetries,
-            fromStep: first.step,
-            toCount: last.numAllocRetries,
-            toStep: last.step,
-            rank: last.rank,
-            device: last.device,
+            fromCount: retries[first]!,
+            fromStep: c.step[first]!,
+            toCount: retries[last]!,
+            toStep: c.step[last]!,
+            rank: c.rank[last]!,
+            device: c.device[last]!,
           }),
         ),
       ]),
@@ -242,14 +246,15 @@ export function timelineFindings(input: RuleInput): Finding[] {
   const timeline = input.timeline;
   if (!timeline || timeline.steps.length === 0) return [];
   const capacity = timeline.capacityBytes ?? input.capacityBytes;
-  const series = seriesOf(timeline);
-  const leaks = leak(series, capacity);
+  const c = timelineColumns(timeline);
+  const series = seriesOf(c);
+  const leaks = leak(c, series, capacity);
   return [
     ...leaks,
-    ...evalGrowth(series, capacity),
-    ...fragmentation(series, capacity),
+    ...evalGrowth(c, series, capacity),
+    ...fragmentation(c, series, capacity),
     ...rankImbalanceFindings(input),
-    ...(leaks.length > 0 ? [] : stableFull(input, series, capacity)),
-    ...allocRetries(series),
+    ...(leaks.length > 0 ? [] : stableFull(input, c, series, capacity)),
+    ...allocRetries(c, series),
   ];
 }
