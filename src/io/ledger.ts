@@ -678,7 +678,13 @@ export class Ledger {
     afterRow = 0,
   ): RunColumns<F> {
     const t = SERIES_TABLES[table];
-    return readColumns(this.prepare(rowBoundsSql(t)), this.prepare(columnsSql(t, fields)), fields, runId, afterRow);
+    return readColumns(
+      this.prepare(rowBoundsSql(t)),
+      this.prepare(columnsSql(t, fields)),
+      fields,
+      runId,
+      afterRow,
+    );
   }
 
   /** How many rows a run has in a series table and the last one's rowid (rows are only ever added). */
