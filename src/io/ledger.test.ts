@@ -357,6 +357,40 @@ describe('Ledger', () => {
     reader.close();
   });
 
+  it("reads a run's rows as columns: the stored values, in the order written, only its own, after a row", () => {
+    const a = ledger.createRun(NEW_RUN).id;
+    const b = ledger.createRun(NEW_RUN).id;
+    // Doubles that 15 significant digits would not give back, and an exponent.
+    const losses = [2 * Math.exp(-12_345 / 30_000) + 0.5, 1 / 3, Math.PI, 1e-300, 0.1];
+    const step = (n: number, loss: number | null) => ({
+      offset: n,
+      event: event({ event: 'step', t: n, step: n, phase: n === 2 ? 'eval' : 'train', loss, devices: [] }),
+    });
+    // The two runs' rows interleaved, as two runs recording at once write them.
+    losses.forEach((loss, i) => {
+      ledger.ingestProbe(a, [{ path: '/a', endOffset: i + 1, lines: [step(i + 1, loss)] }]);
+      ledger.ingestProbe(b, [{ path: '/b', endOffset: i + 1, lines: [step(i + 10, null)] }]);
+    });
+    const all = ledger.columns('steps', a, ['step', 'phase', 'loss']);
+    expect(all.values.loss).toEqual(losses);
+    expect(all.values.step).toEqual([1, 2, 3, 4, 5]);
+    expect(all.values.phase).toEqual(['train', 'eval', 'train', 'train', 'train']);
+    expect(all.rows).toBe(5);
+    expect(all.last).toBe(ledger.rowMark('steps', a).last);
+    expect(ledger.columns('steps', b, ['loss']).values.loss).toEqual([null, null, null, null, null]);
+    // After the third row: the last two; after the last: none, and where it ended stays.
+    const db = new Database(ledger.path, { readonly: true });
+    const rowid3 = db.prepare('SELECT rowid FROM steps WHERE run_id = ? AND step = 3').pluck().get(a);
+    db.close();
+    expect(ledger.columns('steps', a, ['step'], rowid3 as number).values.step).toEqual([4, 5]);
+    expect(ledger.columns('steps', a, ['step'], all.last)).toEqual({
+      values: { step: [] },
+      rows: 0,
+      last: all.last,
+    });
+    expect(ledger.columns('gpuSamples', a, ['tMs'])).toEqual({ values: { tMs: [] }, rows: 0, last: 0 });
+  });
+
   it('deleting a run removes its rows and its folder', () => {
     const { id } = ledger.createRun(NEW_RUN);
     mkdirSync(ledger.runDir(id), { recursive: true });

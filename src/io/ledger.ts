@@ -65,6 +65,7 @@ import {
   columnsSql,
   type RunColumns,
   readColumns,
+  rowBoundsSql,
   rowMarkSql,
   SERIES_TABLES,
   type SeriesField,
@@ -666,7 +667,14 @@ export class Ledger {
     fields: readonly F[],
     afterRow = 0,
   ): RunColumns<F> {
-    return readColumns(this.prepare(columnsSql(SERIES_TABLES[table], fields)), fields, runId, afterRow);
+    const t = SERIES_TABLES[table];
+    return readColumns(
+      this.prepare(rowBoundsSql(t)),
+      this.prepare(columnsSql(t, fields)),
+      fields,
+      runId,
+      afterRow,
+    );
   }
 
   /** How many rows a run has in a series table and the last one's rowid (rows are only ever added). */
