@@ -97,7 +97,7 @@ describe('headroom diagnose', () => {
     expect(r.code).toBe(0);
     const remedies = JSON.parse(r.stdout).findings[0].remedies;
     expect(remedies.at(-1)).toMatchObject({
-      flags: '--micro-batch 1 --grad-accum 4 --gradient-checkpointing full',
+      flags: '--micro-batch 1 --grad-accum 4 --gradient-checkpointing full --loss fused',
       fitsAfter: true,
     });
     const human = diagnose([

@@ -3,7 +3,7 @@
  * GPU at the peak against its memory less the margin), with the same --headroom, as a user runs them.
  * The case is the one a new user met: Llama-3.1-8B QLoRA on a 24 GB RTX 4090 fits the card but not its
  * 10 % margin, and estimate used to say "✓ fits" while fit found no micro-batch and plan asked for
- * changes. The verdict judges the estimate's upper bound: at 1536 tokens its point fits the budget, its
+ * changes. The verdict judges the estimate's upper bound: at 1408 tokens its point fits the budget, its
  * upper bound (what nine in ten measured runs of its kind stay under) fits the card but not the margin.
  * The table behind the upper bound is regenerated from measurements (npm run upper:build); if it moves
  * the bound out of that window, pick the sequence length again.
@@ -31,7 +31,7 @@ function json(args: readonly string[]): Record<string, unknown> {
 }
 
 const QLORA_8B = ['llama-3.1-8b', '--method', 'qlora', '--quantization', 'nf4'];
-const ON_4090 = [...QLORA_8B, '--gpu', 'rtx-4090', '--seq-len', '1536'];
+const ON_4090 = [...QLORA_8B, '--gpu', 'rtx-4090', '--seq-len', '1408'];
 
 interface FitJson {
   readonly ok: boolean;
@@ -77,7 +77,7 @@ describe('one fit verdict', () => {
     expect(plan.rungs.length).toBeGreaterThan(0);
 
     // gpus --for: one RTX 4090 is not enough for the scenario as given.
-    const gpus = json(['gpus', '--for', ...QLORA_8B, '--seq-len', '1536', '--max-gpus', '1']) as {
+    const gpus = json(['gpus', '--for', ...QLORA_8B, '--seq-len', '1408', '--max-gpus', '1']) as {
       options: { gpu: string }[];
     };
     expect(gpus.options.map((o) => o.gpu)).not.toContain('rtx-4090');
@@ -96,7 +96,7 @@ describe('one fit verdict', () => {
     expect(fit.microBatch.value).toBeGreaterThanOrEqual(1);
     const plan = json(['plan', ...ON_4090, ...at5]) as { fitsAlready: boolean };
     expect(plan.fitsAlready).toBe(true);
-    const gpus = json(['gpus', '--for', ...QLORA_8B, '--seq-len', '1536', '--max-gpus', '1', ...at5]) as {
+    const gpus = json(['gpus', '--for', ...QLORA_8B, '--seq-len', '1408', '--max-gpus', '1', ...at5]) as {
       options: { gpu: string }[];
     };
     expect(gpus.options.map((o) => o.gpu)).toContain('rtx-4090');

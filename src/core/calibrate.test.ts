@@ -296,6 +296,8 @@ describe('calibratedEstimate', () => {
     expect(e.upper.basis.allocated).toEqual({
       kind: large.upper.basis.allocated.kind,
       rows: 2,
+      // One run is one source: its own steps are the only evidence.
+      sources: 1,
       ratio: 1.02,
       from: 'calibration',
     });
