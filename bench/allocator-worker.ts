@@ -1,7 +1,8 @@
 /**
  * One slice of bench:allocator's sweep, run in its own process: the cases named on the command line
  * (indices into sweepCases()), each with the default allocator and with expandable segments, printed
- * as one JSON line each (the climb at REPORTED_STEPS only, to keep the stored runs small).
+ * as one JSON line each (the climb at REPORTED_STEPS only, to keep the stored runs small, and with the
+ * default allocator the least it needs under a memory limit).
  */
 import type { LengthComparison } from '../src/core/allocator/replay.js';
 import { REPORTED_STEPS, runSweepCase, sweepCases, sweepPattern } from '../src/core/allocator/sweep.js';
@@ -13,6 +14,7 @@ const brief = (r: LengthComparison) => ({
   fixedShare: r.fixedShare,
   allocatedDifferenceBytes: r.allocatedDifferenceBytes,
   extraAt: REPORTED_STEPS.map((step) => r.extraShareByStep[step - 1]!),
+  ...(r.pressureExtraShare === undefined ? {} : { pressureExtraShare: r.pressureExtraShare }),
 });
 for (const arg of process.argv.slice(2)) {
   const index = Number(arg);
@@ -22,7 +24,8 @@ for (const arg of process.argv.slice(2)) {
   const pattern = sweepPattern(shape, c);
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const lossBytes = (sum(pattern.lossSavedPerToken) + sum(pattern.lossBackwardPerToken)) * c.batch * c.cap;
-  const plain = brief(runSweepCase(shape, c, false));
+  // Under a memory limit too (the default allocator's climb; expandable segments unmap free pages).
+  const plain = brief(runSweepCase(shape, c, false, undefined, true));
   const expandable = brief(runSweepCase(shape, c, true));
   console.log(JSON.stringify({ index, case: c, lossBytes, plain, expandable }));
 }

@@ -27,6 +27,8 @@ interface Level {
   readonly fixedShare: number;
   readonly allocatedDifferenceBytes: number;
   readonly extraAt: readonly number[];
+  /** Default allocator only: the least the padded run needs above the fixed reserve, under a limit. */
+  readonly pressureExtraShare?: number;
 }
 export interface StoredRun {
   readonly index: number;
@@ -118,6 +120,7 @@ const rows: SweepRow[] = runs.map((r) => ({
   lossBytes: r.lossBytes,
   extraShare: last(r.plain),
   expandableExtraShare: last(r.expandable),
+  pressureExtraShare: r.plain.pressureExtraShare ?? 0,
 }));
 const term = reserveGrowthTerm(rows);
 say();
@@ -129,6 +132,43 @@ say(`| × the loss's tensors | ${term.lossFactor.toFixed(3)} | ${RESERVE_GROWTH.
 say(`| × the rest of the churn | ${term.layerFactor.toFixed(3)} | ${RESERVE_GROWTH.layerFactor} |`);
 say(
   `| expandable segments, × the churn | ${term.expandableShare.toFixed(3)} | ${RESERVE_GROWTH.expandableShare} |`,
+);
+say(
+  `| under a memory limit, × the loss's tensors | ${term.pressureLossFactor.toFixed(3)} | ${RESERVE_GROWTH.pressureLossFactor} |`,
+);
+say(
+  `| under a memory limit, × the rest of the churn | ${term.pressureLayerFactor.toFixed(3)} | ${RESERVE_GROWTH.pressureLayerFactor} |`,
+);
+say();
+say('Under a memory limit (a card without room for the climb) the allocator gives its unsplit cached');
+say('segments back and retries before it fails; the least limit each padded run completes under, above');
+say("the fixed run's reserve, as a share of the churn (default allocator):");
+say();
+say('| loss | n | median | p90 | max | climb with room, median |');
+say('|---|---|---|---|---|---|');
+for (const loss of ['standard', 'chunked', 'fused'] as const) {
+  const of = rows.filter((_, i) => runs[i]!.case.loss === loss);
+  const xs = of.map((r) => r.pressureExtraShare);
+  say(
+    `| ${loss} | ${xs.length} | ${pct(quantile(xs, 0.5))} | ${pct(quantile(xs, 0.9))} | ${pct(xs.reduce((a, b) => Math.max(a, b), 0))} | ${pct(
+      quantile(
+        of.map((r) => r.extraShare),
+        0.5,
+      ),
+    )} |`,
+  );
+}
+// The pressure fit is a mean: how far the runs it under-reads need more than it says.
+const shortBy = rows
+  .map((r) => {
+    const loss = Math.min(r.lossBytes, r.churnBytes);
+    const fit = term.pressureLossFactor * loss + term.pressureLayerFactor * (r.churnBytes - loss);
+    return r.pressureExtraShare - fit / r.churnBytes;
+  })
+  .filter((x) => x > 0);
+say();
+say(
+  `The fit under a limit is a mean: ${shortBy.length} of ${rows.length} runs need more than it says, by ${pct(quantile(shortBy, 0.9))} of the churn at their 90th percentile (at most ${pct(shortBy.reduce((a, b) => Math.max(a, b), 0))}).`,
 );
 say();
 const drift = Math.max(...runs.map((r) => Math.abs(r.plain.allocatedDifferenceBytes))) / 2 ** 20;

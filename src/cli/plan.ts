@@ -194,8 +194,9 @@ export function renderPlan(plan: Plan, modelId: string, style: Style, lang: Lang
           params: {
             changes,
             peakBytes: last.estimate.peak.deviceBytes,
-            upperBytes: last.estimate.upper.deviceBytes,
-            freeBytes: target.usableBytes - last.estimate.upper.deviceBytes,
+            // What the verdict judged: the card's need at the upper bound (a padded run's climb is given back).
+            upperBytes: last.estimate.upper.neededDeviceBytes,
+            freeBytes: target.usableBytes - last.estimate.upper.neededDeviceBytes,
             usableBytes: target.usableBytes,
             relativeStepTime: last.relativeStepTime,
           },

@@ -39,7 +39,17 @@ describe('renderPeakTerms', () => {
       ),
     );
     expect(text).toContain(
-      `(+ reserve climb if padded batches keep reaching the cap: in the upper bound)  ${formatBytes(growth).padStart(10)}`,
+      `(+ reserve climb if padded batches keep reaching the cap, on a card with room)  ${formatBytes(growth).padStart(10)}`,
+    );
+    // Of it, what a full card must hold: the allocator gives its unsplit cache back first.
+    const need = e.breakdown.variableLengthNeedBytes;
+    expect(need).toBeGreaterThan(0);
+    expect(need).toBeLessThan(growth / 4);
+    expect(text).toMatch(
+      new RegExp(
+        `\\(of it, what a full card must hold, the rest given back: in the upper bound\\) +${formatBytes(need)}$`,
+        'm',
+      ),
     );
     expect(explain('longest', 'zh').text).toContain('若填充后的批次反复达到上限');
   });

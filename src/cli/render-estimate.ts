@@ -171,10 +171,13 @@ export function renderEstimate(input: {
     )}`,
   );
   lines.push(style.dim(`  ${view(lang, { code: 'peak-levels-hint', params: {} })}`));
+  // A padded run's climb tops the ranges; the basis speaks for what the card must hold.
+  const climbs = upper.deviceBytes > upper.neededDeviceBytes;
+  const neededReserved = upper.reservedBytes - (upper.deviceBytes - upper.neededDeviceBytes);
   // The levels nest (upper.ts): the bound at nvidia-smi may be set by allocated's or reserved's ratio.
   const level =
-    upper.deviceBytes > Math.round(deviceBytes * upper.basis.device.ratio) + 1
-      ? upper.reservedBytes > Math.round(reservedBytes * upper.basis.reserved.ratio) + 1
+    upper.neededDeviceBytes > Math.round(deviceBytes * upper.basis.device.ratio) + 1
+      ? neededReserved > Math.round(reservedBytes * upper.basis.reserved.ratio) + 1
         ? ('allocated' as const)
         : ('reserved' as const)
       : ('device' as const);
@@ -190,11 +193,24 @@ export function renderEstimate(input: {
           ratio: basis.ratio,
           from: basis.from,
           level,
-          effective: upper.deviceBytes / deviceBytes,
+          effective: upper.neededDeviceBytes / deviceBytes,
         },
       })}`,
     ),
   );
+  if (climbs)
+    lines.push(
+      style.dim(
+        `  ${view(lang, {
+          code: 'upper-climb',
+          params: {
+            reservedUpperBytes: upper.reservedBytes,
+            deviceUpperBytes: upper.deviceBytes,
+            neededBytes: upper.neededDeviceBytes,
+          },
+        })}`,
+      ),
+    );
   if (input.explain) lines.push('', renderPeakTerms(result, style, lang), '');
   if (result.host) {
     lines.push(`  ${view(lang, { code: 'host-memory', params: result.host })}`);
@@ -280,11 +296,14 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   // Padded batches: the reserve's growth over the run, on its own row (allocator.ts).
   const growth = result.breakdown.variableLengthReserveBytes;
   const growthLabel = view(lang, { code: 'terms-reserve-growth', params: {} });
+  const need = result.breakdown.variableLengthNeedBytes;
+  const needLabel = view(lang, { code: 'terms-reserve-need', params: {} });
   const outside = view(lang, { code: 'terms-outside', params: {} });
   const labelWidth = Math.max(
     ...terms.map((t) => displayWidth(t.label)),
     displayWidth(outside),
     growth > 0 ? displayWidth(growthLabel) : 0,
+    growth > 0 ? displayWidth(needLabel) : 0,
   );
   // A term's row has a bar against the nvidia-smi peak; a total's row says what it adds up to.
   const row = (label: string, bytes: number, total?: string): string =>
@@ -305,7 +324,7 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
       deviceBytes - reservedBytes,
       view(lang, { code: 'terms-device', params: { bytes: deviceBytes } }),
     ),
-    // Not in the sum: the climb if batches keep reaching the cap, which the upper bound carries.
-    ...(growth > 0 ? [style.dim(row(growthLabel, growth, ''))] : []),
+    // Not in the sum: the climb if batches keep reaching the cap, and what of it the upper bound carries.
+    ...(growth > 0 ? [style.dim(row(growthLabel, growth, '')), style.dim(row(needLabel, need, ''))] : []),
   ].join('\n');
 }

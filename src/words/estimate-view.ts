@@ -56,6 +56,15 @@ export interface EstimateViewParams {
     readonly level: 'allocated' | 'reserved' | 'device';
     readonly effective: number;
   };
+  /**
+   * Padded batches: the ranges' tops carry the reserve's climb over the run on a card with room; the card
+   * must hold less (the allocator gives its cache back before it fails), and fits are judged on that.
+   */
+  readonly 'upper-climb': {
+    readonly reservedUpperBytes: number;
+    readonly deviceUpperBytes: number;
+    readonly neededBytes: number;
+  };
   readonly 'host-memory': { readonly cpuBytes: number; readonly nvmeBytes: number };
   readonly 'add-gpu': NoParams;
   readonly 'attack-first': NoParams;
@@ -72,6 +81,8 @@ export interface EstimateViewParams {
   readonly 'terms-reserve': NoParams;
   /** Batches padded to their longest sample: the reserve the allocator adds over the run (allocator.ts). */
   readonly 'terms-reserve-growth': NoParams;
+  /** Of that climb, what a card without room must still hold (the allocator gives the rest back). */
+  readonly 'terms-reserve-need': NoParams;
   readonly 'terms-outside': NoParams;
   readonly 'terms-reserved': { readonly bytes: number };
   readonly 'terms-device': { readonly bytes: number };
@@ -197,6 +208,8 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
         p.from === 'calibration'
           ? `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: the spread of the calibrating run's ${p.rows} steps (${f.times(p.ratio, 3)} ${LEVEL_WORDS.en[p.level]}); fits are judged on it`
           : `upper bound ${f.times(p.effective, 3)} the estimate at nvidia-smi: in each of the ${p.sources} sources of ${p.rows} measured ${kindWords('en', p)}, nine runs in ten stayed under ${f.times(p.ratio, 3)} their estimate ${LEVEL_WORDS.en[p.level]}; fits are judged on it`,
+      'upper-climb': (p, f) =>
+        `padded batches: on a card with room the reserve may climb to ${f.bytes(p.reservedUpperBytes)} over the run (nvidia-smi ${f.bytes(p.deviceUpperBytes)}, the tops of the ranges above); the allocator gives that cache back before it fails, so the card must hold ${f.bytes(p.neededBytes)}: fits are judged on it`,
       'host-memory': (p, f) =>
         `host memory for offload: ${f.bytes(p.cpuBytes)} CPU RAM${p.nvmeBytes > 0 ? `, ${f.bytes(p.nvmeBytes)} NVMe` : ''} per node`,
       'add-gpu': () => 'add --gpu ID to check the fit (headroom gpus lists them)',
@@ -212,7 +225,9 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-allocated': () => '= allocated',
       'terms-reserve': () => '+ allocator reserve and fragmentation',
       'terms-reserve-growth': () =>
-        '  (+ reserve climb if padded batches keep reaching the cap: in the upper bound)',
+        '  (+ reserve climb if padded batches keep reaching the cap, on a card with room)',
+      'terms-reserve-need': () =>
+        '  (of it, what a full card must hold, the rest given back: in the upper bound)',
       'terms-outside': () => '+ outside torch (CUDA context, NCCL, paged states)',
       'terms-reserved': (p, f) => `= reserved ${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi ${f.bytes(p.bytes)}`,
@@ -242,6 +257,8 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
         p.from === 'calibration'
           ? `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}，来自校准运行 ${p.rows} 步之间的波动（${LEVEL_WORDS.zh[p.level]} ${f.times(p.ratio, 3)}）；是否放得下按它判断`
           : `上界：nvidia-smi 估计值的 ${f.times(p.effective, 3)}：${kindWords('zh', p)}的 ${p.rows} 次实测运行来自 ${p.sources} 个来源，每个来源中十次有九次低于其估计值的 ${f.times(p.ratio, 3)}（${LEVEL_WORDS.zh[p.level]}）；是否放得下按它判断`,
+      'upper-climb': (p, f) =>
+        `批次按最长样本填充：显存充裕时，整个运行中预留可能一路涨到 ${f.bytes(p.reservedUpperBytes)}（nvidia-smi ${f.bytes(p.deviceUpperBytes)}，即上面各范围的上端）；这些缓存在分配失败前会被释放，显卡真正要容纳的是 ${f.bytes(p.neededBytes)}，是否放得下按它判断`,
       'host-memory': (p, f) =>
         `卸载所需的主机内存：每个节点 ${f.bytes(p.cpuBytes)} CPU 内存${p.nvmeBytes > 0 ? `、${f.bytes(p.nvmeBytes)} NVMe` : ''}`,
       'add-gpu': () => '加上 --gpu ID 即可检查是否放得下（headroom gpus 列出可选的 GPU）',
@@ -255,7 +272,8 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-heading': (p) => `${PHASE_WORDS.zh[p.phase]}峰值的构成（先是 torch 已分配的各项，再往上）：`,
       'terms-allocated': () => '= 已分配（allocated）',
       'terms-reserve': () => '+ 分配器预留与碎片',
-      'terms-reserve-growth': () => '  （若填充后的批次反复达到上限，预留还会增长：已计入上界）',
+      'terms-reserve-growth': () => '  （若填充后的批次反复达到上限，显存充裕时预留还会增长）',
+      'terms-reserve-need': () => '  （其中显存占满时仍须保留的部分，其余会被释放：已计入上界）',
       'terms-outside': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
       'terms-reserved': (p, f) => `= 已保留（reserved）${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi 显示 ${f.bytes(p.bytes)}`,
@@ -298,6 +316,11 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       level: 'allocated',
       effective: 1.08,
     },
+    'upper-climb': {
+      reservedUpperBytes: 27_270_000_000,
+      deviceUpperBytes: 27_800_000_000,
+      neededBytes: 10_950_000_000,
+    },
     'host-memory': { cpuBytes: 2 ** 37, nvmeBytes: 2 ** 38 },
     'add-gpu': {},
     'attack-first': {},
@@ -315,6 +338,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
     'terms-allocated': {},
     'terms-reserve': {},
     'terms-reserve-growth': {},
+    'terms-reserve-need': {},
     'terms-outside': {},
     'terms-reserved': { bytes: 14_670_000_000 },
     'terms-device': { bytes: 15_180_000_000 },

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compareLengths, paddedLengths, replayRun, seededRandom } from './replay.js';
+import {
+  compareLengths,
+  leastLimitBytes,
+  paddedLengths,
+  replayRun,
+  seededRandom,
+  survives,
+} from './replay.js';
 import { decoderStepPattern } from './step-pattern.js';
 
 const TINY = {
@@ -62,6 +69,29 @@ describe('replayRun', () => {
       -1,
     )!;
     expect(expandable).toBeLessThan(plain / 2);
+  });
+});
+
+describe('a padded run on a card without room for its climb', () => {
+  const lengths = paddedLengths(120, 4, 512);
+  const tokens = lengths.map((l) => 4 * l);
+  it('completes with far less than its climb: the allocator gives back unsplit cache before it fails', () => {
+    const c = compareLengths(pattern, lengths, 4, {}, true);
+    const climb = c.extraShareByStep.at(-1)!;
+    expect(c.pressureExtraShare).toBeDefined();
+    expect(c.pressureExtraShare!).toBeGreaterThanOrEqual(0);
+    expect(c.pressureExtraShare!).toBeLessThan(climb / 2);
+  });
+  it('finds the least limit to 2 MiB: the run holds at it and fails 2 MiB under it', () => {
+    const withRoom = replayRun(pattern, tokens);
+    const high = withRoom.reservedHighWater.at(-1)!;
+    const low = withRoom.allocatedHighWater.at(-1)!;
+    const least = leastLimitBytes(pattern, tokens, low, high);
+    expect(least).toBeLessThanOrEqual(high);
+    expect(survives(pattern, tokens, least)).toBe(true);
+    expect(survives(pattern, tokens, least - 2 * 2 ** 20 - 1)).toBe(false);
+    // Below what it allocates at once, no allocator could run it.
+    expect(survives(pattern, tokens, low - 2 ** 20)).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@
  * longest batch's; with one fixed length it settles after the first step. docs/allocator.md.
  */
 import type { AllocatorConfig } from './rules.js';
-import { type Allocation, CachingAllocatorSim } from './simulator.js';
+import { type Allocation, AllocatorOutOfMemory, CachingAllocatorSim } from './simulator.js';
 import type { StepPattern } from './step-pattern.js';
 
 /** The allocator's levels over a run: after each step, its high-water marks so far. */
@@ -79,9 +79,9 @@ export function replayRun(
   pattern: StepPattern,
   tokensPerStep: readonly number[],
   config: Partial<AllocatorConfig> = {},
-  options: { readonly emptyCacheEvery?: number } = {},
+  options: { readonly emptyCacheEvery?: number; readonly limitBytes?: number } = {},
 ): RunReplay {
-  const sim = new CachingAllocatorSim(config);
+  const sim = new CachingAllocatorSim(config, options.limitBytes);
   for (const w of pattern.weightBytes) sim.malloc(w);
   const persistentBytes = sim.stats().allocatedBytes;
   const reservedHighWater: number[] = [];
@@ -136,6 +136,12 @@ export interface LengthComparison {
   readonly extraShareByStep: readonly number[];
   /** The padded run's allocated high-water less the fixed run's, at the end (≈ 0: same longest batch). */
   readonly allocatedDifferenceBytes: number;
+  /**
+   * With `pressure`: the least the padded run needs reserved to complete (leastLimitBytes), above the
+   * fixed run's reserve, over the churn; never below 0. What a full card must hold, where
+   * extraShareByStep is what a card with room shows.
+   */
+  readonly pressureExtraShare?: number;
 }
 
 /**
@@ -147,8 +153,9 @@ export function compareLengths(
   lengths: readonly number[],
   batch: number,
   config: Partial<AllocatorConfig> = {},
+  pressure = false,
 ): LengthComparison {
-  const longest = Math.max(...lengths);
+  const longest = lengths.reduce((a, b) => Math.max(a, b), 0);
   const fixed = replayRun(
     pattern,
     lengths.map(() => longest * batch),
@@ -162,10 +169,63 @@ export function compareLengths(
   const allocated = fixed.allocatedHighWater.at(-1)!;
   const reserved = fixed.reservedHighWater.at(-1)!;
   const churn = allocated - fixed.persistentBytes;
-  return {
+  const comparison: LengthComparison = {
     churnBytes: churn,
     fixedShare: (reserved - allocated) / churn,
     extraShareByStep: padded.reservedHighWater.map((r) => (r - reserved) / churn),
     allocatedDifferenceBytes: padded.allocatedHighWater.at(-1)! - allocated,
   };
+  if (!pressure) return comparison;
+  // No climb to give back when the padded run never reserved more than the fixed one.
+  const tokens = lengths.map((l) => l * batch);
+  const climbed = padded.reservedHighWater.at(-1)!;
+  const need =
+    climbed <= reserved || survives(pattern, tokens, reserved, config)
+      ? reserved
+      : leastLimitBytes(pattern, tokens, reserved, climbed, config);
+  return { ...comparison, pressureExtraShare: Math.max(0, need - reserved) / churn };
+}
+
+/** Whether the run completes when the allocator may reserve at most `limitBytes` (a card that is full). */
+export function survives(
+  pattern: StepPattern,
+  tokensPerStep: readonly number[],
+  limitBytes: number,
+  config: Partial<AllocatorConfig> = {},
+): boolean {
+  try {
+    replayRun(pattern, tokensPerStep, config, { limitBytes });
+    return true;
+  } catch (error) {
+    if (error instanceof AllocatorOutOfMemory) return false;
+    throw error;
+  }
+}
+
+/** The resolution the least memory a run needs is searched to. */
+const NEED_STEP_BYTES = 2 * 2 ** 20;
+
+/**
+ * The least the allocator must be let reserve for the run to complete, to 2 MiB, between `lowBytes` (a
+ * limit known to fail or the least it could need) and `highBytes` (one known to hold: the run's
+ * high-water with room). Under a limit, a cudaMalloc that fails makes the allocator release its
+ * unsplit cached segments and retry (CUDACachingAllocator.cpp, release_cached_blocks), so a run whose
+ * reserve climbs with room can still finish on a card smaller than its climb; it fails only when what
+ * stays cached is split. Bisection: about log2((high − low) / 2 MiB) replays.
+ */
+export function leastLimitBytes(
+  pattern: StepPattern,
+  tokensPerStep: readonly number[],
+  lowBytes: number,
+  highBytes: number,
+  config: Partial<AllocatorConfig> = {},
+): number {
+  let low = lowBytes;
+  let high = highBytes;
+  while (high - low > NEED_STEP_BYTES) {
+    const mid = low + Math.floor((high - low) / 2);
+    if (survives(pattern, tokensPerStep, mid, config)) high = mid;
+    else low = mid;
+  }
+  return high;
 }

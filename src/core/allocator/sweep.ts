@@ -61,11 +61,16 @@ export function runSweepCase(
   c: SweepCase,
   expandableSegments: boolean,
   steps: number = SWEEP_STEPS,
+  pressure = false,
 ): LengthComparison {
   const pattern = sweepPattern(shape, c);
-  return compareLengths(pattern, paddedLengths(steps, c.batch, c.cap, c.skew), c.batch, {
-    expandableSegments,
-  });
+  return compareLengths(
+    pattern,
+    paddedLengths(steps, c.batch, c.cap, c.skew),
+    c.batch,
+    { expandableSegments },
+    pressure,
+  );
 }
 
 /** The q-quantile of some numbers (linear between ranks). */
@@ -88,6 +93,8 @@ export interface SweepRow {
   readonly extraShare: number;
   /** The same with expandable segments, over that run's churn. */
   readonly expandableExtraShare: number;
+  /** The least the padded run needs above the fixed run's reserve under a memory limit (default allocator), over the churn. */
+  readonly pressureExtraShare: number;
 }
 
 /** The variable-length reserve term: bytes per byte of the loss's tensors and of the rest of the churn. */
@@ -96,14 +103,17 @@ export interface ReserveGrowthTerm {
   readonly layerFactor: number;
   /** With expandable segments: the 90th percentile of the added reserve over the churn. */
   readonly expandableShare: number;
+  /** What a full card must hold of that climb (the allocator gives back unsplit cache first): per loss byte. */
+  readonly pressureLossFactor: number;
+  /** … and per byte of the rest of the churn. */
+  readonly pressureLayerFactor: number;
 }
 
-/**
- * The term read off the sweep: the added reserve (bytes) as α·(loss tensors) + β·(rest of the churn), by
- * least squares through the origin over every case; with expandable segments, one share of the churn,
- * the sweep's 90th percentile (the added reserve is small and has no structure to fit).
- */
-export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm {
+/** y ≈ α·(loss tensors) + β·(rest of the churn), least squares through the origin over the rows. */
+function lossAndRestFit(
+  rows: readonly SweepRow[],
+  share: (row: SweepRow) => number,
+): { readonly loss: number; readonly rest: number } {
   let sll = 0;
   let slr = 0;
   let srr = 0;
@@ -112,7 +122,7 @@ export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm 
   for (const row of rows) {
     const l = row.lossBytes;
     const r = Math.max(0, row.churnBytes - row.lossBytes);
-    const y = row.extraShare * row.churnBytes;
+    const y = share(row) * row.churnBytes;
     sll += l * l;
     slr += l * r;
     srr += r * r;
@@ -120,12 +130,26 @@ export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm 
     sry += r * y;
   }
   const det = sll * srr - slr * slr;
+  return { loss: (sly * srr - sry * slr) / det, rest: (sry * sll - sly * slr) / det };
+}
+
+/**
+ * The term read off the sweep: the added reserve (bytes) as α·(loss tensors) + β·(rest of the churn), by
+ * least squares through the origin over every case, with room and under a limit; with expandable
+ * segments, one share of the churn, the sweep's 90th percentile (the added reserve is small and has no
+ * structure to fit).
+ */
+export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm {
+  const climb = lossAndRestFit(rows, (r) => r.extraShare);
+  const pressure = lossAndRestFit(rows, (r) => r.pressureExtraShare);
   return {
-    lossFactor: (sly * srr - sry * slr) / det,
-    layerFactor: (sry * sll - sly * slr) / det,
+    lossFactor: climb.loss,
+    layerFactor: climb.rest,
     expandableShare: quantile(
       rows.map((r) => r.expandableExtraShare),
       0.9,
     ),
+    pressureLossFactor: pressure.loss,
+    pressureLayerFactor: pressure.rest,
   };
 }

@@ -13,7 +13,11 @@ interface StoredRun {
   readonly index: number;
   readonly case: SweepCase;
   readonly lossBytes: number;
-  readonly plain: { readonly churnBytes: number; readonly extraAt: readonly number[] };
+  readonly plain: {
+    readonly churnBytes: number;
+    readonly extraAt: readonly number[];
+    readonly pressureExtraShare: number;
+  };
   readonly expandable: { readonly churnBytes: number; readonly extraAt: readonly number[] };
 }
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -44,20 +48,33 @@ describe('the variable-length reserve term', () => {
         lossBytes: r.lossBytes,
         extraShare: r.plain.extraAt.at(-1)!,
         expandableExtraShare: r.expandable.extraAt.at(-1)!,
+        pressureExtraShare: r.plain.pressureExtraShare,
       })),
     );
     expect(term.lossFactor).toBeCloseTo(RESERVE_GROWTH.lossFactor, 3);
     expect(term.layerFactor).toBeCloseTo(RESERVE_GROWTH.layerFactor, 3);
     expect(term.expandableShare).toBeCloseTo(RESERVE_GROWTH.expandableShare, 3);
+    expect(term.pressureLossFactor).toBeCloseTo(RESERVE_GROWTH.pressureLossFactor, 3);
+    expect(term.pressureLayerFactor).toBeCloseTo(RESERVE_GROWTH.pressureLayerFactor, 3);
+    // A full card holds far less of the climb than a card with room shows: the cache goes back first.
+    expect(RESERVE_GROWTH.pressureLossFactor).toBeLessThan(RESERVE_GROWTH.lossFactor / 4);
+    expect(RESERVE_GROWTH.pressureLayerFactor).toBeLessThan(RESERVE_GROWTH.layerFactor);
   });
 
   it('the stored runs come from this simulator: one replayed again gives the same climb', () => {
     const stored = runs.find(
       (r) => r.case.model === 'qwen2.5-0.5b' && r.case.loss === 'fused' && r.case.checkpointing,
     )!;
-    const again = runSweepCase(resolveModelRef(stored.case.model)!.shape, stored.case, false);
+    const again = runSweepCase(
+      resolveModelRef(stored.case.model)!.shape,
+      stored.case,
+      false,
+      undefined,
+      true,
+    );
     expect(again.churnBytes).toBe(stored.plain.churnBytes);
     expect(again.extraShareByStep.at(-1)).toBeCloseTo(stored.plain.extraAt.at(-1)!, 12);
+    expect(again.pressureExtraShare).toBeCloseTo(stored.plain.pressureExtraShare, 12);
   }, 20_000);
 
   it('adds α per byte of the loss tensors and β per byte of the rest of the churn, only for padding longest', () => {
@@ -74,6 +91,16 @@ describe('the variable-length reserve term', () => {
     expect(reserveGrowthBytes(peak, 3e9, { padding: 'longest' })).toBeCloseTo(1.888 * 3e9, -3);
   });
 
+  it('on a card without room: what stays of the climb, by the pressure factors; expandable segments keep theirs', () => {
+    const peak = { peakPhase: 'backward' as const, lossBytes: 4e9 };
+    const { pressureLossFactor: a, pressureLayerFactor: b } = RESERVE_GROWTH;
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'longest' }, false)).toBeCloseTo(a * 4e9 + b * 6e9, -3);
+    expect(
+      reserveGrowthBytes(peak, 10e9, { padding: 'longest', expandableSegments: true }, false),
+    ).toBeCloseTo(0.064 * 10e9, -3);
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'packed' }, false)).toBe(0);
+  });
+
   it('is reported beside the point (for upper), and leaves every level of the point alone', () => {
     const fields = { microBatchSize: 4, seqLen: 768 };
     const fixed = run(fields);
@@ -86,8 +113,38 @@ describe('the variable-length reserve term', () => {
     const churn = padded.breakdown.churnBytes;
     expect(growth).toBeCloseTo(1.888 * loss + 0.428 * (churn - loss), -2);
     expect(growth).toBeGreaterThan(0);
+    const need = padded.breakdown.variableLengthNeedBytes;
+    const { pressureLossFactor: a, pressureLayerFactor: b } = RESERVE_GROWTH;
+    expect(need).toBeCloseTo(Math.min(growth, a * loss + b * (churn - loss)), -2);
+    // The upper bound carries what a full card needs of the climb, on top of the point's reserve.
+    expect(padded.upper.reservedBytes).toBeGreaterThanOrEqual(padded.peak.reservedBytes + need - 1);
     expect(padded.peak.reservedBytes).toBe(fixed.peak.reservedBytes);
     expect(padded.peak.deviceBytes).toBe(fixed.peak.deviceBytes);
     expect(run({ ...fields, padding: 'packed' }).peak).toEqual(fixed.peak);
+  });
+
+  it('judges the fit on what the card must hold: a climb past the margin that the allocator gives back still fits', () => {
+    const scenario = parseScenario({
+      model: 'llama-3.2-3b',
+      method: 'lora',
+      precision: 'bf16-true',
+      microBatchSize: 2,
+      seqLen: 768,
+      padding: 'longest',
+    });
+    const shape = resolveModelRef('llama-3.2-3b')!.shape;
+    const e = estimate({ scenario, shape, gpu: findGpu('a10g')! });
+    const fits = e.fits!;
+    // With room the reserve could climb past the A10G's 10 % margin …
+    expect(e.upper.deviceBytes).toBeGreaterThan(fits.budgetBytes);
+    expect(e.upper.deviceBytes).toBeLessThanOrEqual(fits.usableBytes);
+    // … but the card must hold only the need, and the verdict judges that.
+    expect(e.upper.neededDeviceBytes).toBeLessThan(e.upper.deviceBytes);
+    expect(fits.requiredBytes).toBe(e.upper.neededDeviceBytes);
+    expect(fits.ok).toBe(true);
+    // On a T4 the climb cannot pass the card: the bound is held to it, or to the need above it.
+    const t4 = estimate({ scenario, shape, gpu: findGpu('t4')! });
+    expect(t4.upper.deviceBytes).toBe(Math.max(t4.fits!.usableBytes, t4.upper.neededDeviceBytes));
+    expect(t4.upper.deviceBytes).toBeLessThan(e.upper.deviceBytes);
   });
 });

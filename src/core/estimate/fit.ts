@@ -9,6 +9,7 @@ import { GPUS_PER_NODE } from './host.js';
 /** The fit step: the verdict, and the host memory with the paged states that spill into it. */
 export function fitOnGpu(
   deviceBytes: number,
+  /** What the card must hold at the upper bound (UpperBound.neededDeviceBytes). */
   upperDeviceBytes: number,
   pagedOptimizerBytes: number,
   host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null,

@@ -18,6 +18,7 @@
  */
 import { olderInstallAlternatives } from '../frameworks/alternatives.js';
 import { shapeUnderProfile } from '../frameworks/model.js';
+import { usableBytes } from '../margin.js';
 import { paramBreakdown } from '../params.js';
 import { STRATEGY_TRAITS } from '../sharding.js';
 import { activationPlan } from './activations.js';
@@ -44,7 +45,7 @@ import type {
   StepPhase,
   TermBytes,
 } from './types.js';
-import { higherUpper, upperBound, withReserveClimb } from './upper.js';
+import { climbOnCard, higherUpper, upperBound, withReserveClimb } from './upper.js';
 
 /** The result as it is built: the optional fields are set once the steps that make them have run. */
 type Building = { -readonly [K in keyof Estimate]: Estimate[K] };
@@ -162,6 +163,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     churnBytes: Math.round(reserve.churnBytes),
     allocatorFragmentationShare: reserve.share,
     variableLengthReserveBytes: Math.round(reserve.growthBytes),
+    variableLengthNeedBytes: Math.round(reserve.needBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),
     ncclBytes: Math.round(runtime.ncclBytes),
   };
@@ -187,6 +189,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       upperBound(scenario, peak, breakdown.pagedOptimizerBytes),
       peak,
       breakdown.variableLengthReserveBytes,
+      breakdown.variableLengthNeedBytes,
     ),
     components: {
       weights: Math.round(components.weights),
@@ -223,9 +226,10 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     }
   }
   if (input.gpu) {
+    result.upper = climbOnCard(result.upper, usableBytes(input.gpu));
     const fit = fitOnGpu(
       result.peak.deviceBytes,
-      result.upper.deviceBytes,
+      result.upper.neededDeviceBytes,
       breakdown.pagedOptimizerBytes,
       result.host,
       input.gpu,

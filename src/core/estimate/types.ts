@@ -122,6 +122,11 @@ export type Breakdown = {
   readonly allocatorFragmentationShare: number;
   /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
   readonly variableLengthReserveBytes: number;
+  /**
+   * What a card without room for that climb must still hold of it: the allocator releases its unsplit
+   * cached segments and retries before it fails (RESERVE_GROWTH's pressure factors); in `upper`.
+   */
+  readonly variableLengthNeedBytes: number;
   /** The CUDA context outside torch. */
   readonly cudaContextBytes: number;
   /** NCCL's buffers when more than one GPU is used. */

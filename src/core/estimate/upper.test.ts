@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildUpperTable,
+  climbOnCard,
   nearestRankQuantile,
   sourceQuantile,
   UPPER_TABLE,
@@ -11,6 +12,7 @@ import {
   upperKey,
   upperKinds,
   upperSampleRatio,
+  withReserveClimb,
 } from './upper.js';
 
 const sample = (ratio: number, over: Partial<UpperSample> = {}): UpperSample => ({
@@ -190,5 +192,48 @@ describe('upperFromBasis', () => {
     expect(upperSampleRatio('device', 28.1e9, 27e9, 16e9)).toBeCloseTo(1.1, 12);
     // Other levels do not hold the paged states: the plain ratio.
     expect(upperSampleRatio('allocated', 11e9, 10e9, 16e9)).toBeCloseTo(1.1, 12);
+  });
+});
+
+describe('a padded run’s reserve climb in the bound', () => {
+  const of = (ratio: number) => ({
+    kind: { framework: null, method: null, layout: null },
+    rows: 10,
+    sources: 3,
+    ratio,
+    from: 'measured-runs' as const,
+  });
+  const peak = { allocatedBytes: 10e9, reservedBytes: 11e9, deviceBytes: 11.5e9 };
+  const plain = upperFromBasis(peak, { allocated: of(1.1), reserved: of(1.1), device: of(1.1) });
+
+  it('without a climb, the card must hold what nvidia-smi shows', () => {
+    expect(plain.neededDeviceBytes).toBe(plain.deviceBytes);
+    expect(withReserveClimb(plain, peak, 0, 0)).toBe(plain);
+  });
+
+  it('tops reserved and nvidia-smi with the climb, and the card’s need with what a full card keeps of it', () => {
+    const u = withReserveClimb(plain, peak, 6e9, 0.5e9);
+    // Reserved: the point's 11 GB plus the 6 GB climb; nvidia-smi the same plus the 0.55 GB outside torch.
+    expect(u.reservedBytes).toBe(17e9);
+    expect(u.deviceBytes).toBe(17e9 + 0.55e9);
+    // The need: the ratio's bound (12.65 GB) beats the point plus the 0.5 GB a full card keeps (12.05 GB).
+    expect(u.neededDeviceBytes).toBe(plain.deviceBytes);
+    // A keep larger than the ratio's margin sets the need.
+    expect(withReserveClimb(plain, peak, 6e9, 2e9).neededDeviceBytes).toBe(13e9 + 0.55e9);
+    expect(u.allocatedBytes).toBe(plain.allocatedBytes);
+  });
+
+  it('on a card smaller than the climb, holds reserved and nvidia-smi to the card, never under the need', () => {
+    const u = withReserveClimb(plain, peak, 6e9, 0.5e9);
+    const onCard = climbOnCard(u, 15e9);
+    expect(onCard.deviceBytes).toBe(15e9);
+    expect(onCard.reservedBytes).toBe(17e9 - 2.55e9);
+    expect(onCard.neededDeviceBytes).toBe(u.neededDeviceBytes);
+    // A card smaller than the need: the bound stays at the need (the verdict says it does not fit).
+    const tiny = climbOnCard(u, 10e9);
+    expect(tiny.deviceBytes).toBe(u.neededDeviceBytes);
+    expect(tiny.reservedBytes).toBeGreaterThanOrEqual(tiny.allocatedBytes);
+    // A card with room for the whole climb: unchanged.
+    expect(climbOnCard(u, 40e9)).toBe(u);
   });
 });

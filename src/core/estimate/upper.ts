@@ -83,8 +83,17 @@ export interface UpperBasis {
 /** The estimate's upper bound at each level, and how each level's ratio was chosen. */
 export interface UpperBound {
   readonly allocatedBytes: number;
+  /** What max_memory_reserved stays under: with padded batches, the reserve's climb over the run. */
   readonly reservedBytes: number;
+  /** What nvidia-smi shows for the process, the same way. */
   readonly deviceBytes: number;
+  /**
+   * What the card must hold at the bound, nvidia-smi's level: deviceBytes less the part of a padded
+   * run's reserve climb that the allocator gives back before it fails (it releases unsplit cached
+   * segments and retries, CUDACachingAllocator.cpp release_cached_blocks). The fit verdict judges
+   * this; it is deviceBytes for batches of one length.
+   */
+  readonly neededDeviceBytes: number;
   readonly basis: { readonly [L in UpperLevel]: UpperBasis };
 }
 
@@ -242,7 +251,13 @@ export function upperFromBasis(peak: PeakLevels, basis: UpperBound['basis'], pag
   const outsideTorch = Math.max(0, peak.deviceBytes - peak.reservedBytes);
   const scaled = Math.round((peak.deviceBytes - pagedBytes) * basis.device.ratio) + pagedBytes;
   const device = Math.max(reserved + outsideTorch, scaled);
-  return { allocatedBytes: allocated, reservedBytes: reserved, deviceBytes: device, basis };
+  return {
+    allocatedBytes: allocated,
+    reservedBytes: reserved,
+    deviceBytes: device,
+    neededDeviceBytes: device,
+    basis,
+  };
 }
 
 /**
@@ -336,15 +351,41 @@ export function upperOfSetup(
 
 /**
  * The bound with padded batches' reserve climb in it (allocator.ts, reserveGrowthBytes): reserved and
- * nvidia-smi at least the point plus the climb, whatever the measured rows' ratio says, so a fit never
- * rests on the batches staying short. Levels stay nested.
+ * nvidia-smi at least the point plus the climb a card with room shows (`growthBytes`), and the level the
+ * card must hold at least the point plus what a full card keeps of it (`needBytes`), whatever the measured
+ * rows' ratio says, so a fit never rests on the batches staying short, nor fails for cache the allocator
+ * would give back. Levels stay nested.
  */
-export function withReserveClimb(upper: UpperBound, peak: PeakLevels, growthBytes: number): UpperBound {
+export function withReserveClimb(
+  upper: UpperBound,
+  peak: PeakLevels,
+  growthBytes: number,
+  needBytes: number = growthBytes,
+): UpperBound {
   if (growthBytes <= 0) return upper;
-  const reservedBytes = Math.max(upper.reservedBytes, Math.round(peak.reservedBytes + growthBytes));
   const outside = Math.max(0, upper.deviceBytes - upper.reservedBytes);
+  const reservedBytes = Math.max(upper.reservedBytes, Math.round(peak.reservedBytes + growthBytes));
   const deviceBytes = Math.max(upper.deviceBytes, reservedBytes + outside);
-  return { ...upper, reservedBytes, deviceBytes };
+  const neededDeviceBytes = Math.max(
+    upper.neededDeviceBytes,
+    Math.round(peak.reservedBytes + Math.min(needBytes, growthBytes)) + outside,
+  );
+  return { ...upper, reservedBytes, deviceBytes, neededDeviceBytes };
+}
+
+/**
+ * The bound on a card of `usableBytes`: the reserve cannot climb past the card (under pressure the
+ * allocator gives its cache back instead), so reserved and nvidia-smi are held to the card, never below
+ * what the card must hold (neededDeviceBytes) or what torch allocates.
+ */
+export function climbOnCard(upper: UpperBound, usableBytes: number): UpperBound {
+  const over = upper.deviceBytes - Math.max(usableBytes, upper.neededDeviceBytes);
+  if (over <= 0) return upper;
+  return {
+    ...upper,
+    reservedBytes: Math.max(upper.allocatedBytes, upper.reservedBytes - over),
+    deviceBytes: upper.deviceBytes - over,
+  };
 }
 
 /** The higher of two bounds at each level (the basis of whichever is higher there). */
@@ -358,6 +399,7 @@ export function higherUpper(a: UpperBound, b: UpperBound): UpperBound {
     allocatedBytes: allocated.bytes,
     reservedBytes: reserved.bytes,
     deviceBytes: device.bytes,
+    neededDeviceBytes: Math.max(a.neededDeviceBytes, b.neededDeviceBytes),
     basis: { allocated: allocated.basis, reserved: reserved.basis, device: device.basis },
   };
 }
