@@ -1064,3 +1064,29 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     );
   });
 });
+
+describe('FSDP with its parameters offloaded', () => {
+  const fields = {
+    model: 'llama-3.1-8b',
+    method: 'lora',
+    precision: 'bf16-true',
+    microBatchSize: 1,
+    seqLen: 1024,
+    parallelism: { strategy: 'fsdp', gpus: 2 },
+  };
+  it('runs the optimizer step on the CPU: no states, gradients or step temporary on the GPU; ZeRO-3 keeps them', () => {
+    const onGpu = run(fields);
+    const offloaded = run({ ...fields, offload: { params: 'cpu' } });
+    expect(onGpu.breakdown.optimizerBytes).toBeGreaterThan(0);
+    expect(offloaded.breakdown.weightsBytes).toBeLessThan(onGpu.breakdown.weightsBytes);
+    expect(offloaded.breakdown.optimizerBytes).toBe(0);
+    expect(offloaded.breakdown.optimizerTempBytes).toBe(0);
+    // The states wait in host memory instead, with the weight shards.
+    expect(offloaded.host!.cpuBytes).toBeGreaterThanOrEqual(onGpu.breakdown.optimizerBytes);
+    // DeepSpeed's offload_param alone leaves the optimizer where it is.
+    const zero3 = { ...fields, parallelism: { strategy: 'zero3', gpus: 2 } };
+    expect(run({ ...zero3, offload: { params: 'cpu' } }).breakdown.optimizerBytes).toBe(
+      run(zero3).breakdown.optimizerBytes,
+    );
+  });
+});

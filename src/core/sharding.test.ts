@@ -10,6 +10,7 @@ import {
   shardingStrategyFor,
   shardModelStates,
   strategiesWhere,
+  strategyOffload,
 } from './sharding.js';
 
 interface Oracle {
@@ -207,5 +208,28 @@ describe('STRATEGY_TRAITS', () => {
     expect(shardingStrategyFor('ddp', 'gradients')).toBe('zero2');
     expect(shardingStrategyFor('single', 'weights')).toBe('zero3');
     expect(shardingStrategyFor('zero1', 'weights')).toBe('zero3');
+  });
+});
+
+describe('strategyOffload', () => {
+  const none = 'none' as const;
+  const cpu = 'cpu' as const;
+  it('under FSDP, a parameter offload takes the gradients and optimizer states with it (CPUOffload has one switch)', () => {
+    expect(strategyOffload('fsdp', { optimizer: none, params: cpu })).toEqual({
+      optimizer: cpu,
+      params: cpu,
+    });
+    expect(strategyOffload('fsdp-grad-op', { optimizer: none, params: cpu })).toEqual({
+      optimizer: cpu,
+      params: cpu,
+    });
+  });
+  it('leaves DeepSpeed’s two switches apart, and what was set', () => {
+    const paramsOnly = { optimizer: none, params: cpu };
+    expect(strategyOffload('zero3', paramsOnly)).toBe(paramsOnly);
+    const both = { optimizer: 'nvme' as const, params: cpu };
+    expect(strategyOffload('fsdp', both)).toBe(both);
+    const neither = { optimizer: none, params: none };
+    expect(strategyOffload('fsdp', neither)).toBe(neither);
   });
 });

@@ -230,6 +230,27 @@ export interface OffloadPlacement {
 }
 
 /**
+ * Where the model states go for a strategy's offload settings. FSDP has one switch: with
+ * `CPUOffload(offload_params=True)` "this offloads gradients to CPU as well, meaning that the optimizer
+ * step runs on CPU" (torch/distributed/fsdp/api.py, CPUOffload's docstring), and FSDP2's
+ * `CPUOffloadPolicy` offloads "parameters, gradients, and optimizer states" the same way; so under FSDP
+ * a parameter offload takes the optimizer states and gradients with it. DeepSpeed's two switches
+ * (offload_param, offload_optimizer) are apart.
+ */
+export function strategyOffload(
+  strategy: Strategy,
+  offload: { readonly optimizer: OffloadTarget; readonly params: OffloadTarget },
+): { readonly optimizer: OffloadTarget; readonly params: OffloadTarget } {
+  if (
+    STRATEGY_TRAITS[strategy].family !== 'fsdp' ||
+    offload.params === 'none' ||
+    offload.optimizer !== 'none'
+  )
+    return offload;
+  return { optimizer: offload.params, params: offload.params };
+}
+
+/**
  * Applies optimizer and parameter offload to per-GPU model states. Optimizer offload (ZeRO-Offload,
  * FSDP CPUOffload) moves optimizer states and the gradient partition they consume; parameter offload
  * (ZeRO-Infinity, FSDP offload_params) moves the weight shards too.

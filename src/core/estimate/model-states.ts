@@ -10,6 +10,7 @@ import {
   type OffloadPlacement,
   placeModelStates,
   shardModelStates,
+  strategyOffload,
 } from '../sharding.js';
 import { adapterBytesPerParam, optimizerStateBytes } from './optimizer.js';
 import {
@@ -111,7 +112,8 @@ export function modelStates(
   };
   const strategy = scenario.parallelism.strategy;
   const perGpu = shardModelStates(whole, strategy, scenario.parallelism.gpus);
-  const placedShards = placeModelStates(perGpu, scenario.offload);
+  const offload = strategyOffload(strategy, scenario.offload);
+  const placedShards = placeModelStates(perGpu, offload);
   const placed: OffloadPlacement = {
     gpu: {
       weights: placedShards.gpu.weights + unshardedQuantBytes,
@@ -123,7 +125,7 @@ export function modelStates(
   };
   // The optimizer's step temporary is the size of the states it updates: this GPU's shard of them.
   const stepTempBytes =
-    scenario.offload.optimizer === 'none' && whole.optimizer > 0
+    offload.optimizer === 'none' && whole.optimizer > 0
       ? opt.foreachTemp * (perGpu.optimizer / whole.optimizer)
       : 0;
   const pagedOptimizerBytes = opt.paged ? placed.gpu.optimizer : 0;
