@@ -29,7 +29,7 @@ function fieldEn(p: Field): string {
   return `${field} ${what}`;
 }
 function fieldZh(p: Field): string {
-  const field = p.field === '' ? '顶层' : p.field;
+  const field = p.field === '' ? '顶层' : `${p.field} `;
   const what = {
     missing: '缺失',
     'wrong-type': `是 ${p.found}，而不是 ${p.wanted}`,
@@ -37,7 +37,7 @@ function fieldZh(p: Field): string {
     repeated: '以引用方式重复了之前的一条跟踪事件',
     'no-segments': '没有 "segments"',
   }[p.problem];
-  return `${field} ${what}`;
+  return `${field}${what}`;
 }
 
 function opcodeEn(p: Opcode): string {
