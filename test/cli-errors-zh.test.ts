@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -380,5 +381,25 @@ describe('a command-line, run or snapshot error, in both languages', () => {
     const chinese = headroom(home, ['report', '99', '-o', 'r.html', '--lang', 'zh']);
     expect(chinese.code).toBe(1);
     expect(chinese.stderr).toMatch(/^错误：.*ledger\.db 中没有运行 "99"\n建议：/);
+  });
+
+  it('serve on a port that is taken: the same words as --metrics-port', async () => {
+    const held = createServer();
+    await new Promise<void>((done) => held.listen(0, '127.0.0.1', done));
+    const port = (held.address() as { port: number }).port;
+    try {
+      const english = headroom(home, ['serve', '--port', String(port)]);
+      expect([english.code, english.stderr]).toEqual([
+        1,
+        `error: --port ${port}: the port is already in use (127.0.0.1)\nTry: --port ${port + 1}, or --port 0 for any free port\n`,
+      ]);
+      const chinese = headroom(home, ['serve', '--port', String(port), '--lang', 'zh']);
+      expect([chinese.code, chinese.stderr]).toEqual([
+        1,
+        `错误：--port ${port}：端口已被占用（127.0.0.1）\n建议：--port ${port + 1}，或用 --port 0 让系统分配空闲端口\n`,
+      ]);
+    } finally {
+      held.close();
+    }
   });
 });

@@ -2,7 +2,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { HeadroomUserError } from '../core/errors.js';
 import { fileError } from '../core/file-errors.js';
 import { prometheusConfig } from '../io/prometheus.js';
 import { LOOPBACK_HOSTS } from '../server/app.js';
@@ -88,12 +87,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     server.on('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new HeadroomUserError({
-              code: 'bad-flag',
-              where: '--port',
-              message: `port ${port} is already in use`,
-              hint: `headroom serve --port ${port + 1}`,
-            })
+          ? fileError(
+              'port-unavailable',
+              { flag: '--port', port, host, busy: true, next: port + 1 },
+              '--port',
+              'bad-flag',
+            )
           : error,
       ),
     );
