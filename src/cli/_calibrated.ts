@@ -1,6 +1,6 @@
 /** `--calibrated RUN` for fit and plan: the run's stored calibration and its scenario as the base. */
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { parseMarginFraction } from '../core/margin.js';
 import {
   CALIBRATION_MAX_TOKEN_RATIO,
@@ -73,7 +73,7 @@ export function calibrationJson(cal: RunCalibration) {
 
 /**
  * What fit and plan both start from: the --calibrated run (its scenario is the base the flags change),
- * the scenario, the target GPU (required: `gpuHint` says how to give it) and the --headroom margin. A
+ * the scenario, the target GPU (required: the `missing-argument` words say how to give it) and the --headroom margin. A
  * refusal speaks the command's --lang (else the locale).
  */
 export async function loadTargetedScenario(
@@ -85,7 +85,6 @@ export async function loadTargetedScenario(
   },
   positionalModel: string | undefined,
   ctx: CommandContext,
-  gpuHint: string,
 ): Promise<{
   calibrated: RunCalibration | null;
   loaded: LoadedScenario & { gpu: GpuSpec };
@@ -101,12 +100,12 @@ export async function loadTargetedScenario(
     hubProgress(ctx.stderr),
   );
   if (!loaded.gpu) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--gpu',
-      message: `${command} needs a target GPU`,
-      hint: gpuHint,
-    });
+    throw fileError(
+      'missing-argument',
+      { command: command, needs: 'target-gpu', ref: '' },
+      '--gpu',
+      'bad-flag',
+    );
   }
   // The factors describe the run's own tensors: the flags may change its size, not what it is.
   const carried = calibrated ? calibrationCarries(calibrated.scenario, loaded.scenario) : [];

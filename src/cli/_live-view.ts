@@ -1,9 +1,4 @@
-/**
- * The live side of `run` and `watch`: the recorder that samples nvidia-smi and follows the probe log,
- * and the status shown while it records — a pinned line on a terminal, a plain line now and then
- * otherwise. Both commands start one the same way; they differ only in what ends the run.
- */
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { Ledger } from '../io/ledger.js';
 import { RunRecorder } from '../io/recorder.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_SAMPLE_INTERVAL_MS, type QueryResult } from '../io/sampler.js';
@@ -29,12 +24,12 @@ function positiveNumber(raw: string | boolean | undefined, flag: string, fallbac
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (typeof raw !== 'string' || !Number.isFinite(n) || n <= 0) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a positive number`,
-      hint: `e.g. --${flag} ${fallback}`,
-    });
+    throw fileError(
+      'flag-value',
+      { flag: `--${flag}`, value: String(raw), expected: 'positive', example: String(fallback) },
+      `--${flag}`,
+      'bad-flag',
+    );
   }
   return n;
 }

@@ -5,7 +5,7 @@
  */
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { findGpu, GPUS, suggestIds } from '../core/catalog/index.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { ImportReport } from '../core/import/import-report.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, SCENARIO_LIMITS, type Scenario } from '../core/scenario.js';
@@ -35,15 +35,11 @@ type Values = Readonly<Record<string, string | boolean | undefined>>;
 export function catalogGpu(id: string, flag = 'gpu'): GpuSpec {
   const gpu = findGpu(id);
   if (!gpu) {
-    throw new HeadroomUserError({
-      code: 'unknown-gpu',
-      where: flag,
-      message: `${flag} "${id}" is not in the catalog`,
-      hint: `did you mean ${suggestIds(
-        id,
-        GPUS.map((g) => g.id),
-      ).join(', ')}? headroom gpus lists them all`,
-    });
+    const nearest = suggestIds(
+      id,
+      GPUS.map((g) => g.id),
+    );
+    throw fileError('gpu-unknown', { flag, id, nearest }, flag, 'unknown-gpu');
   }
   return gpu;
 }
@@ -54,12 +50,7 @@ export async function scenarioBase(
   command: string,
 ): Promise<{ base: Record<string, unknown>; imported: ImportReport | null; importedFrom: string | null }> {
   if (typeof values.scenario === 'string' && typeof values.from === 'string') {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--from',
-      message: `${command}: give --scenario or --from, not both`,
-      hint: '--scenario takes a Headroom scenario JSON; --from takes a trainer config',
-    });
+    throw fileError('scenario-and-from', { command }, '--from', 'bad-flag');
   }
   if (typeof values.from === 'string') {
     // Loaded only for --from: the YAML parser is most of a cold start otherwise.
@@ -70,12 +61,11 @@ export async function scenarioBase(
   if (typeof values.scenario === 'string') {
     const entries = await readScenarioFile(values.scenario);
     if (entries.length !== 1) {
-      throw new HeadroomUserError({
-        code: 'bad-file',
-        where: values.scenario,
-        message: `${command} takes one scenario; ${values.scenario} has ${entries.length}`,
-        hint: `headroom estimate --scenario ${values.scenario} runs each line`,
-      });
+      throw fileError(
+        'scenario-count',
+        { command, file: values.scenario, count: entries.length },
+        values.scenario,
+      );
     }
     const entry = entries[0]!;
     // A value that is not an object is an error entry already (read-scenarios.ts).
@@ -113,14 +103,14 @@ export async function loadScenario(
     ...sourceOfBase(values, given ? imported : null),
   });
   if (raw.model === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'MODEL',
-      message: importedFrom
-        ? `${importedFrom} names no model (${imported?.format} config)`
-        : `${command} needs a model`,
-      hint: `headroom ${command} llama-3.1-8b …, or --model ID with --from (headroom models lists the catalog)`,
-    });
+    throw importedFrom
+      ? fileError(
+          'names-no-model',
+          { command, file: importedFrom, format: String(imported?.format) },
+          'MODEL',
+          'bad-flag',
+        )
+      : fileError('missing-argument', { command, needs: 'model', ref: '' }, 'MODEL', 'bad-flag');
   }
   try {
     const parsed = parseScenario(raw);
@@ -200,12 +190,19 @@ export function countFlag(
   if (raw === undefined) return undefined;
   const n = typeof raw === 'string' ? Number(raw.replace(/_/g, '')) : Number.NaN;
   if (!Number.isInteger(n) || n < 1 || (max !== undefined && n > max)) {
-    throw new HeadroomUserError({
-      code: 'out-of-range',
-      where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a whole number ${max === undefined ? 'of at least 1' : `from 1 to ${max}`}`,
-      hint: `e.g. --${flag} 8`,
-    });
+    throw fileError(
+      'flag-value',
+      {
+        flag: `--${flag}`,
+        value: String(raw),
+        expected: 'whole-number',
+        min: 1,
+        ...(max === undefined ? {} : { max }),
+        example: '8',
+      },
+      `--${flag}`,
+      'out-of-range',
+    );
   }
   return n;
 }
@@ -226,12 +223,12 @@ export function tokensFlag(values: Values, flag: string): number | undefined {
   const m = typeof raw === 'string' ? /^([\d._]+(?:e\d+)?)\s*([kmgtb]?)$/i.exec(raw.trim()) : null;
   const n = m ? Number(m[1]!.replace(/_/g, '')) * SIZE_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
   if (!Number.isFinite(n) || n < 1) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a token count`,
-      hint: `e.g. --${flag} 2e9, --${flag} 500M or --${flag} 1.5B`,
-    });
+    throw fileError(
+      'flag-value',
+      { flag: `--${flag}`, value: String(raw), expected: 'token-count', example: '2e9' },
+      `--${flag}`,
+      'bad-flag',
+    );
   }
   return Math.round(n);
 }
@@ -256,12 +253,12 @@ export function bytesFlag(values: Values, flag: string): number | undefined {
   const unit = m ? BYTE_UNITS[(m[2] || 'b').toLowerCase()] : undefined;
   const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
   if (!Number.isFinite(n) || n < 0) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: `--${flag}`,
-      message: `--${flag} ${String(raw)}: not a size`,
-      hint: `e.g. --${flag} 40GB or --${flag} 1.5TiB`,
-    });
+    throw fileError(
+      'flag-value',
+      { flag: `--${flag}`, value: String(raw), expected: 'size', example: '40GB' },
+      `--${flag}`,
+      'bad-flag',
+    );
   }
   return Math.round(n);
 }

@@ -1,7 +1,7 @@
 /** `headroom calibrate RUN`: a short recorded run against the estimate of its setup, and the run's own factors. */
 
-import { HeadroomUserError } from '../core/errors.js';
 import { readEstimateError } from '../core/estimate-error.js';
+import { fileError } from '../core/file-errors.js';
 import type { MessageOf } from '../core/message.js';
 import {
   CALIBRATION_MAX_TOKEN_RATIO,
@@ -157,24 +157,19 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const lang = langFromFlag(values.lang, ctx.env);
   const ref = positionals[0];
   if (ref === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'RUN',
-      message: 'calibrate needs a recorded run',
-      hint: 'headroom calibrate last (headroom runs lists them)',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'calibrate', needs: 'recorded-run', ref: '' },
+      'RUN',
+      'bad-flag',
+    );
   }
   const ledger = Ledger.open(headroomHome(ctx.env), 'read');
   try {
     const record = requireRun(ledger, ref);
     const given = typeof values.scenario === 'string' || typeof values.from === 'string' || values.model;
     if (!record.scenario && !given) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: 'RUN',
-        message: `run ${record.id} was recorded without a scenario, so there is no estimate to compare with`,
-        hint: `give its setup: headroom calibrate ${ref} --model ID --method … --micro-batch N --seq-len N`,
-      });
+      throw fileError('run-no-scenario', { id: record.id, ref, use: 'calibrate' }, 'RUN', 'bad-flag');
     }
     const loaded = await loadScenario(values, undefined, 'calibrate', record.scenario ?? undefined);
     // A run recorded without a scenario still kept its allocator setting (headroom run records it).

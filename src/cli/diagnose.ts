@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DiagnosisResult, diagnose, type ScenarioContext } from '../core/diagnose/index.js';
-import { HeadroomUserError, isUserError } from '../core/errors.js';
+import { isUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { RunRecord } from '../core/run-record.js';
 import { diagnoseRun, type RunSnapshotDiagnosis } from '../io/diagnose-run.js';
 import { headroomHome, LEDGER_FILE, Ledger } from '../io/ledger.js';
@@ -66,12 +67,7 @@ function recordedRun(source: string, env: NodeJS.ProcessEnv): { ledger: Ledger; 
   const home = headroomHome(env);
   if (!existsSync(join(home, LEDGER_FILE))) {
     if (!RUN_ID.test(source)) return null;
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'RUN',
-      message: `no run "${source}": nothing is recorded in ${home}, and there is no file of that name`,
-      hint: 'record a run with headroom run -- python train.py, or give the path of a log file',
-    });
+    throw fileError('no-run-no-file', { ref: source, home }, 'RUN', 'bad-flag');
   }
   const ledger = Ledger.open(home, 'read');
   try {
@@ -95,12 +91,12 @@ async function scenarioFrom(
   );
   if (typeof values.scenario !== 'string' && values.model === undefined) {
     if (flagged.length === 0) return null;
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--model',
-      message: `--${flagged[0]} describes a setup, but no model was given`,
-      hint: 'add --model ID (headroom models lists them) or --scenario FILE',
-    });
+    throw fileError(
+      'setup-without-model',
+      { command: 'diagnose', flag: `--${flagged[0]}` },
+      '--model',
+      'bad-flag',
+    );
   }
   const loaded = await loadScenario(values, undefined, 'diagnose');
   return {
@@ -131,12 +127,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const source = positionals[0];
   const stdin = process.stdin;
   if (source === undefined && stdin.isTTY) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'FILE',
-      message: 'diagnose needs a recorded run, a log file, or a traceback on standard input',
-      hint: 'headroom diagnose last   or   headroom diagnose train.log   or   headroom diagnose - < error.txt',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'diagnose', needs: 'log-source', ref: '' },
+      'FILE',
+      'bad-flag',
+    );
   }
   const flagged = await scenarioFrom(values);
   const recorded = source === undefined || source === '-' ? null : recordedRun(source, ctx.env);

@@ -1,6 +1,6 @@
 /** `headroom env capture|show`: record this machine's training environment, or show a recorded one. */
 import { type Captured, type EnvGpu, type EnvSnapshot, parseEnvSnapshot } from '../core/env.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { MessageOf } from '../core/message.js';
 import { formatBytes } from '../core/units.js';
 import { captureEnvironment } from '../io/env-capture.js';
@@ -153,12 +153,12 @@ async function show(args: readonly string[], ctx: CommandContext): Promise<numbe
   const lang = langFromFlag(values.lang, ctx.env);
   const file = positionals[0];
   if (file === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'FILE',
-      message: 'env show needs an environment file',
-      hint: 'headroom env capture -o env.json, then headroom env show env.json',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'env show', needs: 'env-file', ref: '' },
+      'FILE',
+      'bad-flag',
+    );
   }
   const env = parseEnvSnapshot(await readEnvFile(file), file);
   ctx.stdout.write(
@@ -184,10 +184,5 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const [sub, ...rest] = args;
   if (sub === 'capture') return capture(rest, ctx);
   if (sub === 'show') return show(rest, ctx);
-  throw new HeadroomUserError({
-    code: 'bad-flag',
-    where: 'env',
-    message: sub === undefined ? 'env needs a subcommand' : `env: unknown subcommand "${sub}"`,
-    hint: 'headroom env capture -o env.json, or headroom env show env.json',
-  });
+  throw fileError('unknown-subcommand', { command: 'env', sub: sub ?? '' }, 'env', 'bad-flag');
 }

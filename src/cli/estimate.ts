@@ -2,8 +2,9 @@
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { parseEnvSnapshot } from '../core/env.js';
 import { versionsFromEnv, withEnvVersions } from '../core/env-versions.js';
-import { HeadroomUserError, isUserError } from '../core/errors.js';
+import { isUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
+import { fileError } from '../core/file-errors.js';
 import { DEFAULT_MARGIN_FRACTION, parseMarginFraction } from '../core/margin.js';
 import type { ResolvedModel } from '../core/model-ref.js';
 import { parseScenario, type Scenario, type Versions } from '../core/scenario.js';
@@ -138,12 +139,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       sourceOfBase(values, imported.imported),
     );
     if (raw.model === undefined) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: 'MODEL',
-        message: `${values.from} names no model (${imported.imported?.format} config)`,
-        hint: `headroom estimate llama-3.1-8b --from ${values.from}`,
-      });
+      throw fileError(
+        'names-no-model',
+        { command: 'estimate', file: String(values.from), format: String(imported.imported?.format) },
+        'MODEL',
+        'bad-flag',
+      );
     }
     const one = await estimateOne(raw, hub, margin, sources, envVersions);
     if (values.json) {
@@ -162,12 +163,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   }
   if (values.scenario === undefined) {
     if (positionalModel === undefined && values.model === undefined) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: 'MODEL',
-        message: 'estimate needs a model',
-        hint: 'headroom estimate llama-3.1-8b --method lora --gpu rtx-4090   (headroom models lists the catalog)',
-      });
+      throw fileError(
+        'missing-argument',
+        { command: 'estimate', needs: 'model', ref: '' },
+        'MODEL',
+        'bad-flag',
+      );
     }
     const { raw, sources } = mergeScenarioFlags({}, values, positionalModel);
     const one = await estimateOne(raw, hub, margin, sources, envVersions);

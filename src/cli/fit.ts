@@ -195,7 +195,6 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     values,
     positionals[0],
     ctx,
-    'add --gpu ID (headroom gpus lists them)',
   );
   const context = loaded.model.catalog?.max_position_embeddings ?? null;
   const input = {

@@ -1,6 +1,6 @@
 /** `headroom fleet --prometheus URL`: every card dcgm-exporter reports, our runs on them, and what is wrong. */
 
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { FleetReport } from '../core/fleet/fleet.js';
 import { DCGM_FB_METRICS, HEADROOM_METRICS } from '../core/fleet/names.js';
 import { formatBytes } from '../core/units.js';
@@ -102,12 +102,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     ctx.env,
   );
   if (config === null) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--prometheus',
-      message: 'fleet needs a Prometheus server to ask: --prometheus URL, or HEADROOM_PROMETHEUS',
-      hint: 'headroom fleet --prometheus http://127.0.0.1:9090',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'fleet', needs: 'prometheus', ref: '' },
+      '--prometheus',
+      'bad-flag',
+    );
   }
   const reading = await readFleet(config);
   if (values.json) {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { type CapacityResult, GPU_COUNTS, planCapacity } from '../core/capacity.js';
 import type { GpuSpec } from '../core/catalog/gpu-spec.js';
 import { searchGpus } from '../core/catalog/index.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { parseMarginFraction, usableBytes } from '../core/margin.js';
 import type { MessageOf } from '../core/message.js';
 import { formatBytes, GIB } from '../core/units.js';
@@ -161,12 +161,12 @@ async function runCapacity(
   const maxGpus = countFlag(values, 'max-gpus', 'parallelism.gpus') ?? GPU_COUNTS[GPU_COUNTS.length - 1]!;
   const sort = values.sort ?? 'cost';
   if (sort !== 'cost' && sort !== 'time') {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--sort',
-      message: `--sort ${String(sort)}: cost or time`,
-      hint: '--sort time',
-    });
+    throw fileError(
+      'flag-value',
+      { flag: '--sort', value: String(sort), expected: 'either', values: ['cost', 'time'], example: 'time' },
+      '--sort',
+      'bad-flag',
+    );
   }
   const marginFraction =
     typeof values.headroom === 'string' ? parseMarginFraction(values.headroom, '--headroom') : undefined;

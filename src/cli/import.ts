@@ -1,5 +1,6 @@
 /** `headroom import FILE`: the scenario a trainer config maps to, and what was mapped, left out and assumed. */
-import { HeadroomUserError, isUserError } from '../core/errors.js';
+import { isUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { ImportReason, ImportReport, UnmappedKind } from '../core/import/import-report.js';
 import type { MessageOf } from '../core/message.js';
 import { parseScenario, type Scenario } from '../core/scenario.js';
@@ -141,12 +142,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const lang = langFromFlag(values.lang, ctx.env);
   const file = positionals[0];
   if (file === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'FILE',
-      message: 'import needs a trainer config file',
-      hint: 'headroom import examples/llama-3/qlora.yml',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'import', needs: 'trainer-config', ref: '' },
+      'FILE',
+      'bad-flag',
+    );
   }
   const { report, deepspeedPath } = await readTrainerConfig(file);
   if (values.json) {

@@ -1,5 +1,6 @@
 /** The `headroom` command: dispatch, and the one place user errors become messages and exit codes. */
-import { isUserError } from '../core/errors.js';
+import { type HeadroomUserError, isUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { isLangValue, type Lang, langOf } from '../words/lang.js';
 import type { CommandContext } from './_command.js';
 import { clearScenarioSources, lastScenarioSources } from './_last-sources.js';
@@ -83,9 +84,9 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     return 0;
   }
   const load = COMMANDS[command];
-  const style = styleFor(ctx.stderr);
   if (!load) {
-    ctx.stderr.write(`${style.red(`error: unknown command "${command}"`)}\nTry: headroom --help\n`);
+    const unknown = fileError('unknown-command', { command }, command, 'bad-flag');
+    await writeUserError(unknown, command, ctx, langOfArgs(rest, ctx.env));
     return 1;
   }
   const module = await load();
@@ -135,15 +136,25 @@ export async function runCommand(
   } catch (error) {
     if (!isUserError(error)) throw error;
     const { named } = await import('./_scenario-flags.js');
-    const { errorLabels, userErrorWords } = await import('../words/errors.js');
     const shown = named(error, lastScenarioSources(), command);
-    const words = userErrorWords(isUserError(shown) ? shown : error, lang, { command });
-    const labels = errorLabels(lang);
-    const style = styleFor(ctx.stderr);
-    const sep = lang === 'zh' ? '：' : ': ';
-    ctx.stderr.write(
-      `${style.red(`${labels.error}${sep}${words.message}`)}\n${words.hint ? `${labels.try}${sep}${words.hint}\n` : ''}`,
-    );
+    await writeUserError(isUserError(shown) ? shown : error, command, ctx, lang);
     return 1;
   }
+}
+
+/** A user error in the command's language: its message (in red) and what to try, on stderr. */
+async function writeUserError(
+  error: HeadroomUserError,
+  command: string,
+  ctx: CommandContext,
+  lang: Lang,
+): Promise<void> {
+  const { errorLabels, userErrorWords } = await import('../words/errors.js');
+  const words = userErrorWords(error, lang, { command });
+  const labels = errorLabels(lang);
+  const style = styleFor(ctx.stderr);
+  const sep = lang === 'zh' ? '：' : ': ';
+  ctx.stderr.write(
+    `${style.red(`${labels.error}${sep}${words.message}`)}\n${words.hint ? `${labels.try}${sep}${words.hint}\n` : ''}`,
+  );
 }

@@ -1,6 +1,6 @@
 /** `headroom migrate`: what will break when a working run moves to another machine, and how to move it. */
 import { parseEnvSnapshot } from '../core/env.js';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { parseMarginFraction } from '../core/margin.js';
 import {
   type CheckStatus,
@@ -148,12 +148,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values, positionals } = parseFlags(args, OPTIONS, 'migrate', 1);
   const lang = langFromFlag(values.lang, ctx.env);
   if (values['to-env'] === undefined && values['to-gpu'] === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--to-env',
-      message: 'migrate needs a target: --to-env FILE (captured there) or --to-gpu ID (a catalog GPU)',
-      hint: 'headroom env capture -o target.json on the target machine, or --to-gpu h100-sxm',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'migrate', needs: 'migrate-target', ref: '' },
+      '--to-env',
+      'bad-flag',
+    );
   }
   const from = await side(values['from-env'], values['from-gpu'], 'from');
   const to = await side(values['to-env'], values['to-gpu'], 'to');

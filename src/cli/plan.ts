@@ -299,7 +299,6 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     values,
     positionals[0],
     ctx,
-    'add --gpu ID (headroom gpus lists them), and --gpus N for several',
   );
   const plan = makePlan({
     scenario: loaded.scenario,

@@ -1,5 +1,4 @@
-/** `headroom probe path`: where the Python probe is, to put on PYTHONPATH. */
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { probeDir, probeFile, probeInstalled } from '../io/probe-path.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
@@ -27,23 +26,15 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   // Its output is a path: --lang is taken (and checked) like every command's, and has no words to change.
   langFromFlag(values.lang, ctx.env);
   if (positionals[0] !== 'path') {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: positionals[0] ?? 'probe',
-      message:
-        positionals[0] === undefined
-          ? 'probe needs a subcommand'
-          : `probe: unknown subcommand "${positionals[0]}"`,
-      hint: 'headroom probe path',
-    });
+    throw fileError(
+      'unknown-subcommand',
+      { command: 'probe', sub: positionals[0] ?? '' },
+      positionals[0] ?? 'probe',
+      'bad-flag',
+    );
   }
   if (!probeInstalled()) {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: probeFile(),
-      message: `the probe is missing from this installation (${probeFile()})`,
-      hint: 'reinstall headroom (npm install -g headroom)',
-    });
+    throw fileError('probe-missing', { file: probeFile() }, probeFile());
   }
   ctx.stdout.write(
     values.json ? `${JSON.stringify({ dir: probeDir(), file: probeFile() })}\n` : `${probeDir()}\n`,

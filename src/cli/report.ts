@@ -1,7 +1,8 @@
 /** `headroom report RUN -o FILE.html`: a self-contained HTML report of a recorded run. */
 import { resolve } from 'node:path';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { headroomHome, Ledger } from '../io/ledger.js';
+import { requireRun } from '../io/run-context.js';
 import { writeUserFile } from '../io/user-file.js';
 import { runFindings } from '../server/dashboard.js';
 import { buildDemoRun, DEMO_RUN_ID } from '../server/demo-run.js';
@@ -33,35 +34,19 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const lang = langFromFlag(values.lang, ctx.env);
   const ref = positionals[0];
   if (ref === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'RUN',
-      message: 'report needs a run',
-      hint: 'headroom report last -o run.html   (headroom runs lists them)',
-    });
+    throw fileError('missing-argument', { command: 'report', needs: 'run', ref: '' }, 'RUN', 'bad-flag');
   }
   const out = values.output;
   if (out === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '-o',
-      message: 'report needs an output file',
-      hint: `headroom report ${ref} -o run-${ref}.html`,
-    });
+    throw fileError('missing-argument', { command: 'report', needs: 'output', ref: ref }, '-o', 'bad-flag');
   }
   let detail: ReturnType<typeof runDetail>;
   if (ref === 'demo' || ref === String(DEMO_RUN_ID)) detail = buildDemoRun(lang).detail;
   else {
     const ledger = Ledger.open(headroomHome(ctx.env), 'read');
     try {
-      const found = ledger.getRun(ref);
-      if (!found)
-        throw new HeadroomUserError({
-          code: 'invalid-field',
-          where: 'RUN',
-          message: `no run ${ref} in the ledger`,
-          hint: 'headroom runs lists them',
-        });
+      // A run the ledger does not have is the same error as every command's (the ids it has, or how to record one).
+      const found = requireRun(ledger, ref);
       detail = runDetail(ledger, found, { diagnoseRun: runFindings }, lang);
     } finally {
       ledger.close();

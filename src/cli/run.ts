@@ -10,6 +10,7 @@ import { constants, hostname } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { HeadroomUserError, isUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
+import { fileError } from '../core/file-errors.js';
 import { requiredDeviceBytes } from '../core/margin.js';
 import type { HeadroomEvent } from '../core/run/events.js';
 import {
@@ -470,12 +471,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values } = parseFlags(own, OPTIONS, 'run', 0);
   const lang = langFromFlag(values.lang, ctx.env);
   if (command.length === 0) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'COMMAND',
-      message: 'run needs a command after --',
-      hint: 'headroom run -- python train.py',
-    });
+    throw fileError('missing-argument', { command: 'run', needs: 'command', ref: '' }, 'COMMAND', 'bad-flag');
   }
   // The probe writes --log FILE: a folder there would fail in the training, after its start-up.
   if (typeof values.log === 'string') refuseFolder(values.log, PROBE_LOG);

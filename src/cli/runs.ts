@@ -1,5 +1,4 @@
-/** `headroom runs`: the ledger of recorded runs — list, show, diff, export, rm. */
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { summarizeRun } from '../core/run/summary.js';
 import { diffRuns } from '../core/run-diff.js';
 import type { RunRecord } from '../core/run-record.js';
@@ -47,12 +46,12 @@ type Table = keyof typeof EXPORT_TABLES;
 
 function findRun(ledger: Ledger, ref: string | undefined, sub: string): RunRecord {
   if (ref === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'ID',
-      message: `runs ${sub} needs a run id`,
-      hint: `headroom runs lists them; headroom runs ${sub} last works too`,
-    });
+    throw fileError(
+      'missing-argument',
+      { command: `runs ${sub}`, needs: 'run-id', ref: '' },
+      'ID',
+      'bad-flag',
+    );
   }
   return requireRun(ledger, ref, 'ID');
 }
@@ -94,12 +93,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       if (values.last !== undefined) {
         const n = Number(values.last);
         if (!Number.isInteger(n) || n < 1) {
-          throw new HeadroomUserError({
-            code: 'bad-flag',
-            where: '--last',
-            message: `--last ${values.last}: not a whole number of at least 1`,
-            hint: 'e.g. --last 10',
-          });
+          throw fileError(
+            'flag-value',
+            { flag: '--last', value: values.last, expected: 'whole-number', min: 1, example: '10' },
+            '--last',
+            'bad-flag',
+          );
         }
         runs = runs.slice(-n);
       }
@@ -180,21 +179,21 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       const r = findRun(ledger, refs[0], 'export');
       const format = values.format ?? 'jsonl';
       if (format !== 'jsonl' && format !== 'csv') {
-        throw new HeadroomUserError({
-          code: 'bad-flag',
-          where: '--format',
-          message: `--format ${format}: not jsonl or csv`,
-          hint: 'headroom runs export ID --format jsonl',
-        });
+        throw fileError(
+          'flag-value',
+          { flag: '--format', value: format, expected: 'one-of', values: ['jsonl', 'csv'], example: 'jsonl' },
+          '--format',
+          'bad-flag',
+        );
       }
       const table = (values.table ?? 'steps') as Table;
       if (!TABLES.includes(table)) {
-        throw new HeadroomUserError({
-          code: 'bad-flag',
-          where: '--table',
-          message: `--table ${table}: not one of ${TABLES.join(', ')}`,
-          hint: '--table steps',
-        });
+        throw fileError(
+          'flag-value',
+          { flag: '--table', value: table, expected: 'one-of', values: TABLES, example: 'steps' },
+          '--table',
+          'bad-flag',
+        );
       }
       // Written as read, row by row: a long run's export is larger than memory should hold.
       const stream = new ChunkWriter(ctx.stdout);
@@ -223,24 +222,14 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     if (sub === 'rm') {
       const r = findRun(ledger, refs[0], 'rm');
       if (r.status === 'running' && r.monitorPid !== null && alive(r.monitorPid) && !values.force) {
-        throw new HeadroomUserError({
-          code: 'bad-flag',
-          where: 'ID',
-          message: `run ${r.id} is being recorded (headroom pid ${r.monitorPid})`,
-          hint: `wait for it to end, or headroom runs rm ${r.id} --force`,
-        });
+        throw fileError('run-being-recorded', { id: r.id, path: '', pid: r.monitorPid }, 'ID', 'bad-flag');
       }
       ledger.deleteRun(r.id);
       if (values.json) out(JSON.stringify({ removed: r.id }));
       else out(ws(lang, { code: 'removed', params: { id: r.id, name: r.name } }));
       return 0;
     }
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: sub,
-      message: `runs: unknown subcommand "${sub}"`,
-      hint: 'headroom runs [show|diff|export|rm] (headroom runs --help)',
-    });
+    throw fileError('unknown-subcommand', { command: 'runs', sub }, sub, 'bad-flag');
   } finally {
     ledger.close();
   }

@@ -2,7 +2,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { prometheusConfig } from '../io/prometheus.js';
 import { LOOPBACK_HOSTS } from '../server/app.js';
 import { createDashboardApp } from '../server/dashboard.js';
@@ -56,20 +56,15 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const host = values.host ?? '127.0.0.1';
   const port = Number(values.port ?? '7777');
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--port',
-      message: `--port ${values.port}: not a port number`,
-      hint: '--port 7777',
-    });
+    throw fileError(
+      'flag-value',
+      { flag: '--port', value: String(values.port), expected: 'port', example: '7777' },
+      '--port',
+      'bad-flag',
+    );
   }
   if (!LOOPBACK.has(host) && !values.token) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--host',
-      message: `--host ${host} exposes your runs beyond this machine, and no --token was given`,
-      hint: `headroom serve --host ${host} --token "$(openssl rand -hex 16)"`,
-    });
+    throw fileError('host-without-token', { host }, '--host', 'bad-flag');
   }
   const prometheus = prometheusConfig({ url: values.prometheus }, ctx.env);
   const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..', 'web');
@@ -92,12 +87,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     server.on('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new HeadroomUserError({
-              code: 'bad-flag',
-              where: '--port',
-              message: `port ${port} is already in use`,
-              hint: `headroom serve --port ${port + 1}`,
-            })
+          ? fileError(
+              'port-unavailable',
+              { flag: '--port', port, host, busy: true, next: port + 1 },
+              '--port',
+              'bad-flag',
+            )
           : error,
       ),
     );

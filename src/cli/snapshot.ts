@@ -1,7 +1,7 @@
 /** `headroom snapshot`: which tensors filled the card, from a PyTorch memory snapshot. */
 
-import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
+import { fileError } from '../core/file-errors.js';
 import { analyseSnapshot, DEFAULT_TOP } from '../core/snapshot/analyse.js';
 import { compareWithEstimate, type SnapshotComparison } from '../core/snapshot/compare.js';
 import { diffSnapshots } from '../core/snapshot/diff.js';
@@ -74,12 +74,12 @@ function scenarioGiven(values: Values): boolean {
     return true;
   }
   if (setup.length === 0) return false;
-  throw new HeadroomUserError({
-    code: 'bad-flag',
-    where: '--model',
-    message: `--${setup[0]} describes a setup, but no model was given`,
-    hint: 'add --model ID (headroom models lists them), --scenario FILE or --from CONFIG',
-  });
+  throw fileError(
+    'setup-without-model',
+    { command: 'snapshot', flag: `--${setup[0]}` },
+    '--model',
+    'bad-flag',
+  );
 }
 
 /** Runs the command; returns the exit code. */
@@ -90,22 +90,17 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const style = styleFor(ctx.stdout);
   const [first, second] = positionals;
   if (first === undefined) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: 'FILE',
-      message: 'snapshot needs the .pickle file of a memory snapshot',
-      hint: 'headroom snapshot snapshot.pickle (written by torch.cuda.memory._dump_snapshot)',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'snapshot', needs: 'snapshot-file', ref: '' },
+      'FILE',
+      'bad-flag',
+    );
   }
 
   if (second !== undefined) {
     if (scenarioGiven(values)) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: '--model',
-        message: 'snapshot A B compares two snapshots; a scenario goes with one',
-        hint: `headroom snapshot ${second} --model ID …`,
-      });
+      throw fileError('snapshot-pair-scenario', { second }, '--model', 'bad-flag');
     }
     const a = analyseSnapshot(await readSnapshotFile(first), { source: first, top: DIFF_SITES });
     const b = analyseSnapshot(await readSnapshotFile(second), { source: second, top: DIFF_SITES });

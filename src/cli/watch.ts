@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { watchedStatus } from '../core/run/status.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { probeLogFiles, waitForProbeLog } from '../io/follow-log.js';
@@ -66,12 +66,12 @@ function waitSeconds(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_WAIT_S;
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
-    throw new HeadroomUserError({
-      code: 'out-of-range',
-      where: '--wait',
-      message: `--wait ${raw}: not a number of seconds (0 or more)`,
-      hint: `e.g. --wait ${DEFAULT_WAIT_S}`,
-    });
+    throw fileError(
+      'flag-value',
+      { flag: '--wait', value: raw, expected: 'seconds', min: 0, example: String(DEFAULT_WAIT_S) },
+      '--wait',
+      'out-of-range',
+    );
   }
   return n;
 }
@@ -93,12 +93,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const { values } = parseFlags(args, OPTIONS, 'watch', 0);
   const lang = langFromFlag(values.lang, ctx.env);
   if (typeof values.log !== 'string') {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--log',
-      message: 'watch needs --log FILE, the probe log of the run',
-      hint: 'headroom watch --log /tmp/probe.jsonl (the HEADROOM_LOG the training was started with)',
-    });
+    throw fileError(
+      'missing-argument',
+      { command: 'watch', needs: 'probe-log', ref: '' },
+      '--log',
+      'bad-flag',
+    );
   }
   const logPath = resolve(values.log);
   refuseFolder(values.log, PROBE_LOG, 'read');
@@ -114,12 +114,12 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     // One watcher per log: a second one started at the same moment would record the run twice.
     const claim = claimLogLock(home, logPath);
     if ('heldBy' in claim) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: '--log',
-        message: `${logPath} is being watched already (headroom pid ${claim.heldBy.pid} on ${claim.heldBy.host})`,
-        hint: 'headroom runs shows the run it records; stop that watch first to watch the log here',
-      });
+      throw fileError(
+        'log-watched',
+        { path: logPath, pid: claim.heldBy.pid, host: claim.heldBy.host },
+        '--log',
+        'bad-flag',
+      );
     }
     lock = claim;
     // --run: this node's files join a run recorded elsewhere; whoever recorded it keeps its status.
@@ -134,33 +134,27 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       alive(run.monitorPid) &&
       run.host === hostname()
     ) {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: '--log',
-        message: `run ${run.id} of ${logPath} is being recorded by headroom (pid ${run.monitorPid})`,
-        hint: `headroom runs show ${run.id} shows it so far`,
-      });
+      throw fileError(
+        'run-being-recorded',
+        { id: run.id, path: logPath, pid: run.monitorPid },
+        '--log',
+        'bad-flag',
+      );
     }
     if (!attachTo && run && run.status !== 'running') {
-      throw new HeadroomUserError({
-        code: 'bad-flag',
-        where: '--log',
-        message: `run ${run.id} already recorded ${logPath} (${run.status})`,
-        hint: `headroom runs show ${run.id}; to record the log again, headroom runs rm ${run.id} first`,
-      });
+      throw fileError('log-recorded', { id: run.id, path: logPath, status: run.status }, '--log', 'bad-flag');
     }
     // Nothing goes into the ledger until the log is there: a path that never appears (a typo, a training
     // that failed before its first step) leaves no run "running" for ever.
     if (probeLogFiles(logPath).length === 0) {
       say(err.dim(w(lang, { code: 'waiting-for-log', params: { seconds: waitS, path: logPath } })));
       if (!(await waitForProbeLog(logPath, waitS * 1000))) {
-        throw new HeadroomUserError({
-          code: 'timeout',
-          where: '--log',
-          message: `${values.log} did not appear within ${waitS} s; is the training writing its probe log there? (HEADROOM_LOG=${logPath})`,
-          hint: `start the training with HEADROOM_LOG=${logPath} PYTHONPATH="$(headroom probe path)", or wait longer: --wait ${Math.max(120, waitS * 4)}`,
-          params: { path: logPath, waitedSeconds: waitS },
-        });
+        throw fileError(
+          'log-timeout',
+          { log: values.log, path: logPath, seconds: waitS, suggest: Math.max(120, waitS * 4) },
+          '--log',
+          'timeout',
+        );
       }
     }
     const resumed = run !== undefined;

@@ -154,7 +154,8 @@ export interface LedgerErrorParams {
   /** A ledger of another schema in a read-only folder; `reads` is this headroom's schema. */
   'ledger-schema-read-only': { path: string; version: number; reads: number };
   'ledger-foreign-db': { path: string; tables: number };
-  'ledger-newer': { path: string; version: number; reads: number };
+  /** `reader` the part of headroom that reads it: the exposition (`run --metrics-port`) says so. */
+  'ledger-newer': { path: string; version: number; reads: number; reader?: 'exposition' };
   /** No run by that id, name or `last`; `runs` recorded, ids `first` to `last` (0 when none). */
   'no-such-run': { ref: string; ledger: string; runs: number; first: number; last: number };
 }
@@ -256,7 +257,34 @@ export interface PrometheusErrorParams {
   'prom-not-json': { where: string; status: number; statusText: string; start: string };
   /** No DCGM framebuffer series: `used` the metric asked, `free` and `reserved` the others. */
   'prom-no-dcgm': { url: string; used: string; free: string; reserved: string };
+  /**
+   * An answer that is JSON but not the query API's: `problem` what is off, `value` the JSON it has
+   * (status, resultType), `index` the series, `label` its key, `count` of `max` series read ('' / 0 when none).
+   */
+  'prom-bad-shape': {
+    where: string;
+    problem: PromShapeProblem;
+    value: string;
+    index: number;
+    label: string;
+    count: number;
+    max: number;
+  };
+  /** Prometheus answered `status: error`: its `errorType` and `error` (its own words, shortened). */
+  'prom-error-answer': { where: string; errorType: string; error: string };
 }
+
+/** What is off in a Prometheus answer that is JSON but not `GET /api/v1/query`'s. */
+export type PromShapeProblem =
+  | 'not-object'
+  | 'status'
+  | 'no-data'
+  | 'result-type'
+  | 'result-not-list'
+  | 'too-many-series'
+  | 'series-shape'
+  | 'series-value'
+  | 'label-not-string';
 
 /** A command line the CLI cannot parse (src/cli/_command.ts, src/cli/_lang.ts). */
 export interface CliErrorParams {
@@ -269,6 +297,122 @@ export interface CliErrorParams {
   'extra-argument': { command: string; arg: string };
   /** A --lang Headroom does not speak; `speaker` what speaks in the words (the findings of diagnose). */
   'bad-lang': { value: string; speaker: 'headroom' | 'findings' };
+  /** `headroom frob`: no such command. */
+  'unknown-command': { command: string };
+  /** A subcommand the command does not have; `sub` '' when none was given. */
+  'unknown-subcommand': { command: 'runs' | 'env' | 'probe'; sub: string };
+  /** An argument or flag the command cannot go without; `ref` the run it was given ('' when none). */
+  'missing-argument': { command: string; needs: Needed; ref: string };
+  /**
+   * A flag's value it cannot take (`flag` with its dashes, `value` as typed): a whole number from
+   * `min` (to `max`), one of `values`, …; `example` a good value for the hint.
+   */
+  'flag-value': {
+    flag: string;
+    value: string;
+    expected: FlagExpected;
+    min?: number;
+    max?: number;
+    values?: readonly string[];
+    example: string;
+  };
+  /** --scenario and --from together. */
+  'scenario-and-from': { command: string };
+  /** A setup flag (`flag`, with its dashes) with no model to describe. */
+  'setup-without-model': { command: 'snapshot' | 'diagnose'; flag: string };
+  /** `snapshot A B` (a comparison) with a scenario; `second` is B. */
+  'snapshot-pair-scenario': { second: string };
+  /** A --scenario file of `count` scenarios to a command that takes one. */
+  'scenario-count': { command: string; file: string; count: number };
+  /** A trainer config (`format`) that names no model. */
+  'names-no-model': { command: string; file: string; format: string };
+  /** A GPU id the catalog does not have; `nearest` the closest ids. */
+  'gpu-unknown': { flag: string; id: string; nearest: readonly string[] };
+  /** `serve --host` beyond loopback with no --token. */
+  'host-without-token': { host: string };
+  /** The Python probe is not in this installation. */
+  'probe-missing': { file: string };
+  /** A port to listen on that is taken (`busy`) or not allowed; `next` the one to try. */
+  'port-unavailable': { flag: string; port: number; host: string; busy: boolean; next: number };
+}
+
+/** What a command cannot go without, as `missing-argument` names it. */
+export type Needed =
+  | 'run-id'
+  | 'snapshot-file'
+  | 'command'
+  | 'run'
+  | 'output'
+  | 'log-source'
+  | 'env-file'
+  | 'recorded-run'
+  | 'trainer-config'
+  | 'model'
+  | 'target-gpu'
+  | 'probe-log'
+  | 'prometheus'
+  | 'migrate-target';
+
+/** What a flag takes, for the words of a value it cannot take. */
+export type FlagExpected =
+  | 'whole-number'
+  | 'token-count'
+  | 'size'
+  | 'seconds'
+  | 'port'
+  | 'positive'
+  | 'margin'
+  /** `not one of a, b, c` (`not a or b` for two). */
+  | 'one-of'
+  /** `a or b`: the two it takes. */
+  | 'either';
+
+/** A run being recorded, or recorded already, that a command cannot take over (watch, runs rm, calibrate). */
+export interface RunErrorParams {
+  /** Another watcher holds the log's lock. */
+  'log-watched': { path: string; pid: number; host: string };
+  /** A live headroom records run `id` (of the log `path`, '' for `runs rm`). */
+  'run-being-recorded': { id: number; path: string; pid: number };
+  /** The log was recorded to its end as run `id` (`status`: ok, oom, failed). */
+  'log-recorded': { id: number; path: string; status: string };
+  /** The probe log `log` (as given; `path` resolved) did not appear within `seconds`; `suggest` a longer --wait. */
+  'log-timeout': { log: string; path: string; seconds: number; suggest: number };
+  /** A run recorded without a scenario, for `calibrate RUN` or `--calibrated RUN`. */
+  'run-no-scenario': { id: number; ref: string; use: 'calibrate' | 'calibrated' };
+  /** No ledger at all in `home`, and no file of the name `ref` either. */
+  'no-run-no-file': { ref: string; home: string };
+}
+
+/** A PyTorch memory snapshot that cannot be read (src/core/snapshot/pickle.ts, snapshot.ts). */
+export interface SnapshotErrorParams {
+  'pickle-empty': { file: string };
+  /** A gzip file; `gunzipped` the name it has once unpacked. */
+  'pickle-gzip': { file: string; gunzipped: string };
+  /** The first bytes (`start`, hex) are not PROTO. */
+  'pickle-not-pickle': { file: string; start: string };
+  'pickle-protocol': { file: string; byte: number; protocol: number };
+  /** An opcode that would run code (`unsafe`), need out-of-band buffers, or is protocol 0/1 text. */
+  'pickle-opcode': {
+    file: string;
+    byte: number;
+    opcode: string;
+    hex: string;
+    kind: 'code' | 'buffers' | 'text';
+  };
+  /** Anything else wrong at byte `byte`: `detail` the reader's own words (an opcode, a length). */
+  'pickle-corrupt': { file: string; byte: number; detail: string };
+  /**
+   * A pickle whose values are not a snapshot's: `field` the path ('' for the top), `problem` what is
+   * off, `found` and `wanted` Python type names, `value` a number too large ('' when none).
+   */
+  'snapshot-field': {
+    file: string;
+    field: string;
+    problem: 'missing' | 'wrong-type' | 'too-large' | 'repeated' | 'no-segments';
+    found: string;
+    wanted: string;
+    value: string;
+  };
 }
 
 /** The errors of a file the user gave, or of where it came from: every family, one map. */
@@ -279,7 +423,9 @@ export type FileErrorParams = ContentErrorParams &
   IndexErrorParams &
   HubErrorParams &
   PrometheusErrorParams &
-  CliErrorParams;
+  CliErrorParams &
+  RunErrorParams &
+  SnapshotErrorParams;
 
 export type FileErrorReason = keyof FileErrorParams;
 
@@ -383,6 +529,34 @@ const REASON_SET: { readonly [R in FileErrorReason]: true } = {
   'flag-parse': true,
   'extra-argument': true,
   'bad-lang': true,
+  'prom-bad-shape': true,
+  'prom-error-answer': true,
+  'unknown-command': true,
+  'unknown-subcommand': true,
+  'missing-argument': true,
+  'flag-value': true,
+  'scenario-and-from': true,
+  'setup-without-model': true,
+  'snapshot-pair-scenario': true,
+  'scenario-count': true,
+  'names-no-model': true,
+  'gpu-unknown': true,
+  'host-without-token': true,
+  'probe-missing': true,
+  'port-unavailable': true,
+  'log-watched': true,
+  'run-being-recorded': true,
+  'log-recorded': true,
+  'log-timeout': true,
+  'run-no-scenario': true,
+  'no-run-no-file': true,
+  'pickle-empty': true,
+  'pickle-gzip': true,
+  'pickle-not-pickle': true,
+  'pickle-protocol': true,
+  'pickle-opcode': true,
+  'pickle-corrupt': true,
+  'snapshot-field': true,
 };
 
 /** Every file reason, so an edge can tell one from a field reason. */

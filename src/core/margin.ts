@@ -10,7 +10,7 @@
  * that does not is "does not fit": an estimate too low is worse than one too high.
  */
 import type { GpuSpec } from './catalog/gpu-spec.js';
-import { HeadroomUserError } from './errors.js';
+import { fileError } from './file-errors.js';
 
 /** Share of usable memory kept free by default. */
 export const DEFAULT_MARGIN_FRACTION = 0.1;
@@ -142,12 +142,12 @@ export function parseMarginFraction(text: string, flag: string): number {
   const n = Number(percent ? trimmed.slice(0, -1) : trimmed);
   const fraction = percent || n >= 1 ? n / 100 : n;
   if (trimmed === '' || !Number.isFinite(n) || fraction < 0 || fraction >= 0.9) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: flag,
-      message: `${flag} ${text}: not a margin between 0 % and 90 %`,
-      hint: `e.g. ${flag} 10%`,
-    });
+    throw fileError(
+      'flag-value',
+      { flag, value: text, expected: 'margin', example: '10%' },
+      flag,
+      'bad-flag',
+    );
   }
   return fraction;
 }

@@ -4,8 +4,8 @@
  */
 import { withBitsandbytes } from '../core/bitsandbytes.js';
 import type { ScenarioContext } from '../core/diagnose/index.js';
-import { HeadroomUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
+import { fileError } from '../core/file-errors.js';
 import {
   type CalibrationOutcome,
   calibrateRecorded,
@@ -73,12 +73,12 @@ export async function calibrationOf(ledger: Ledger, run: RunRecord): Promise<Cal
       ? await storedScenarioContext(earlier as Record<string, unknown>)
       : null) ?? (await runScenarioContext(run));
   if (!ctx) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: '--calibrated',
-      message: `run ${run.id} was recorded without a scenario and has not been calibrated`,
-      hint: `calibrate it with its setup first: headroom calibrate ${run.id} --model ID --method … --micro-batch N`,
-    });
+    throw fileError(
+      'run-no-scenario',
+      { id: run.id, ref: String(run.id), use: 'calibrated' },
+      '--calibrated',
+      'bad-flag',
+    );
   }
   return measureCalibration(ledger, run, ctx);
 }

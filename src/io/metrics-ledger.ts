@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import {
   cardOf,
   type FindingCount,
@@ -93,12 +93,11 @@ export class LedgerMetricsSource implements MetricsSource {
       // Schema 2 added the snapshots table and runs.versions, which the exposition does not read: a ledger
       // of 1 (not yet opened since) reads the same.
       if (version > LEDGER_SCHEMA_VERSION) {
-        throw new HeadroomUserError({
-          code: 'bad-file',
-          where: this.path,
-          message: `${this.path} is a ledger of schema ${version}; the exposition reads schema ${LEDGER_SCHEMA_VERSION}`,
-          hint: 'run the headroom that wrote it (npm install -g headroom@latest), or set HEADROOM_HOME to another folder',
-        });
+        throw fileError(
+          'ledger-newer',
+          { path: this.path, version, reads: LEDGER_SCHEMA_VERSION, reader: 'exposition' },
+          this.path,
+        );
       }
       return this.read(db);
     } finally {

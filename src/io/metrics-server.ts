@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import type { MetricsSource } from '../core/fleet/metrics-source.js';
 import { exposition } from './metrics-registry.js';
 
@@ -25,12 +25,12 @@ const NO_RUNS: MetricsSource = { runs: () => [] };
 export function parseMetricsPort(value: string, flag = '--metrics-port'): number {
   const port = Number(value);
   if (value.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new HeadroomUserError({
-      code: 'bad-flag',
-      where: flag,
-      message: `${flag} ${value}: not a port number (0 to 65535)`,
-      hint: `${flag} 9464`,
-    });
+    throw fileError(
+      'flag-value',
+      { flag, value, expected: 'port', min: 0, max: 65535, example: '9464' },
+      flag,
+      'bad-flag',
+    );
   }
   return port;
 }
@@ -72,12 +72,12 @@ export async function startMetricsServer(
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE' || error.code === 'EACCES'
-          ? new HeadroomUserError({
-              code: 'bad-flag',
-              where: flag,
-              message: `${flag} ${port}: ${error.code === 'EADDRINUSE' ? 'the port is already in use' : 'not allowed to listen on it'} (${host})`,
-              hint: `${flag} ${port === 0 ? 9464 : port + 1}, or ${flag} 0 for any free port`,
-            })
+          ? fileError(
+              'port-unavailable',
+              { flag, port, host, busy: error.code === 'EADDRINUSE', next: port === 0 ? 9464 : port + 1 },
+              flag,
+              'bad-flag',
+            )
           : error,
       ),
     );

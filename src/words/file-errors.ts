@@ -28,6 +28,8 @@ import {
 } from './model-errors.js';
 import { LEDGER_ERROR_HINTS, LEDGER_ERRORS, PATH_ERROR_HINTS, PATH_ERRORS } from './path-errors.js';
 import { PROMETHEUS_ERROR_HINTS, PROMETHEUS_ERRORS } from './prometheus-errors.js';
+import { RUN_ERROR_HINTS, RUN_ERRORS } from './run-errors.js';
+import { SNAPSHOT_ERROR_HINTS, SNAPSHOT_ERRORS } from './snapshot-errors.js';
 
 const FIGURE_EN: Readonly<Record<ConfigFigure, string>> = {
   hidden: 'hidden size',
@@ -317,6 +319,8 @@ const FAMILIES: readonly (readonly [AnyDomain, AnyDomain])[] = [
   [HUB_ERRORS, HUB_ERROR_HINTS],
   [PROMETHEUS_ERRORS, PROMETHEUS_ERROR_HINTS],
   [CLI_ERRORS, CLI_ERROR_HINTS],
+  [RUN_ERRORS, RUN_ERROR_HINTS],
+  [SNAPSHOT_ERRORS, SNAPSHOT_ERROR_HINTS],
 ];
 
 /** Fails to compile when a reason has no family. */
@@ -329,6 +333,8 @@ const ALL_WORDED: { readonly [R in FileErrorReason]: unknown } = {
   ...HUB_ERRORS.examples,
   ...PROMETHEUS_ERRORS.examples,
   ...CLI_ERRORS.examples,
+  ...RUN_ERRORS.examples,
+  ...SNAPSHOT_ERRORS.examples,
 };
 
 /** The domains of file errors, for the catalog's list (src/words/index.ts). */

@@ -238,7 +238,9 @@ export const LEDGER_ERRORS = defineDomain<LedgerErrorParams>({
       'ledger-foreign-db': (p) =>
         `${p.path} is a SQLite database but not a headroom ledger (it has ${p.tables} tables of its own); it was left untouched`,
       'ledger-newer': (p) =>
-        `the ledger ${p.path} was written by a newer headroom (schema ${p.version}; this one reads ${p.reads})`,
+        p.reader === 'exposition'
+          ? `${p.path} is a ledger of schema ${p.version}; the exposition reads schema ${p.reads}`
+          : `the ledger ${p.path} was written by a newer headroom (schema ${p.version}; this one reads ${p.reads})`,
       'no-such-run': (p) => `no run "${p.ref}" in ${p.ledger}`,
     },
     zh: {
@@ -253,7 +255,9 @@ export const LEDGER_ERRORS = defineDomain<LedgerErrorParams>({
       'ledger-foreign-db': (p) =>
         `${p.path} 是 SQLite 数据库，但不是 headroom 的账本（它有 ${p.tables} 张自己的表）；未做任何改动`,
       'ledger-newer': (p) =>
-        `账本 ${p.path} 由更新版本的 headroom 写入（结构版本 ${p.version}；这个版本读取 ${p.reads}）`,
+        p.reader === 'exposition'
+          ? `${p.path} 是结构版本 ${p.version} 的账本；指标导出只读取结构版本 ${p.reads}`
+          : `账本 ${p.path} 由更新版本的 headroom 写入（结构版本 ${p.version}；这个版本读取 ${p.reads}）`,
       'no-such-run': (p) => `${p.ledger} 中没有运行 "${p.ref}"`,
     },
   },

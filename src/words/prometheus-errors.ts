@@ -30,6 +30,50 @@ function unreachedZh(p: Unreached): string {
   return `无法连接 ${p.host}（${p.detail}）`;
 }
 
+type Shape = PrometheusErrorParams['prom-bad-shape'];
+
+function shapeEn(p: Shape): string {
+  const words: Readonly<Record<Shape['problem'], () => string>> = {
+    'not-object': () => 'the body is not a JSON object',
+    status: () => `status is ${p.value}`,
+    'no-data': () => 'no data object',
+    'result-type': () => `resultType is ${p.value}, not "vector"`,
+    'result-not-list': () => 'data.result is not a list',
+    'too-many-series': () => `${p.count} series, more than the ${p.max} read`,
+    'series-shape': () => `series ${p.index} has no metric object and value pair`,
+    'series-value': () => `series ${p.index}'s value is not [timestamp, "number"]`,
+    'label-not-string': () => `series ${p.index}'s label ${p.label} is not a string`,
+  };
+  return words[p.problem]();
+}
+function shapeZh(p: Shape): string {
+  const words: Readonly<Record<Shape['problem'], () => string>> = {
+    'not-object': () => '响应体不是 JSON 对象',
+    status: () => `status 为 ${p.value}`,
+    'no-data': () => '没有 data 对象',
+    'result-type': () => `resultType 为 ${p.value}，而不是 "vector"`,
+    'result-not-list': () => 'data.result 不是列表',
+    'too-many-series': () => `有 ${p.count} 条序列，超过了读取上限 ${p.max}`,
+    'series-shape': () => `第 ${p.index} 条序列缺少 metric 对象和 value 值对`,
+    'series-value': () => `第 ${p.index} 条序列的 value 不是 [timestamp, "number"]`,
+    'label-not-string': () => `第 ${p.index} 条序列的标签 ${p.label} 不是字符串`,
+  };
+  return words[p.problem]();
+}
+
+const ANSWER_HINT_EN = (type: string) =>
+  type === 'timeout'
+    ? 'the query ran past the server’s own limit (--query.timeout): ask a smaller Prometheus, or raise that limit'
+    : type === 'bad_data'
+      ? 'the query was rejected: this headroom and that Prometheus may disagree on PromQL; report it with the server’s version'
+      : 'look at the Prometheus server’s log; try again once it answers queries';
+const ANSWER_HINT_ZH = (type: string) =>
+  type === 'timeout'
+    ? '查询超出了服务器自身的时限（--query.timeout）：换一个规模更小的 Prometheus，或调高该时限'
+    : type === 'bad_data'
+      ? '查询被拒绝：这个 headroom 与该 Prometheus 对 PromQL 的理解可能不一致；请附上服务器版本报告此问题'
+      : '查看 Prometheus 服务器的日志；等它能正常应答查询后再试';
+
 const WHERE = 'http://prometheus:9090 (query DCGM_FI_DEV_FB_USED)';
 
 export const PROMETHEUS_ERRORS = defineDomain<PrometheusErrorParams>({
@@ -52,6 +96,9 @@ export const PROMETHEUS_ERRORS = defineDomain<PrometheusErrorParams>({
         `${p.where} answered HTTP ${p.status} ${p.statusText} with no JSON (${JSON.stringify(p.start)})`,
       'prom-no-dcgm': (p) =>
         `${p.url} has no DCGM series: ${p.used} returned nothing (also asked: ${p.free}, ${p.reserved})`,
+      'prom-bad-shape': (p) => `${p.where} answered, but not with Prometheus' query API JSON: ${shapeEn(p)}`,
+      'prom-error-answer': (p) =>
+        `${p.where}: Prometheus answered an error (${p.errorType}): ${p.error || 'no message'}`,
     },
     zh: {
       'prom-not-url': (p) => `${p.where} ${p.raw}：不是 URL`,
@@ -69,6 +116,9 @@ export const PROMETHEUS_ERRORS = defineDomain<PrometheusErrorParams>({
         `${p.where} 返回了 HTTP ${p.status} ${p.statusText}，但不是 JSON（${JSON.stringify(p.start)}）`,
       'prom-no-dcgm': (p) =>
         `${p.url} 上没有 DCGM 序列：${p.used} 没有返回任何数据（也查询了 ${p.free}、${p.reserved}）`,
+      'prom-bad-shape': (p) => `${p.where} 有应答，但不是 Prometheus 查询 API 的 JSON：${shapeZh(p)}`,
+      'prom-error-answer': (p) =>
+        `${p.where}：Prometheus 返回了错误（${p.errorType}）：${p.error || '（无说明）'}`,
     },
   },
   examples: {
@@ -94,6 +144,20 @@ export const PROMETHEUS_ERRORS = defineDomain<PrometheusErrorParams>({
       used: 'DCGM_FI_DEV_FB_USED',
       free: 'DCGM_FI_DEV_FB_FREE',
       reserved: 'DCGM_FI_DEV_FB_RESERVED',
+    },
+    'prom-bad-shape': {
+      where: WHERE,
+      problem: 'result-type',
+      value: '"matrix"',
+      index: 0,
+      label: '',
+      count: 0,
+      max: 200_000,
+    },
+    'prom-error-answer': {
+      where: WHERE,
+      errorType: 'bad_data',
+      error: 'parse error: unclosed left parenthesis',
     },
   },
 });
@@ -122,6 +186,8 @@ export const PROMETHEUS_ERROR_HINTS = defineDomain<PrometheusErrorParams>({
           : BASE_URL_HINT,
       'prom-no-dcgm': () =>
         "Prometheus must scrape NVIDIA's dcgm-exporter on every GPU host (port 9400 by default), with its default counters, which include the DCGM_FI_DEV_FB_* fields",
+      'prom-bad-shape': () => BASE_URL_HINT,
+      'prom-error-answer': (p) => ANSWER_HINT_EN(p.errorType),
     },
     zh: {
       'prom-not-url': () => URL_HINT_ZH,
@@ -141,6 +207,8 @@ export const PROMETHEUS_ERROR_HINTS = defineDomain<PrometheusErrorParams>({
         p.status >= 500 ? '服务器或它前面的代理出错了；请重试，或联系其管理员' : BASE_URL_HINT_ZH,
       'prom-no-dcgm': () =>
         'Prometheus 必须在每台 GPU 主机上抓取 NVIDIA 的 dcgm-exporter（默认端口 9400），并使用其默认计数器，其中包含 DCGM_FI_DEV_FB_* 字段',
+      'prom-bad-shape': () => BASE_URL_HINT_ZH,
+      'prom-error-answer': (p) => ANSWER_HINT_ZH(p.errorType),
     },
   },
   examples: PROMETHEUS_ERRORS.examples,

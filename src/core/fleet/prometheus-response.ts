@@ -5,7 +5,8 @@
  * `QueryData` types; docs "HTTP API", "Format overview" and "Instant vectors"). Anything else is a clear
  * error naming the server and the query, never a crash.
  */
-import { HeadroomUserError } from '../errors.js';
+import type { HeadroomUserError } from '../errors.js';
+import { fileError, type PromShapeProblem } from '../file-errors.js';
 
 /** One series of an instant vector: its labels, its value and when Prometheus evaluated it. */
 export interface VectorSample {
@@ -29,13 +30,15 @@ export const MAX_VECTOR_SERIES = 200_000;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function shapeError(where: string, what: string): HeadroomUserError {
-  return new HeadroomUserError({
-    code: 'network',
-    where,
-    message: `${where} answered, but not with Prometheus' query API JSON: ${what}`,
-    hint: 'give --prometheus the base URL of a Prometheus server (http://host:9090), not of an exporter or a proxy page',
-  });
+/** An answer that is JSON but not the query API's: what is off, with the figures its words name. */
+function shapeError(
+  where: string,
+  problem: PromShapeProblem,
+  more: { value?: string; index?: number; label?: string; count?: number } = {},
+): HeadroomUserError {
+  const { value = '', index = 0, label = '', count = 0 } = more;
+  const params = { where, problem, value, index, label, count, max: MAX_VECTOR_SERIES };
+  return fileError('prom-bad-shape', params, where, 'network');
 }
 
 /**
@@ -43,41 +46,35 @@ function shapeError(where: string, what: string): HeadroomUserError {
  * Throws HeadroomUserError for an error answer or an unexpected shape.
  */
 export function readInstantVector(body: unknown, where: string): InstantVector {
-  if (!isRecord(body)) throw shapeError(where, 'the body is not a JSON object');
+  if (!isRecord(body)) throw shapeError(where, 'not-object');
   if (body.status === 'error') {
     const type = typeof body.errorType === 'string' ? body.errorType : 'unknown';
-    const error = typeof body.error === 'string' ? body.error.slice(0, 500) : 'no message';
-    throw new HeadroomUserError({
-      code: 'network',
-      where,
-      message: `${where}: Prometheus answered an error (${type}): ${error}`,
-      hint:
-        type === 'timeout'
-          ? 'the query ran past the server’s own limit (--query.timeout): ask a smaller Prometheus, or raise that limit'
-          : type === 'bad_data'
-            ? 'the query was rejected: this headroom and that Prometheus may disagree on PromQL; report it with the server’s version'
-            : 'look at the Prometheus server’s log; try again once it answers queries',
-    });
+    // '' when the answer says nothing: the words say so (src/words/prometheus-errors.ts).
+    const error = typeof body.error === 'string' ? body.error.slice(0, 500) : '';
+    throw fileError('prom-error-answer', { where, errorType: type, error }, where, 'network');
   }
-  if (body.status !== 'success') throw shapeError(where, `status is ${JSON.stringify(body.status)}`);
+  if (body.status !== 'success')
+    throw shapeError(where, 'status', { value: String(JSON.stringify(body.status)) });
   const data = body.data;
-  if (!isRecord(data)) throw shapeError(where, 'no data object');
+  if (!isRecord(data)) throw shapeError(where, 'no-data');
   if (data.resultType !== 'vector')
-    throw shapeError(where, `resultType is ${JSON.stringify(data.resultType)}, not "vector"`);
-  if (!Array.isArray(data.result)) throw shapeError(where, 'data.result is not a list');
+    throw shapeError(where, 'result-type', {
+      value: String(JSON.stringify(data.resultType)),
+    });
+  if (!Array.isArray(data.result)) throw shapeError(where, 'result-not-list');
   if (data.result.length > MAX_VECTOR_SERIES)
-    throw shapeError(where, `${data.result.length} series, more than the ${MAX_VECTOR_SERIES} read`);
+    throw shapeError(where, 'too-many-series', { count: data.result.length });
   const samples: VectorSample[] = [];
   let nonFinite = 0;
   for (const [i, entry] of data.result.entries()) {
     if (!isRecord(entry) || !isRecord(entry.metric) || !Array.isArray(entry.value))
-      throw shapeError(where, `series ${i} has no metric object and value pair`);
+      throw shapeError(where, 'series-shape', { index: i });
     const [ts, text] = entry.value as unknown[];
     if (typeof ts !== 'number' || typeof text !== 'string')
-      throw shapeError(where, `series ${i}'s value is not [timestamp, "number"]`);
+      throw shapeError(where, 'series-value', { index: i });
     const metric: Record<string, string> = {};
     for (const [k, v] of Object.entries(entry.metric)) {
-      if (typeof v !== 'string') throw shapeError(where, `series ${i}'s label ${k} is not a string`);
+      if (typeof v !== 'string') throw shapeError(where, 'label-not-string', { index: i, label: k });
       metric[k] = v;
     }
     const value = Number(text);

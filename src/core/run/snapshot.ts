@@ -1,9 +1,4 @@
-/**
- * Allocator snapshots of a recorded run, as data: what `headroom run --snapshot` hands the training
- * (HEADROOM_SNAPSHOT, read by probe/headroom_probe.py), and which of the snapshots a run's probe wrote
- * answers a question about it (the OOM's, of a rank).
- */
-import { HeadroomUserError } from '../errors.js';
+import { fileError } from '../file-errors.js';
 import type { RunSnapshot } from '../run-record.js';
 
 /** Trace entries the probe keeps when HEADROOM_SNAPSHOT=1 (probe/headroom_probe.py DEFAULT_SNAPSHOT_ENTRIES). */
@@ -28,12 +23,19 @@ export function snapshotRecording(flags: {
 }): SnapshotRecording | null {
   if (flags.entries !== null) {
     if (!Number.isInteger(flags.entries) || flags.entries < 1 || flags.entries > MAX_SNAPSHOT_ENTRIES) {
-      throw new HeadroomUserError({
-        code: 'out-of-range',
-        where: '--snapshot-entries',
-        message: `--snapshot-entries ${flags.entries}: not a whole number from 1 to ${MAX_SNAPSHOT_ENTRIES}`,
-        hint: `e.g. --snapshot-entries ${DEFAULT_SNAPSHOT_ENTRIES} (each entry keeps one allocation's stack on the host)`,
-      });
+      throw fileError(
+        'flag-value',
+        {
+          flag: '--snapshot-entries',
+          value: String(flags.entries),
+          expected: 'whole-number',
+          min: 1,
+          max: MAX_SNAPSHOT_ENTRIES,
+          example: String(DEFAULT_SNAPSHOT_ENTRIES),
+        },
+        '--snapshot-entries',
+        'out-of-range',
+      );
     }
     return { env: String(flags.entries), entries: flags.entries };
   }

@@ -1,22 +1,4 @@
-/**
- * A pickle reader that builds data and never runs anything: bytes in, plain values out, for pickle
- * protocols 2 to 5 (Python 3.14 writes 5 by default). Every opcode that would import a name or call one
- * (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ, NEWOBJ_EX, EXT*, PERSID, BINPERSID) is
- * refused: a PyTorch memory snapshot is dicts, lists, tuples, strings and numbers, and a pickle that
- * needs more is not one. Opcode numbers and semantics: CPython Lib/pickletools.py and Modules/_pickle.c
- * (3.13); frames: PEP 3154; out-of-band buffers: PEP 574.
- *
- * Values: None → null, bool, int → number (a bigint from 2^53 on, where numbers stop being exact),
- * float → number, str → string, bytes/bytearray → Uint8Array, list → array, tuple → PickleTuple,
- * dict → PickleDict (keys of any hashable kind, in insertion order), set/frozenset → PickleSet.
- *
- * Streaming: given `stream`, the items of the lists inside root[stream.rootKey] (a snapshot's
- * device_traces) go to stream.consume as each one is complete, instead of into the lists, and the
- * consumer may release memo references to them — so a million trace events never exist as objects at
- * once. Limits against hostile files: lengths are checked against the bytes left before anything is
- * allocated, and the stack, the MARKs, tuple nesting, integer size and memo indices are bounded.
- */
-import { HeadroomUserError } from '../errors.js';
+import { fileError } from '../file-errors.js';
 
 /**
  * The runtime's WHATWG TextDecoder (Node and browsers). Declared here because the core compiles
@@ -179,9 +161,6 @@ const CODE_OPCODES: ReadonlySet<number> = new Set([
 /** Protocol 0/1 text opcodes: data, but never written by protocol 2 and later. */
 const TEXT_OPCODES: ReadonlySet<number> = new Set([0x46, 0x49, 0x4c, 0x53, 0x56, 0x67, 0x70, 0x54, 0x55]);
 
-const SNAPSHOT_HINT =
-  'write the snapshot with torch.cuda.memory._dump_snapshot("snapshot.pickle") (or pickle.dump of torch.cuda.memory._snapshot())';
-
 function hex(n: number): string {
   return `0x${n.toString(16).padStart(2, '0')}`;
 }
@@ -282,13 +261,9 @@ export function readPickle(bytes: Uint8Array, options: PickleOptions = {}): Pick
   let frameStart = -1;
   let limit = length;
 
-  const fail = (message: string, hint?: string): never => {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: source,
-      message: `${source}: byte ${at}: ${message}`,
-      hint: hint ?? SNAPSHOT_HINT,
-    });
+  /** A damaged byte stream at the opcode being run: `detail` is the reader's own words (src/words/snapshot-errors.ts). */
+  const fail = (detail: string): never => {
+    throw fileError('pickle-corrupt', { file: source, byte: at, detail }, source);
   };
   const name = (code: number) => OPCODE_NAMES[code] ?? `opcode ${hex(code)}`;
   /** Fails unless `n` more bytes are there to read (in the frame, when inside one). */
@@ -433,16 +408,13 @@ export function readPickle(bytes: Uint8Array, options: PickleOptions = {}): Pick
   };
 
   // ── the opcodes ─────────────────────────────────────────────────────────────────────────────
-  if (length === 0) fail('the file is empty', SNAPSHOT_HINT);
+  if (length === 0) throw fileError('pickle-empty', { file: source }, source);
   if (bytes[0] !== 0x80) {
     const start = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
     const gz = bytes[0] === 0x1f && bytes[1] === 0x8b;
-    fail(
-      gz
-        ? 'this is a gzip file, not a pickle'
-        : `not a pickle of protocol 2 or later (it begins with bytes ${start}, not PROTO 0x80)`,
-      gz ? `gunzip it first, then: headroom snapshot ${source.replace(/\.gz$/, '')}` : SNAPSHOT_HINT,
-    );
+    throw gz
+      ? fileError('pickle-gzip', { file: source, gunzipped: source.replace(/\.gz$/, '') }, source)
+      : fileError('pickle-not-pickle', { file: source, start }, source);
   }
 
   for (;;) {
@@ -616,7 +588,8 @@ export function readPickle(bytes: Uint8Array, options: PickleOptions = {}): Pick
         // PROTO
         need(1);
         const proto = bytes[pos++]!;
-        if (proto < 2 || proto > 5) fail(`pickle protocol ${proto}; this reader takes protocols 2 to 5`);
+        if (proto < 2 || proto > 5)
+          throw fileError('pickle-protocol', { file: source, byte: at, protocol: proto }, source);
         break;
       }
       case 0x95: {
@@ -761,20 +734,18 @@ export function readPickle(bytes: Uint8Array, options: PickleOptions = {}): Pick
         sp++;
         break;
       default:
-        if (CODE_OPCODES.has(op)) {
-          fail(
-            `opcode ${name(op)} (${hex(op)}) would import or call a Python object: this is not a plain memory snapshot, and Headroom never runs code from a pickle`,
-          );
-        }
-        if (op === 0x97 || op === 0x98) {
-          fail(
-            `opcode ${name(op)} (${hex(op)}) needs buffers from outside the file (PEP 574): not a plain memory snapshot`,
-          );
-        }
-        if (TEXT_OPCODES.has(op)) {
-          fail(
-            `opcode ${name(op)} (${hex(op)}) is protocol 0/1 text; a memory snapshot is written with protocol 2 or later`,
-          );
+        {
+          const kind = CODE_OPCODES.has(op)
+            ? 'code'
+            : op === 0x97 || op === 0x98
+              ? 'buffers'
+              : TEXT_OPCODES.has(op)
+                ? 'text'
+                : null;
+          if (kind !== null) {
+            const opcode = { file: source, byte: at, opcode: name(op), hex: hex(op), kind } as const;
+            throw fileError('pickle-opcode', opcode, source);
+          }
         }
         fail(`unknown opcode ${hex(op)}: the file is not a pickle or is corrupt`);
     }

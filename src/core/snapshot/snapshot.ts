@@ -1,22 +1,4 @@
-/**
- * A PyTorch memory snapshot as typed data: the allocator's segments and their blocks, and each device's
- * trace as columns (typed arrays), with every stack interned once. The trace streams out of the pickle
- * reader event by event, so memory stays near the columns' size, not the unpickled object graph's.
- *
- * The format, as torch writes it (torch/csrc/cuda/memory_snapshot.cpp `_memory_snapshot_pickled` and
- * torch/csrc/cuda/Module.cpp `memorySnapshot`, pytorch 2.1–2.6; read by torch/cuda/_memory_viz.py and
- * torch/utils/viz/MemoryViz.js):
- *   { segments: [{ device, address, total_size, allocated_size, active_size, requested_size, stream,
- *                  segment_type, segment_pool_id, is_expandable, frames,
- *                  blocks: [{ address, size, requested_size, state, frames }] }],
- *     device_traces: [[{ action, addr (device_free for oom), size, stream, time_us, frames }]],
- *     allocator_settings: { PYTORCH_CUDA_ALLOC_CONF, expandable_segments, … },
- *     external_annotations: [...] }
- *   frames: [{ name, filename, line }], innermost first.
- * Older snapshots (torch 1.13/2.0) have no requested_size and keep frames in blocks' `history`; they read
- * as MemoryViz reads them (`annotate_snapshot`).
- */
-import { HeadroomUserError } from '../errors.js';
+import { fileError, type SnapshotErrorParams } from '../file-errors.js';
 import {
   PickleDict,
   type PickleStreamContext,
@@ -246,36 +228,42 @@ const STACK = 'stack';
 class Fields {
   constructor(readonly source: string) {}
 
-  /** "is missing" or "is a list, not a dict". */
-  private wrong(value: PickleValue | undefined, wanted: string): string {
-    return value === undefined ? 'is missing' : `is a ${pickleTypeName(value)}, not ${wanted}`;
+  /** Missing, or of another Python type than `wanted` (`dict`, `list`, `int`, `str`). */
+  private wrong(value: PickleValue | undefined, path: string, wanted: string): never {
+    return value === undefined
+      ? this.fail(path, 'missing')
+      : this.fail(path, 'wrong-type', { found: pickleTypeName(value), wanted });
   }
 
-  fail(path: string, message: string): never {
-    throw new HeadroomUserError({
-      code: 'bad-file',
-      where: this.source,
-      message: `${this.source}: ${path} ${message}: not a PyTorch memory snapshot`,
-      hint: 'write the snapshot with torch.cuda.memory._dump_snapshot("snapshot.pickle")',
-    });
+  /** The field at `path` ('' for the top) is not a snapshot's (src/words/snapshot-errors.ts words it). */
+  fail(
+    path: string,
+    problem: SnapshotErrorParams['snapshot-field']['problem'],
+    more: { found?: string; wanted?: string; value?: string } = {},
+  ): never {
+    const { found = '', wanted = '', value = '' } = more;
+    throw fileError(
+      'snapshot-field',
+      { file: this.source, field: path, problem, found, wanted, value },
+      this.source,
+    );
   }
 
   dict(value: PickleValue | undefined, path: string): PickleDict {
     if (value instanceof PickleDict) return value;
-    return this.fail(path, this.wrong(value, 'a dict'));
+    return this.wrong(value, path, 'dict');
   }
 
   list(value: PickleValue | undefined, path: string): PickleValue[] {
     if (Array.isArray(value)) return value;
-    return this.fail(path, this.wrong(value, 'a list'));
+    return this.wrong(value, path, 'list');
   }
 
   int(value: PickleValue | undefined, path: string): number {
     if (typeof value === 'number' && Number.isInteger(value)) return value;
     if (typeof value === 'boolean') return value ? 1 : 0;
-    if (typeof value === 'bigint')
-      return this.fail(path, `is ${value}, past the 2^53 a byte count or address can be`);
-    return this.fail(path, this.wrong(value, 'an int'));
+    if (typeof value === 'bigint') return this.fail(path, 'too-large', { value: String(value) });
+    return this.wrong(value, path, 'int');
   }
 
   intOr(value: PickleValue | undefined, path: string, fallback: number): number {
@@ -284,7 +272,7 @@ class Fields {
 
   str(value: PickleValue | undefined, path: string): string {
     if (typeof value === 'string') return value;
-    return this.fail(path, this.wrong(value, 'a str'));
+    return this.wrong(value, path, 'str');
   }
 }
 
@@ -312,7 +300,7 @@ export function readSnapshot(bytes: Uint8Array, source = 'the snapshot'): Snapsh
     for (let i = 0; i < list.length; i++) {
       const frame = list[i];
       if (!(frame instanceof PickleDict))
-        f.fail(`${path}[${i}]`, `is a ${pickleTypeName(frame)}, not a frame dict`);
+        f.fail(`${path}[${i}]`, 'wrong-type', { found: pickleTypeName(frame), wanted: 'frame dict' });
       const d = frame as PickleDict;
       if (d.id < 0) {
         d.id = stacks.frameId(
@@ -333,7 +321,7 @@ export function readSnapshot(bytes: Uint8Array, source = 'the snapshot'): Snapsh
       builder = builders[device]!;
     }
     const path = `device_traces[${device}][${builder.length}]`;
-    if (item === CONSUMED) f.fail(path, 'repeats an earlier trace event by reference');
+    if (item === CONSUMED) f.fail(path, 'repeated');
     const e = f.dict(item, path);
     const action = f.str(e.get('action'), `${path}.action`);
     counts[action] = (counts[action] ?? 0) + 1;
@@ -356,11 +344,8 @@ export function readSnapshot(bytes: Uint8Array, source = 'the snapshot'): Snapsh
     builder.push(code, addr, size, stream, time, stack);
   };
 
-  const root = f.dict(
-    readPickle(bytes, { source, stream: { rootKey: 'device_traces', consume } }),
-    'the top',
-  );
-  if (!root.has('segments')) f.fail('the top', 'has no "segments"');
+  const root = f.dict(readPickle(bytes, { source, stream: { rootKey: 'device_traces', consume } }), '');
+  if (!root.has('segments')) f.fail('', 'no-segments');
 
   const segments = f.list(root.get('segments'), 'segments').map((s, i) => {
     const path = `segments[${i}]`;
