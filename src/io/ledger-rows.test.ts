@@ -1,5 +1,5 @@
 /**
- * The column readers of Ledger.rows (timeline, sampleColumns) against the record readers
+ * The column readers of Ledger.rows (timeline, sampleColumns, rankStepRows) against the record readers
  * they replace on the diagnoser's and the report's paths: the same values, row for row, on a small run
  * whose rows have every kind of gap (steps without device figures, peaks not recorded, samples without
  * a UUID, a name or a figure), several ranks and devices, and phases of every kind.
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timelineFromSteps } from '../core/diagnose/run-timeline.js';
 import { sampleColumns } from '../core/diagnose/samples.js';
 import type { TimelineColumns } from '../core/diagnose/timeline.js';
+import { rankStepPeaksByStep } from '../core/ranks.js';
 import { Ledger } from './ledger.js';
 
 const GIB = 2 ** 30;
@@ -142,5 +143,14 @@ describe('Ledger.rows column readers', () => {
     // Every kind of gap is there: samples without a UUID, a name, a figure.
     expect(records.gpus.some((g) => g.uuid === null && g.totalBytes === null)).toBe(true);
     expect(records.processes.some((p) => p.pid === null && p.gpu === null)).toBe(true);
+  });
+
+  it('rankStepRows: the per-rank peaks of every step are those of the whole step records', () => {
+    const ranks = ledger.rows.stepRanks(runId);
+    expect(ranks).toEqual([0, 1, 2]);
+    const old = [...rankStepPeaksByStep(ledger.rows.steps(runId, 'step'), ranks)];
+    const read = [...rankStepPeaksByStep(ledger.rows.rankStepRows(runId), ranks)];
+    expect(read.length).toBeGreaterThan(900);
+    expect(read).toEqual(old);
   });
 });
