@@ -9,10 +9,17 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findGpu } from '../src/core/catalog/index.js';
+import { diagnose, probeCapacityBytes, timelineFromSteps } from '../src/core/diagnose/index.js';
+import { matchCatalogGpu } from '../src/core/env.js';
 import { estimate } from '../src/core/estimate.js';
+import { minOf } from '../src/core/extremes.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
-import { formatBytes } from '../src/core/units.js';
+import { formatBytes, MIB } from '../src/core/units.js';
+import { diagnoseRun } from '../src/io/diagnose-run.js';
+import { Ledger } from '../src/io/ledger.js';
+import { recordedBitsandbytes, runScenarioContextSync } from '../src/io/run-context.js';
 import { REPO_ROOT } from './data.js';
 import { STANDIN_TORCH, standinHome } from './standins.js';
 
@@ -82,6 +89,37 @@ function diagnosis(env: NodeJS.ProcessEnv, ref: string, ...args: string[]) {
 }
 
 const evidence = (f: Finding) => f.evidence.map((e) => `${e.label}: ${e.value}`);
+
+/**
+ * A recorded run's diagnosis as diagnoseRun made it before it read columns: every nvidia-smi sample and
+ * every step as a record (Ledger.gpuSamples, processSamples, rows.steps through timelineFromSteps).
+ */
+function diagnosisOfRecords(ledger: Ledger, runRef: string) {
+  const record = ledger.getRun(runRef)!;
+  const events = ledger.events(record.id, ['device']);
+  const gpus = ledger.gpuSamples(record.id);
+  const cardTotals = gpus.map((g) => g.totalBytes).filter((t): t is number => t !== null && t > 0);
+  const capacityBytes = probeCapacityBytes(events) ?? (cardTotals.length > 0 ? minOf(cardTotals) : null);
+  const timeline = timelineFromSteps(
+    ledger.rows.steps(record.id),
+    capacityBytes,
+    ledger.rows.count('steps', record.id),
+  );
+  const card = gpus.find((g) => g.name !== null);
+  const cardId = card
+    ? matchCatalogGpu(card.name!, card.totalBytes === null ? null : card.totalBytes / MIB)
+    : null;
+  return diagnose({
+    text: ledger.oomText(record.id),
+    timeline,
+    ranks: record.ranks,
+    samples: { gpus, processes: ledger.processSamples(record.id) },
+    capacityBytes,
+    gpu: cardId === null ? null : (findGpu(cardId) ?? null),
+    scenario: runScenarioContextSync(record),
+    bitsandbytes: recordedBitsandbytes(ledger, record.id),
+  });
+}
 
 const python = spawnSync('python3', ['-c', 'import os, sys; print(os.path.basename(sys.executable))'], {
   encoding: 'utf8',
@@ -287,6 +325,31 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     expect(headroom({ ...env, LANG: 'zh_CN.UTF-8' }, 'diagnose', 'steady', '--lang', 'en').stdout).toContain(
       'Nothing to report.',
     );
+  });
+
+  it('each run’s diagnosis from the columns it reads is the one every record gave', () => {
+    // With card-rules.test.ts (the rules on columns give what they gave on records, for any samples)
+    // and ledger-rows.test.ts (the columns hold what the records held), this holds the whole path.
+    const ledger = Ledger.open(env.HEADROOM_HOME!, 'read');
+    try {
+      const names = ledger.listRuns().map((r) => r.name!);
+      expect(names).toHaveLength(10);
+      const codes = new Set<string>();
+      for (const name of names) {
+        const { findings, oom, phase } = diagnoseRun(ledger, name);
+        const old = diagnosisOfRecords(ledger, name);
+        expect({ name, findings, oom, phase }).toEqual({
+          name,
+          findings: old.findings,
+          oom: old.oom,
+          phase: old.phase,
+        });
+        for (const f of findings) codes.add(f.code);
+      }
+      expect(codes.size).toBeGreaterThanOrEqual(9);
+    } finally {
+      ledger.close();
+    }
   });
 
   it('a run that is not there: a message and a Try line', () => {

@@ -67,13 +67,19 @@ export function perRankStepPeaks(steps: readonly StepRecord[]): PerRankSteps {
   };
 }
 
+/** The fields of a step record the per-rank peaks read. */
+export type RankStepRow = Pick<
+  StepRecord,
+  'step' | 'phase' | 'rank' | 'peakAllocatedBytes' | 'peakReservedBytes'
+>;
+
 /**
  * perRankStepPeaks one step at a time, from step records ordered by step (Ledger.rows.steps(id, 'step')),
  * for the given ranks, only the steps whose index (0 for the first step) `keep` accepts: the rows of a
  * per-rank table from a run of millions of steps, in the memory of those rows.
  */
 export function* rankStepPeaksByStep(
-  steps: Iterable<StepRecord>,
+  steps: Iterable<RankStepRow>,
   ranks: readonly number[],
   keep: (index: number) => boolean = () => true,
 ): Generator<RankStepPeaks & { readonly index: number }> {

@@ -10,18 +10,17 @@ import {
   type DiagnosisResult,
   diagnose,
   explainSnapshot,
+  namedCard,
   probeCapacityBytes,
   type ScenarioContext,
   type SnapshotExplainFinding,
   type SnapshotExplanation,
+  smallestCardBytes,
   type Timeline,
-  type TimelineStep,
-  timelineFromSteps,
 } from '../core/diagnose/index.js';
 import { matchCatalogGpu } from '../core/env.js';
 import { isUserError } from '../core/errors.js';
 import { estimate } from '../core/estimate.js';
-import { minOf } from '../core/extremes.js';
 import type { RunRecord } from '../core/run-record.js';
 import { analyseSnapshot } from '../core/snapshot/analyse.js';
 import { MIB } from '../core/units.js';
@@ -71,26 +70,27 @@ export function diagnoseRun(
 ): RunDiagnosis {
   const record = typeof run === 'object' ? run : requireRun(ledger, run);
   const events = ledger.events(record.id, ['device']);
-  const gpus = ledger.gpuSamples(record.id);
-  const cardTotals = gpus.map((g) => g.totalBytes).filter((t): t is number => t !== null && t > 0);
+  // The nvidia-smi samples as columns, not a record per row (500,000 of each kind are about 45 MB so).
+  const samples = ledger.rows.sampleColumns(record.id);
   // torch's own figure for the device first (what the allocator works against), else nvidia-smi's.
-  const capacityBytes = probeCapacityBytes(events) ?? (cardTotals.length > 0 ? minOf(cardTotals) : null);
-  // The steps the caller already read as the timeline, else read one at a time into it (not first into
-  // an array of their records).
-  const timeline: Timeline = options.timelineSteps
-    ? { steps: options.timelineSteps, capacityBytes }
-    : timelineFromSteps(ledger.rows.steps(record.id), capacityBytes, ledger.rows.count('steps', record.id));
+  const capacityBytes = probeCapacityBytes(events) ?? smallestCardBytes(samples);
+  // The steps the caller already read as the timeline, else read from the rows straight into its
+  // columns (not first into a record per step).
+  const timeline: Timeline = {
+    steps: options.timelineSteps ?? ledger.rows.timeline(record.id),
+    capacityBytes,
+  };
   const scenario = options.scenario === undefined ? runScenarioContextSync(record) : options.scenario;
   // The card nvidia-smi recorded, as a catalog GPU (its CUDA context, when no scenario names one).
-  const card = gpus.find((g) => g.name !== null);
+  const card = namedCard(samples);
   const cardId = card
-    ? matchCatalogGpu(card.name!, card.totalBytes === null ? null : card.totalBytes / MIB)
+    ? matchCatalogGpu(card.name, card.totalBytes === null ? null : card.totalBytes / MIB)
     : null;
   const result = diagnose({
     text: ledger.oomText(record.id),
     timeline,
     ranks: record.ranks,
-    samples: { gpus, processes: ledger.processSamples(record.id) },
+    samples,
     capacityBytes,
     gpu: cardId === null ? null : (findGpu(cardId) ?? null),
     scenario,

@@ -2,13 +2,22 @@
  * The environment rules over a recorded run's nvidia-smi samples, on samples built in code (the
  * end-to-end tests in test/diagnose-run.test.ts record them with the stand-in nvidia-smi).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findingWords } from '../../words/diagnosis.js';
 import type { Lang } from '../../words/lang.js';
+import type { OomMatch } from '../oom/index.js';
 import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
+import {
+  cardFindingsOfRecords,
+  type RecordRuleInput,
+  smiUsedEvidenceOfRecords,
+} from '../test-helpers/card-rules-records.js';
 import { GIB } from '../units.js';
-import type { RunSamples } from './card-rules.js';
+import { cardFindings, type RunSamples, smiUsedEvidence } from './card-rules.js';
 import { type DiagnoseInput, diagnose as diagnoseData } from './diagnose.js';
+import type { RuleInput } from './rule-kit.js';
+import { sampleColumns } from './samples.js';
 
 const CARD = 80 * GIB;
 const UUID = 'GPU-aaaa';
@@ -138,5 +147,115 @@ describe('card rules', () => {
         processes: samples.processes.map((p) => ({ ...p, gpuUuid: null })),
       }),
     ).toEqual(['other-processes']);
+  });
+});
+
+/** What the card rules read besides the samples: whether the run failed with an OOM message. */
+function ruleInput(failed: boolean): Omit<RuleInput, 'samples'> {
+  return {
+    lines: [],
+    // The card rules read only whether there is a match (an error, not a warning, then).
+    match: failed ? ({} as OomMatch) : null,
+    matches: [],
+    lookAlike: null,
+    phase: { phase: 'unknown', basis: 'none', quote: null, line: null, reason: null },
+    timeline: null,
+    ranks: [],
+    hasText: failed,
+    scenario: null,
+    baseline: null,
+    bitsandbytes: null,
+    capacityBytes: null,
+    gpu: null,
+  } as unknown as Omit<RuleInput, 'samples'>;
+}
+
+/** The findings and the nvidia-smi evidence of the rules on columns, and of the rules as written on records. */
+function both(samples: RunSamples, failed = false) {
+  const base = ruleInput(failed);
+  const columns: RuleInput = { ...base, samples: sampleColumns(samples) };
+  const records: RecordRuleInput = { ...base, samples };
+  return {
+    columns: { findings: cardFindings(columns), smi: smiUsedEvidence(columns) },
+    records: { findings: cardFindingsOfRecords(records), smi: smiUsedEvidenceOfRecords(records) },
+  };
+}
+
+const GPU_RECORD = fc.record({
+  gpu: fc.constantFrom(0, 1),
+  uuid: fc.constantFrom(null, 'GPU-a', 'GPU-b', ''),
+  name: fc.constantFrom(null, 'NVIDIA H100 80GB HBM3'),
+  totalBytes: fc.constantFrom(null, 40 * GIB, 80 * GIB),
+  usedBytes: fc.option(fc.constantFrom(0, 10, 20, 40, 60, 80).map((g) => g * GIB)),
+  ownBytes: fc.option(fc.constantFrom(0, 10, 20).map((g) => g * GIB)),
+  reservedBytes: fc.constant(null),
+  freeBytes: fc.constant(null),
+  utilizationPercent: fc.constant(null),
+});
+
+const PROCESS_RECORD = fc.record({
+  gpu: fc.constantFrom(null, 0, 1),
+  gpuUuid: fc.constantFrom(null, 'GPU-a', 'GPU-b'),
+  pid: fc.option(fc.integer({ min: 1, max: 3 })),
+  name: fc.constantFrom(null, 'python3', './gpu_burn'),
+  usedBytes: fc.option(fc.constantFrom(0, 5, 10, 20).map((g) => g * GIB)),
+  ours: fc.boolean(),
+});
+
+/**
+ * Records with times that go up by 0 to 2 (a batch of rows of one time) × 100 ms. The figures are few
+ * and coarse, so that ties (the same peak twice, the same median reading) come often: which of the tied
+ * rows a rule shows is part of what must not change.
+ */
+function timed<T>(rows: fc.Arbitrary<T>, steps: fc.Arbitrary<number[]>) {
+  return fc.tuple(fc.array(rows, { maxLength: 40 }), steps).map(([list, ups]) => {
+    let t = 1000;
+    return list.map((r, i) => {
+      t += 100 * (ups[i % ups.length] ?? 1);
+      return { ...r, tMs: t };
+    });
+  });
+}
+
+const SAMPLES: fc.Arbitrary<RunSamples> = fc.record({
+  gpus: timed(GPU_RECORD, fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1 })),
+  processes: timed(PROCESS_RECORD, fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1 })),
+});
+
+describe('card rules on columns, as on records', () => {
+  it('each case above: the same findings and evidence as the rules written on records', () => {
+    const cases: RunSamples[] = [
+      run(20 * GIB, []),
+      run(20 * GIB, [
+        [901, '/usr/bin/memhog', 2 * GIB],
+        [902, './gpu_burn', 30 * GIB],
+      ]),
+      run(20 * GIB, [[444, 'python3', 12 * GIB]], 10 * GIB),
+      run(20 * GIB, [[901, 'memhog', GIB]], 10 * GIB),
+      run(20 * GIB, [], 7 * GIB),
+    ];
+    const codes = new Set<string>();
+    for (const samples of cases)
+      for (const failed of [false, true]) {
+        const r = both(samples, failed);
+        expect(r.columns).toEqual(r.records);
+        for (const f of r.columns.findings) codes.add(f.code);
+        expect(r.columns.smi).not.toBeNull();
+      }
+    expect([...codes].sort()).toEqual(['leftover-process', 'memory-outside-process', 'other-processes']);
+  });
+
+  it('any samples (missing UUIDs, names, figures; several cards, batches of one time): the same', () => {
+    let found = 0;
+    fc.assert(
+      fc.property(SAMPLES, fc.boolean(), (samples, failed) => {
+        const r = both(samples, failed);
+        expect(r.columns).toEqual(r.records);
+        found += r.columns.findings.length;
+      }),
+      { numRuns: 1000, seed: 22 },
+    );
+    // Not only empty findings: the generated samples make every rule speak now and then.
+    expect(found).toBeGreaterThan(100);
   });
 });

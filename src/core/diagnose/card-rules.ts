@@ -6,10 +6,10 @@
  * each flagged as the run's or not.
  */
 import { UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE } from '../oom/index.js';
-import type { GpuSampleRecord, ProcessSampleRecord } from '../run-record.js';
 import type { Evidence } from './evidence.js';
 import type { Finding } from './finding.js';
 import { bytes, ev, type RuleInput, type RunSamples, say, value } from './rule-kit.js';
+import { NO_TEXT, type SampleColumns, textAt } from './samples.js';
 
 export type { RunSamples };
 
@@ -26,124 +26,141 @@ interface SeenProcess {
   readonly bytes: number;
 }
 
+/** The key of a card: its UUID, else `#index`. */
+const cardKey = (uuid: string | null, index: number): string => uuid ?? `#${index}`;
+
+/** The cards the run's processes were seen on, and the card key of each per-process row. */
+interface RunCards {
+  readonly cards: Map<string, Card>;
+  /** The key of process row i's card (by its UUID, else its GPU index); null when neither is known. */
+  readonly cardOf: (i: number) => string | null;
+}
+
 /** The cards the run's processes were seen on, keyed by UUID (or index when the UUID is unknown). */
-function runCards(samples: RunSamples): {
-  cards: Map<string, Card>;
-  cardOf: (p: ProcessSampleRecord) => string | null;
-} {
+function runCards(s: SampleColumns): RunCards {
+  const g = s.gpus;
   const uuidOfIndex = new Map<number, string>();
-  const all = new Map<string, Card>();
-  for (const g of samples.gpus) {
-    if (g.uuid) uuidOfIndex.set(g.gpu, g.uuid);
-    const key = g.uuid ?? `#${g.gpu}`;
-    all.set(key, { key, index: g.gpu, totalBytes: g.totalBytes ?? all.get(key)?.totalBytes ?? null });
+  // Each card's index and memory.total as of its latest sample that gave one (in the order first seen).
+  const all = new Map<string, { key: string; index: number; totalBytes: number | null }>();
+  for (let i = 0; i < g.length; i++) {
+    const uuid = textAt(s, g.uuid[i]!);
+    const index = g.gpu[i]!;
+    if (uuid) uuidOfIndex.set(index, uuid);
+    const key = cardKey(uuid, index);
+    const total = g.totalBytes[i]!;
+    const prev = all.get(key);
+    if (prev) {
+      prev.index = index;
+      if (!Number.isNaN(total)) prev.totalBytes = total;
+    } else all.set(key, { key, index, totalBytes: Number.isNaN(total) ? null : total });
   }
-  const cardOf = (p: ProcessSampleRecord): string | null =>
-    p.gpuUuid ?? (p.gpu === null ? null : (uuidOfIndex.get(p.gpu) ?? `#${p.gpu}`));
+  const p = s.processes;
+  const cardOf = (i: number): string | null => {
+    if (p.gpuUuid[i] !== NO_TEXT) return s.texts[p.gpuUuid[i]!]!;
+    const index = p.gpu[i]!;
+    return Number.isNaN(index) ? null : (uuidOfIndex.get(index) ?? `#${index}`);
+  };
   const cards = new Map<string, Card>();
-  for (const p of samples.processes) {
-    if (!p.ours || !p.usedBytes) continue;
-    const key = cardOf(p);
+  for (let i = 0; i < p.length; i++) {
+    // `!usedBytes`: none (NaN) or 0.
+    if (!p.ours[i] || !p.usedBytes[i]) continue;
+    const key = cardOf(i);
     const card = key === null ? undefined : all.get(key);
     if (card) cards.set(card.key, card);
   }
-  for (const g of samples.gpus) {
-    const card = all.get(g.uuid ?? `#${g.gpu}`);
-    if (card && (g.ownBytes ?? 0) > 0) cards.set(card.key, card);
+  for (let i = 0; i < g.length; i++) {
+    const card = all.get(cardKey(textAt(s, g.uuid[i]!), g.gpu[i]!));
+    if (card && g.ownBytes[i]! > 0) cards.set(card.key, card);
   }
   return { cards, cardOf };
 }
 
 /** Each process seen on the run's cards, at the most it held. */
-function processesOn(
-  samples: RunSamples,
-  cards: ReadonlyMap<string, Card>,
-  cardOf: (p: ProcessSampleRecord) => string | null,
-  ours: boolean,
-): SeenProcess[] {
+function processesOn(s: SampleColumns, { cards, cardOf }: RunCards, ours: boolean): SeenProcess[] {
+  const p = s.processes;
+  const flag = ours ? 1 : 0;
   const seen = new Map<string, SeenProcess>();
-  for (const p of samples.processes) {
-    if (p.ours !== ours || p.pid === null || p.usedBytes === null) continue;
-    const key = cardOf(p);
+  for (let i = 0; i < p.length; i++) {
+    const pid = p.pid[i]!;
+    const used = p.usedBytes[i]!;
+    if (p.ours[i] !== flag || Number.isNaN(pid) || Number.isNaN(used)) continue;
+    const key = cardOf(i);
     const card = key === null ? undefined : cards.get(key);
     if (!card) continue;
-    const id = `${p.pid}@${card.key}`;
+    const id = `${pid}@${card.key}`;
     const prev = seen.get(id);
-    if (!prev || p.usedBytes > prev.bytes)
-      seen.set(id, { pid: p.pid, name: p.name, card, bytes: p.usedBytes });
+    if (!prev || used > prev.bytes) seen.set(id, { pid, name: textAt(s, p.name[i]!), card, bytes: used });
   }
   return [...seen.values()].sort((a, b) => b.bytes - a.bytes);
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
 
 const gpuList = (list: readonly SeenProcess[]) =>
   [...new Set(list.map((p) => p.card.index))].sort((a, b) => a - b);
 
 /** Memory in use on a run card that neither the run nor a listed process holds: the median over samples. */
-function unlisted(
-  samples: RunSamples,
-  cards: ReadonlyMap<string, Card>,
-  cardOf: (p: ProcessSampleRecord) => string | null,
-): Finding[] {
-  // The process samples as batches (one nvidia-smi reading each), oldest first.
-  const batches: { tMs: number; rows: ProcessSampleRecord[] }[] = [];
-  for (const p of samples.processes) {
-    const last = batches[batches.length - 1];
-    if (last && last.tMs === p.tMs) last.rows.push(p);
-    else batches.push({ tMs: p.tMs, rows: [p] });
-  }
-  const readings: { rest: number; used: number; own: number; others: number; total: number }[] = [];
+function unlisted(s: SampleColumns, { cards, cardOf }: RunCards): Finding[] {
+  const g = s.gpus;
+  const p = s.processes;
+  // The process samples as batches (one nvidia-smi reading each: rows of one time), oldest first.
+  const starts: number[] = [];
+  for (let i = 0; i < p.length; i++) if (i === 0 || p.tMs[i] !== p.tMs[i - 1]) starts.push(i);
+  starts.push(p.length);
+  const batches = starts.length - 1;
+  // One reading per per-GPU sample on a run card with its figures: what is left after the run and the
+  // other listed processes, and the figures it was worked out from.
+  const rest = new Float64Array(g.length);
+  const used = new Float64Array(g.length);
+  const own = new Float64Array(g.length);
+  const others = new Float64Array(g.length);
+  const total = new Float64Array(g.length);
+  let n = 0;
   let b = -1;
-  for (const g of samples.gpus) {
-    while (b + 1 < batches.length && batches[b + 1]!.tMs <= g.tMs) b++;
-    const key = g.uuid ?? `#${g.gpu}`;
-    if (b < 0 || !cards.has(key) || g.usedBytes === null || g.ownBytes === null || g.totalBytes === null)
-      continue;
-    const others = batches[b]!.rows.filter((p) => !p.ours && cardOf(p) === key).reduce(
-      (sum, p) => sum + (p.usedBytes ?? 0),
-      0,
-    );
-    readings.push({
-      rest: g.usedBytes - g.ownBytes - others,
-      used: g.usedBytes,
-      own: g.ownBytes,
-      others,
-      total: g.totalBytes,
-    });
+  for (let i = 0; i < g.length; i++) {
+    while (b + 1 < batches && p.tMs[starts[b + 1]!]! <= g.tMs[i]!) b++;
+    const key = cardKey(textAt(s, g.uuid[i]!), g.gpu[i]!);
+    const u = g.usedBytes[i]!;
+    const o = g.ownBytes[i]!;
+    const t = g.totalBytes[i]!;
+    if (b < 0 || !cards.has(key) || Number.isNaN(u) || Number.isNaN(o) || Number.isNaN(t)) continue;
+    let sum = 0;
+    for (let j = starts[b]!; j < starts[b + 1]!; j++)
+      if (!p.ours[j] && cardOf(j) === key) sum += Number.isNaN(p.usedBytes[j]!) ? 0 : p.usedBytes[j]!;
+    rest[n] = u - o - sum;
+    used[n] = u;
+    own[n] = o;
+    others[n] = sum;
+    total[n] = t;
+    n++;
   }
-  if (readings.length === 0) return [];
-  const rest = median(readings.map((r) => r.rest));
+  if (n === 0) return [];
+  const sorted = rest.slice(0, n).sort((x, y) => x - y);
+  const median = sorted[Math.floor((n - 1) / 2)]!;
   // The reading shown: the median one with the run at its fullest (samples before the run allocated tie).
-  const at = readings.filter((r) => r.rest === rest).reduce((a, r) => (r.own > a.own ? r : a));
-  if (rest < Math.max(UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE * at.total)) return [];
+  let at = -1;
+  for (let k = 0; k < n; k++) if (rest[k] === median && (at < 0 || own[k]! > own[at]!)) at = k;
+  const atTotal = total[at]!;
+  if (median < Math.max(UNACCOUNTED_MIN_BYTES, UNACCOUNTED_SHARE * atTotal)) return [];
   const evidence: Evidence[] = [
-    ev('smi-used', value('part-of-whole', { partBytes: at.used, wholeBytes: at.total })),
-    ev('this-run', bytes(at.own)),
+    ev('smi-used', value('part-of-whole', { partBytes: used[at]!, wholeBytes: atTotal })),
+    ev('this-run', bytes(own[at]!)),
   ];
-  if (at.others > 0) evidence.push(ev('processes-total', bytes(at.others)));
+  if (others[at]! > 0) evidence.push(ev('processes-total', bytes(others[at]!)));
   evidence.push(
-    ev(
-      'unaccounted',
-      value('unaccounted-samples', { bytes: rest, cardBytes: at.total, samples: readings.length }),
-    ),
+    ev('unaccounted', value('unaccounted-samples', { bytes: median, cardBytes: atTotal, samples: n })),
   );
-  return [say('memory-outside-process', 'warn', { bytes: rest }, evidence)];
+  return [say('memory-outside-process', 'warn', { bytes: median }, evidence)];
 }
 
 /** The environment findings a recorded run's nvidia-smi samples show (none without samples). */
 export function cardFindings(input: RuleInput): Finding[] {
   const samples = input.samples;
   if (!samples || samples.gpus.length === 0) return [];
-  const { cards, cardOf } = runCards(samples);
-  if (cards.size === 0) return [];
+  const seen = runCards(samples);
+  if (seen.cards.size === 0) return [];
   const severity = input.match ? 'error' : 'warn';
-  const ours = processesOn(samples, cards, cardOf, true);
+  const ours = processesOn(samples, seen, true);
   const ourNames = new Set(ours.map((p) => p.name).filter((n): n is string => n !== null));
-  const foreign = processesOn(samples, cards, cardOf, false);
+  const foreign = processesOn(samples, seen, false);
   const leftovers = foreign.filter((p) => p.name !== null && ourNames.has(p.name));
   const others = foreign.filter((p) => !leftovers.includes(p));
   const line = (p: SeenProcess) => value('process', { pid: p.pid, name: p.name, bytes: p.bytes });
@@ -169,7 +186,7 @@ export function cardFindings(input: RuleInput): Finding[] {
       evidence.push(ev('this-run', line(p)));
     out.push(say('leftover-process', severity, {}, evidence));
   }
-  out.push(...unlisted(samples, cards, cardOf));
+  out.push(...unlisted(samples, seen));
   return out;
 }
 
@@ -178,15 +195,22 @@ export function smiUsedEvidence(input: RuleInput): Evidence | null {
   const samples = input.samples;
   if (!samples) return null;
   const { cards } = runCards(samples);
-  let top: GpuSampleRecord | null = null;
-  for (const g of samples.gpus)
+  const g = samples.gpus;
+  let top = -1;
+  for (let i = 0; i < g.length; i++) {
+    const used = g.usedBytes[i]!;
+    const total = g.totalBytes[i]!;
     if (
-      cards.has(g.uuid ?? `#${g.gpu}`) &&
-      g.usedBytes !== null &&
-      g.totalBytes !== null &&
-      (!top || g.usedBytes / g.totalBytes > top.usedBytes! / top.totalBytes!)
+      cards.has(cardKey(textAt(samples, g.uuid[i]!), g.gpu[i]!)) &&
+      !Number.isNaN(used) &&
+      !Number.isNaN(total) &&
+      (top < 0 || used / total > g.usedBytes[top]! / g.totalBytes[top]!)
     )
-      top = g;
-  if (!top) return null;
-  return ev('smi-used', value('part-of-whole', { partBytes: top.usedBytes!, wholeBytes: top.totalBytes! }));
+      top = i;
+  }
+  if (top < 0) return null;
+  return ev(
+    'smi-used',
+    value('part-of-whole', { partBytes: g.usedBytes[top]!, wholeBytes: g.totalBytes[top]! }),
+  );
 }

@@ -27,7 +27,8 @@ import { configurationFindings } from './configuration-rules.js';
 import { environmentFindings } from './environment-rules.js';
 import { type Finding, sortFindings } from './finding.js';
 import { baselineEstimate, type ScenarioContext } from './remedies.js';
-import type { RuleInput, RunSamples } from './rule-kit.js';
+import type { RuleInput } from './rule-kit.js';
+import { type RunSamples, type SampleColumns, sampleColumns } from './samples.js';
 import { type Timeline, TRAIN, timelineColumns } from './timeline.js';
 import { timelineFindings } from './timeline-rules.js';
 
@@ -38,8 +39,11 @@ export interface DiagnoseInput {
   readonly timeline?: Timeline | null;
   /** The run's ranks as recorded (RunRecord.ranks): which one holds more, and why. */
   readonly ranks?: readonly RankRecord[] | null;
-  /** The run's nvidia-smi samples: other processes, leftovers, memory no process accounts for. */
-  readonly samples?: RunSamples | null;
+  /**
+   * The run's nvidia-smi samples: other processes, leftovers, memory no process accounts for. As records
+   * (tests) or columns (a recorded run's, read from the ledger: samples.ts).
+   */
+  readonly samples?: RunSamples | SampleColumns | null;
   /** The card's memory.total as recorded, when the message does not give it (before the scenario's --gpu). */
   readonly capacityBytes?: number | null;
   /** The setup, when known: remedies then carry the estimator's figures. */
@@ -170,7 +174,7 @@ export function diagnose(input: DiagnoseInput): DiagnosisResult {
     phase,
     timeline: input.timeline ?? null,
     ranks: input.ranks ?? [],
-    samples: input.samples ?? null,
+    samples: input.samples ? sampleColumns(input.samples) : null,
     hasText: text.trim() !== '',
     scenario,
     baseline: scenario ? baselineEstimate(scenario) : null,

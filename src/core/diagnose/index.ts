@@ -22,8 +22,17 @@ export {
 /** @deprecated issue #18: a language handle without words; render with src/words (diagnosis.ts findingWords). */
 export { priceRemedies, type RemediedPart, type ScenarioContext } from './remedies.js';
 export type { RemedyChange, RemedyCode, RemedyParams } from './remedy-codes.js';
-export type { RunSamples } from './rule-kit.js';
 export { probeCapacityBytes, timelineFromSteps, timelinePhase, timelineStepOf } from './run-timeline.js';
+export {
+  type GpuSampleColumns,
+  namedCard,
+  type ProcessSampleColumns,
+  type RunSamples,
+  type SampleColumns,
+  SampleWriter,
+  sampleColumns,
+  smallestCardBytes,
+} from './samples.js';
 export {
   EXPLAIN_SITES,
   explainSnapshot,

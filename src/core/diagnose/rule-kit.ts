@@ -2,7 +2,7 @@
 import type { GpuSpec } from '../catalog/gpu-spec.js';
 import type { Estimate } from '../estimate.js';
 import type { LogLine, OomMatch, PhaseReading } from '../oom/index.js';
-import type { GpuSampleRecord, ProcessSampleRecord, RankRecord } from '../run-record.js';
+import type { RankRecord } from '../run-record.js';
 import type { Evidence, EvidenceLabel, EvidenceValue, EvidenceValueParams } from './evidence.js';
 import {
   FINDING_GROUP,
@@ -13,13 +13,10 @@ import {
   type Severity,
 } from './finding.js';
 import type { ScenarioContext } from './remedies.js';
+import type { RunSamples, SampleColumns } from './samples.js';
 import type { Timeline } from './timeline.js';
 
-/** A run's nvidia-smi samples, in time order. */
-export interface RunSamples {
-  readonly gpus: readonly GpuSampleRecord[];
-  readonly processes: readonly ProcessSampleRecord[];
-}
+export type { RunSamples, SampleColumns };
 
 export interface RuleInput {
   /** The log's lines, cleaned (rank prefixes, quoting and colours removed). */
@@ -34,8 +31,8 @@ export interface RuleInput {
   readonly timeline: Timeline | null;
   /** A recorded run's ranks (their peaks per level and the phase of each peak); empty otherwise. */
   readonly ranks: readonly RankRecord[];
-  /** A recorded run's nvidia-smi samples. */
-  readonly samples: RunSamples | null;
+  /** A recorded run's nvidia-smi samples, as columns (samples.ts). */
+  readonly samples: SampleColumns | null;
   /** Whether there was any text to read (a log, a traceback); a recorded run that did not fail has none. */
   readonly hasText: boolean;
   readonly scenario: ScenarioContext | null;

@@ -96,19 +96,49 @@ export class TimelineWriter {
   }
 
   push(s: TimelineStep): void {
+    this.pushRow(
+      s.step,
+      TIMELINE_PHASES.indexOf(s.phase),
+      s.allocatedBytes,
+      s.reservedBytes,
+      s.peakAllocatedBytes,
+      s.peakReservedBytes,
+      s.inactiveSplitBytes,
+      s.numAllocRetries,
+      s.rank,
+      s.device,
+    );
+  }
+
+  /**
+   * One step as its figures, in TimelineStep's order (the phase as its index in TIMELINE_PHASES): what a
+   * reader of millions of rows writes without making a record of each.
+   */
+  pushRow(
+    step: number,
+    phase: number,
+    allocatedBytes: number,
+    reservedBytes: number,
+    peakAllocatedBytes: number,
+    peakReservedBytes: number,
+    inactiveSplitBytes: number,
+    numAllocRetries: number,
+    rank: number,
+    device: number,
+  ): void {
     if (this.n === this.size) this.grow();
     const c = this.cols;
     const i = this.n++;
-    c.step[i] = s.step;
-    c.phase[i] = TIMELINE_PHASES.indexOf(s.phase);
-    c.allocatedBytes[i] = s.allocatedBytes;
-    c.reservedBytes[i] = s.reservedBytes;
-    c.peakAllocatedBytes[i] = s.peakAllocatedBytes;
-    c.peakReservedBytes[i] = s.peakReservedBytes;
-    c.inactiveSplitBytes[i] = s.inactiveSplitBytes;
-    c.numAllocRetries[i] = s.numAllocRetries;
-    c.rank[i] = s.rank;
-    c.device[i] = s.device;
+    c.step[i] = step;
+    c.phase[i] = phase;
+    c.allocatedBytes[i] = allocatedBytes;
+    c.reservedBytes[i] = reservedBytes;
+    c.peakAllocatedBytes[i] = peakAllocatedBytes;
+    c.peakReservedBytes[i] = peakReservedBytes;
+    c.inactiveSplitBytes[i] = inactiveSplitBytes;
+    c.numAllocRetries[i] = numAllocRetries;
+    c.rank[i] = rank;
+    c.device[i] = device;
   }
 
   private grow(): void {
