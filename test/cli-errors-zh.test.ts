@@ -86,6 +86,16 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    // --lang before the subcommand is not the subcommand.
+    name: 'env without a subcommand',
+    args: ['env'],
+    en: [
+      'error: env needs a subcommand',
+      'Try: headroom env capture -o env.json, or headroom env show env.json',
+    ],
+    zh: ['错误：env 需要一个子命令', '建议：headroom env capture -o env.json，或 headroom env show env.json'],
+  },
+  {
     name: 'probe without a subcommand',
     args: ['probe'],
     en: ['error: probe needs a subcommand', 'Try: headroom probe path'],
@@ -372,6 +382,17 @@ describe('a command-line, run or snapshot error, in both languages', () => {
     const chinese = headroom(dir ?? home, [...args.slice(0, sep), '--lang', 'zh', ...args.slice(sep)]);
     expect([chinese.code, chinese.stderr]).toEqual([1, `${lead('zh')}${zh.join('\n')}\n`]);
     expect(`${english.stderr}${chinese.stderr}`).not.toMatch(/\n\s+at |HeadroomUserError/);
+  });
+
+  it('env takes --lang before its subcommand as well as after it', () => {
+    const file = join(home, 'missing-env.json');
+    const before = headroom(home, ['env', '--lang', 'zh', 'show', file]);
+    const after = headroom(home, ['env', 'show', file, '--lang', 'zh']);
+    expect(before.code).toBe(1);
+    expect(before.stderr).toBe(after.stderr);
+    expect(before.stderr).toContain('错误：');
+    expect(before.stderr).not.toContain('未知子命令');
+    expect(headroom(home, ['env', '--lang=zh', 'show', file]).stderr).toBe(after.stderr);
   });
 
   it('a run the ledger does not have, for report: the same words as every command’s', () => {

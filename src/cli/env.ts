@@ -180,8 +180,26 @@ export async function readEnvFile(path: string): Promise<string> {
   return readUserFile(path, ENV_FILE);
 }
 
+/**
+ * The subcommand wherever --lang stands before it (`env --lang zh show f.json` is `env show f.json
+ * --lang zh`); the rest, --lang included, goes to the subcommand, which reads its own flags.
+ */
+export function envSubcommand(args: readonly string[]): { sub: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--lang') {
+      rest.push(...args.slice(i, i + 2));
+      i++;
+    } else if (arg.startsWith('--lang=')) rest.push(arg);
+    else break;
+  }
+  return { sub: args[i], rest: [...rest, ...args.slice(i + 1)] };
+}
+
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
-  const [sub, ...rest] = args;
+  const { sub, rest } = envSubcommand(args);
   if (sub === 'capture') return capture(rest, ctx);
   if (sub === 'show') return show(rest, ctx);
   throw fileError('unknown-subcommand', { command: 'env', sub: sub ?? '' }, 'env', 'bad-flag');
