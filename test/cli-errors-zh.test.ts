@@ -86,6 +86,31 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    // Raised by the estimator, which knows the model's modules, not by the scenario's parser.
+    name: 'estimate: a LoRA target the model has no linear module of',
+    args: ['estimate', 'llama-3.1-8b', '--method', 'lora', '--lora-targets', 'c_attn'],
+    en: [
+      'error: --lora-targets c_attn is not a linear module of llama models',
+      'Try: use "all-linear" or some of: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, lm_head',
+    ],
+    zh: [
+      '错误：--lora-targets c_attn 不是 llama 模型的线性模块',
+      '建议：使用 "all-linear"，或以下模块中的若干个：q_proj、k_proj、v_proj、o_proj、gate_proj、up_proj、down_proj、lm_head',
+    ],
+  },
+  {
+    name: 'estimate: a module to save Headroom cannot size',
+    args: ['estimate', 'llama-3.1-8b', '--method', 'lora', '--modules-to-save', 'norm'],
+    en: [
+      'error: --modules-to-save norm is not a module Headroom can size',
+      'Try: use embed_tokens and/or lm_head',
+    ],
+    zh: [
+      '错误：--modules-to-save norm 不是 Headroom 能计算大小的模块',
+      '建议：使用 embed_tokens 和/或 lm_head',
+    ],
+  },
+  {
     // --lang before the subcommand is not the subcommand.
     name: 'env without a subcommand',
     args: ['env'],

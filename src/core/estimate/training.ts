@@ -3,8 +3,8 @@
  * modules_to_save copies), resolved against the model's linear modules.
  */
 import { LINEAR_ROLES, type LinearRole, type ModelShape } from '../architecture.js';
-import { HeadroomUserError } from '../errors.js';
 import type { LinearModule, ParamBreakdown } from '../params.js';
+import { fieldError, shown } from '../scenario/field-errors.js';
 import type { Scenario } from '../scenario.js';
 
 export interface TrainingPlan {
@@ -102,11 +102,10 @@ function computeTargets(
           ),
         ),
       ];
-      throw new HeadroomUserError({
-        code: 'invalid-field',
-        where: 'lora.targets',
-        message: `lora.targets: "${name}" is not a linear module of ${shape.modelType} models`,
-        hint: `use "all-linear" or some of: ${[...known, 'lm_head'].join(', ')}`,
+      throw fieldError('not-a-linear-module', ['lora', 'targets'], {
+        value: shown(name),
+        modelType: shape.modelType,
+        known: [...known, 'lm_head'],
       });
     }
     // A fused module name (query_key_value, c_attn, gate_up_proj) is one adapter over all the roles it
@@ -204,12 +203,7 @@ function loraPlan(scenario: Scenario, shape: ModelShape, params: ParamBreakdown)
   const saved = lora.modulesToSave;
   for (const name of saved) {
     if (!EMBED_NAMES.has(name) && !HEAD_NAMES.has(name)) {
-      throw new HeadroomUserError({
-        code: 'invalid-field',
-        where: 'lora.modulesToSave',
-        message: `lora.modulesToSave: "${name}" is not a module Headroom can size`,
-        hint: 'use embed_tokens and/or lm_head',
-      });
+      throw fieldError('module-not-sizable', ['lora', 'modulesToSave'], { value: shown(name) });
     }
   }
   const embeddingTrained = saved.some((n) => EMBED_NAMES.has(n));
