@@ -381,6 +381,10 @@ export interface RunErrorParams {
   'run-no-scenario': { id: number; ref: string; use: 'calibrate' | 'calibrated' };
   /** No ledger at all in `home`, and no file of the name `ref` either. */
   'no-run-no-file': { ref: string; home: string };
+  /** The dashboard's API asked for a run the ledger does not have. */
+  'api-no-run': { ref: string };
+  /** The dashboard's API asked for a window of run `id` that is not `from ≤ to` in seconds. */
+  'api-bad-window': { id: string };
 }
 
 /** A PyTorch memory snapshot that cannot be read (src/core/snapshot/pickle.ts, snapshot.ts). */
@@ -550,6 +554,8 @@ const REASON_SET: { readonly [R in FileErrorReason]: true } = {
   'log-timeout': true,
   'run-no-scenario': true,
   'no-run-no-file': true,
+  'api-no-run': true,
+  'api-bad-window': true,
   'pickle-empty': true,
   'pickle-gzip': true,
   'pickle-not-pickle': true,

@@ -16,6 +16,7 @@ import { resolveModelRef } from '../core/model-ref.js';
 import { parseScenario } from '../core/scenario.js';
 import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import { userErrorWords } from '../words/errors.js';
+import type { Lang } from '../words/lang.js';
 import { mountSnapshotUpload, SNAPSHOT_BODY_LIMIT_BYTES, SNAPSHOT_PATH } from './snapshot-api.js';
 
 /** The optional parts of the app: each route group answers 503 with a reason when its part is absent. */
@@ -151,8 +152,8 @@ export function createApp(deps: AppDeps): Hono {
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
     if (isUserError(error)) {
-      // A field error's words are the catalog's (src/words/errors.ts); the server speaks English.
-      const words = userErrorWords(error, 'en');
+      // A user error's words are the catalog's (src/words/errors.ts), in the request's language.
+      const words = userErrorWords(error, requestLang(c.req.header('accept-language')));
       return c.json(
         {
           error: {
@@ -271,4 +272,13 @@ export function createApp(deps: AppDeps): Hono {
     });
   });
   return app;
+}
+
+/**
+ * The language of a request's error words: Chinese when its Accept-Language puts a zh tag first
+ * (the dashboard sends its own language; a browser its preference), else English.
+ */
+export function requestLang(acceptLanguage: string | undefined): Lang {
+  const first = (acceptLanguage ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('zh') ? 'zh' : 'en';
 }

@@ -9,6 +9,7 @@ import type {
   RunUpdate,
   RunWindow,
 } from '../core/dashboard-types.js';
+import { requestLang } from './app.js';
 import { createDashboardApp } from './dashboard.js';
 import { DEMO_RUN_ID } from './demo-run.js';
 
@@ -106,6 +107,26 @@ describe('runs API', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
       'no run 99 in the ledger',
     );
+    // The dashboard sends its language; the words come from the same catalog as the CLI's.
+    const zh = await app.request('/api/runs/99', { headers: { 'accept-language': 'zh' } });
+    expect(zh.status).toBe(400);
+    expect(((await zh.json()) as { error: { message: string; hint: string } }).error).toMatchObject({
+      message: '记录中没有运行 99',
+      hint: 'headroom runs 会列出已有的运行',
+    });
+    const window = await app.request('/api/runs/1/window?from=9&to=1', {
+      headers: { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.8' },
+    });
+    expect(((await window.json()) as { error: { message: string } }).error.message).toBe(
+      'from 和 to 须为自运行开始起的秒数，且 from ≤ to',
+    );
+  });
+
+  it('words its errors in English for a browser that asks for English or names no language', () => {
+    expect(requestLang(undefined)).toBe('en');
+    expect(requestLang('en-US,en;q=0.9,zh;q=0.8')).toBe('en');
+    expect(requestLang('zh-TW')).toBe('zh');
+    expect(requestLang('')).toBe('en');
   });
 
   it('streams a live run and ends when it finishes', async () => {

@@ -20,8 +20,8 @@ import type {
 } from '../core/dashboard-types.js';
 import { type Timeline, TimelineWriter } from '../core/diagnose/timeline.js';
 import { DEFAULT_MAX_POINTS, keepPeaks, peakKeeper } from '../core/downsample.js';
-import { HeadroomUserError } from '../core/errors.js';
 import { type Estimate, estimate } from '../core/estimate.js';
+import { fileError } from '../core/file-errors.js';
 import { resolveModelRef } from '../core/model-ref.js';
 import type { PerRankSteps } from '../core/ranks.js';
 import { chooseSnapshot } from '../core/run/snapshot.js';
@@ -289,12 +289,7 @@ function parseAfter(text: string | undefined): RowMarks | null {
 function runOrThrow(ledger: Ledger, ref: string): RunRecord {
   const run = ledger.getRun(ref);
   if (!run) {
-    throw new HeadroomUserError({
-      code: 'invalid-field',
-      where: 'run',
-      message: `no run ${ref} in the ledger`,
-      hint: 'headroom runs lists them',
-    });
+    throw fileError('api-no-run', { ref }, 'run', 'invalid-field');
   }
   return run;
 }
@@ -401,12 +396,7 @@ export function mountRuns(api: Hono, deps: RunsApiDeps): void {
     const from = Number(c.req.query('from'));
     const to = Number(c.req.query('to'));
     if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) {
-      throw new HeadroomUserError({
-        code: 'invalid-field',
-        where: 'from',
-        message: 'from and to must be seconds since the run started, from ≤ to',
-        hint: `/api/runs/${id}/window?from=0&to=60`,
-      });
+      throw fileError('api-bad-window', { id }, 'from', 'invalid-field');
     }
     const windowFrom = (series: RunSeries): RunWindow => ({ from, to, ...windowOf(series, from, to) });
     if (deps.demo && id === String(DEMO_RUN_ID)) return c.json(windowFrom(demoSeries(deps.demo.en.detail)));

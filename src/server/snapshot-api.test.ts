@@ -70,6 +70,16 @@ describe('POST /api/snapshot', () => {
   it('refuses an empty body', async () => {
     const res = await app.request('/api/snapshot', { method: 'POST', body: new Uint8Array() });
     expect(res.status).toBe(400);
+    // The words of an empty snapshot file given to the CLI, in the request's language.
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+      'the uploaded snapshot: byte 0: the file is empty',
+    );
+    const zh = await app.request('/api/snapshot?name=a.pickle', {
+      method: 'POST',
+      body: new Uint8Array(),
+      headers: { 'accept-language': 'zh' },
+    });
+    expect(((await zh.json()) as { error: { message: string } }).error.message).toBe('a.pickle：文件是空的');
   });
 });
 

@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HeadroomUserError } from '../core/errors.js';
+import { fileError } from '../core/file-errors.js';
 import { analyseSnapshot, type SnapshotAnswer } from '../core/snapshot/analyse.js';
 import { formatBytes } from '../core/units.js';
 import type { RunSnapshotFile } from '../io/read-snapshot.js';
@@ -48,12 +48,8 @@ export function mountSnapshotUpload(api: Hono, limit = SNAPSHOT_BODY_LIMIT_BYTES
       const name = c.req.query('name') ?? 'the uploaded snapshot';
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       if (bytes.length === 0) {
-        throw new HeadroomUserError({
-          code: 'bad-file',
-          where: name,
-          message: `${name} is empty`,
-          hint: 'send the .pickle file as the request body',
-        });
+        // The same words as an empty snapshot file given to `headroom snapshot`.
+        throw fileError('pickle-empty', { file: name }, name);
       }
       const answer: SnapshotAnswer = {
         file: name,

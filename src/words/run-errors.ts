@@ -24,6 +24,8 @@ export const RUN_ERRORS = defineDomain<RunErrorParams>({
           : `run ${p.id} was recorded without a scenario and has not been calibrated`,
       'no-run-no-file': (p) =>
         `no run "${p.ref}": nothing is recorded in ${p.home}, and there is no file of that name`,
+      'api-no-run': (p) => `no run ${p.ref} in the ledger`,
+      'api-bad-window': () => 'from and to must be seconds since the run started, from ≤ to',
     },
     zh: {
       'log-watched': (p) => `${p.path} 已经有人在监视（headroom 进程 ${p.pid}，主机 ${p.host}）`,
@@ -39,6 +41,8 @@ export const RUN_ERRORS = defineDomain<RunErrorParams>({
           ? `运行 ${p.id} 记录时没有场景，因此没有可对比的估算`
           : `运行 ${p.id} 记录时没有场景，也还没有校准过`,
       'no-run-no-file': (p) => `没有运行 "${p.ref}"：${p.home} 中没有任何记录，也没有同名文件`,
+      'api-no-run': (p) => `记录中没有运行 ${p.ref}`,
+      'api-bad-window': () => 'from 和 to 须为自运行开始起的秒数，且 from ≤ to',
     },
   },
   examples: {
@@ -48,6 +52,8 @@ export const RUN_ERRORS = defineDomain<RunErrorParams>({
     'log-timeout': { log: 'probe.jsonl', path: '/tmp/probe.jsonl', seconds: 30, suggest: 120 },
     'run-no-scenario': { id: 3, ref: 'last', use: 'calibrate' },
     'no-run-no-file': { ref: '7', home: '/home/me/.headroom' },
+    'api-no-run': { ref: '99' },
+    'api-bad-window': { id: '3' },
   },
 });
 
@@ -71,6 +77,8 @@ export const RUN_ERROR_HINTS = defineDomain<RunErrorParams>({
           : `calibrate it with its setup first: headroom calibrate ${p.id} --model ID --method … --micro-batch N`,
       'no-run-no-file': () =>
         'record a run with headroom run -- python train.py, or give the path of a log file',
+      'api-no-run': () => 'headroom runs lists them',
+      'api-bad-window': (p) => `/api/runs/${p.id}/window?from=0&to=60`,
     },
     zh: {
       'log-watched': () => 'headroom runs 会显示它正在记录的运行；要在这里监视该日志，请先停止那个 watch',
@@ -86,6 +94,8 @@ export const RUN_ERROR_HINTS = defineDomain<RunErrorParams>({
           ? `给出它的训练配置：headroom calibrate ${p.ref} --model ID --method … --micro-batch N --seq-len N`
           : `先带上训练配置校准它：headroom calibrate ${p.id} --model ID --method … --micro-batch N`,
       'no-run-no-file': () => '用 headroom run -- python train.py 记录一次运行，或给出日志文件的路径',
+      'api-no-run': () => 'headroom runs 会列出已有的运行',
+      'api-bad-window': (p) => `/api/runs/${p.id}/window?from=0&to=60`,
     },
   },
   examples: RUN_ERRORS.examples,

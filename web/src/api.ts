@@ -20,13 +20,26 @@ export function apiUrl(path: string): string {
   return t ? `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(t)}` : path;
 }
 
-/** GETs or POSTs JSON; a non-2xx answer throws its error message. */
+/** The language the server words its errors in: the dashboard's own, not only the browser's. */
+let errorLang: 'en' | 'zh' = 'en';
+
+/** Called when the dashboard's language changes (main.tsx). */
+export function setApiLang(lang: 'en' | 'zh'): void {
+  errorLang = lang;
+}
+
+/** GETs or POSTs JSON; a non-2xx answer throws its error message, in the dashboard's language. */
 export async function api<T>(path: string, body?: unknown): Promise<T> {
+  const language = { 'accept-language': errorLang };
   const response = await fetch(
     apiUrl(path),
     body === undefined
-      ? {}
-      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      ? { headers: language }
+      : {
+          method: 'POST',
+          headers: { ...language, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
   );
   return read<T>(response);
 }

@@ -2,6 +2,7 @@
 import { lazy, type ReactElement, StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { fleetWords } from '../../src/words/ui-fleet.js';
+import { setApiLang } from './api.js';
 import { defaultLang, type Lang, LangContext, MESSAGES } from './i18n.js';
 import { RunPage } from './pages/RunPage.js';
 import { RunsPage } from './pages/RunsPage.js';
@@ -40,6 +41,7 @@ function App() {
   useEffect(() => {
     document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
     localStorage.setItem('headroom-lang', lang);
+    setApiLang(lang);
   }, [lang]);
   const go = (hash: string) => {
     window.location.hash = hash;
