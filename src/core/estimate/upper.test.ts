@@ -158,17 +158,19 @@ describe('upperBasis', () => {
   });
 });
 
+/** A basis of 10 rows from 3 sources, any kind, with these ratios at allocated, reserved and nvidia-smi. */
+const basis = (a: number, r: number, d: number): UpperBound['basis'] => {
+  const of = (ratio: number) => ({
+    kind: { framework: null, method: null, layout: null },
+    rows: 10,
+    sources: 3,
+    ratio,
+    from: 'measured-runs' as const,
+  });
+  return { allocated: of(a), reserved: of(r), device: of(d) };
+};
+
 describe('upperFromBasis', () => {
-  const basis = (a: number, r: number, d: number): UpperBound['basis'] => {
-    const of = (ratio: number) => ({
-      kind: { framework: null, method: null, layout: null },
-      rows: 10,
-      sources: 3,
-      ratio,
-      from: 'measured-runs' as const,
-    });
-    return { allocated: of(a), reserved: of(r), device: of(d) };
-  };
   const peak = { allocatedBytes: 10e9, reservedBytes: 11e9, deviceBytes: 11.5e9 };
 
   it('scales each level by its ratio', () => {
@@ -196,15 +198,8 @@ describe('upperFromBasis', () => {
 });
 
 describe('a padded run’s reserve climb in the bound', () => {
-  const of = (ratio: number) => ({
-    kind: { framework: null, method: null, layout: null },
-    rows: 10,
-    sources: 3,
-    ratio,
-    from: 'measured-runs' as const,
-  });
   const peak = { allocatedBytes: 10e9, reservedBytes: 11e9, deviceBytes: 11.5e9 };
-  const plain = upperFromBasis(peak, { allocated: of(1.1), reserved: of(1.1), device: of(1.1) });
+  const plain = upperFromBasis(peak, basis(1.1, 1.1, 1.1));
 
   it('without a climb, the card must hold what nvidia-smi shows', () => {
     expect(plain.neededDeviceBytes).toBe(plain.deviceBytes);
