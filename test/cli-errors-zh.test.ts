@@ -111,6 +111,16 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    // Chinese words run on from 标准输入 without a space; a path keeps one (below, the pickle's).
+    name: 'diagnose: nothing on standard input',
+    args: ['diagnose', '-'],
+    en: [
+      'error: standard input is empty',
+      'Try: give the log of the failed run, or paste the traceback: headroom diagnose - < error.txt',
+    ],
+    zh: ['错误：标准输入是空的', '建议：给出失败运行的日志，或粘贴报错信息：headroom diagnose - < error.txt'],
+  },
+  {
     // --lang before the subcommand is not the subcommand.
     name: 'env without a subcommand',
     args: ['env'],

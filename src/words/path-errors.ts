@@ -60,7 +60,8 @@ const foundEn = (p: PathErrorParams['path-is-folder']) =>
 const foundZh = (p: PathErrorParams['path-is-folder']) =>
   `${p.found.join('、')}${p.total > p.found.length ? `……（共 ${p.total} 个）` : ''}`;
 
-const STDIN_ZH = (file: string) => (file === 'standard input' ? '标准输入' : file);
+/** A file's name before Chinese words: a path keeps a space from them, 标准输入 (standard input) none. */
+const STDIN_ZH = (file: string) => (file === 'standard input' ? '标准输入' : `${file} `);
 
 const SNAPSHOT_HINT_EN = 'give the .pickle file torch.cuda.memory._dump_snapshot("snapshot.pickle") wrote';
 const SNAPSHOT_HINT_ZH = '给出 torch.cuda.memory._dump_snapshot("snapshot.pickle") 写出的 .pickle 文件';
@@ -128,7 +129,7 @@ export const PATH_ERRORS = defineDomain<PathErrorParams>({
         `${p.path} 有 ${p.bytes} 字节，比任何${ROLE_ZH[p.role]}都大（上限 ${p.maxBytes}）`,
       'path-unreadable': (p) =>
         `无法${p.use === 'write' ? '写入' : '读取'}${ROLE_ZH[p.role]} ${p.path}：${p.errno}`,
-      'log-empty': (p) => `${STDIN_ZH(p.file)} 是空的`,
+      'log-empty': (p) => `${STDIN_ZH(p.file)}是空的`,
       'snapshot-is-folder': (p) => `${p.path} 是文件夹，不是快照文件`,
       'snapshot-missing': (p) => `文件 ${p.path} 不存在`,
       'snapshot-unreadable': (p) => `无法读取 ${p.path}：${p.errno}`,
