@@ -419,6 +419,22 @@ describe('a command-line, run or snapshot error, in both languages', () => {
     expect(`${english.stderr}${chinese.stderr}`).not.toMatch(/\n\s+at |HeadroomUserError/);
   });
 
+  it('a flag without its value, or followed by another flag, in Chinese words rather than Node’s', () => {
+    const missing = headroom(home, ['estimate', 'llama-3.1-8b', '--lang', 'zh', '--micro-batch']);
+    expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([
+      1,
+      "错误：estimate：选项 '--micro-batch' 缺少取值",
+    ]);
+    const ambiguous = headroom(home, ['gpus', '--for', '--lang', 'zh']);
+    expect(ambiguous.stderr.split('\n')[0]).toBe(
+      "错误：gpus：选项 '--for' 后面紧跟的像是另一个选项；若取值本身以 - 开头，请写成 --for=-XYZ",
+    );
+    // English keeps Node's own words.
+    expect(headroom(home, ['estimate', 'llama-3.1-8b', '--micro-batch']).stderr.split('\n')[0]).toBe(
+      "error: estimate: Option '--micro-batch <value>' argument missing",
+    );
+  });
+
   it('env takes --lang before its subcommand as well as after it', () => {
     const file = join(home, 'missing-env.json');
     const before = headroom(home, ['env', '--lang', 'zh', 'show', file]);

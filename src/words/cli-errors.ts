@@ -178,8 +178,13 @@ const SPEAKER_ZH = { headroom: 'Headroom 支持', findings: '诊断结论支持'
 /** Node's codes of a flag error, in Chinese; any other keeps Node's own words. */
 function parseZh(p: CliErrorParams['flag-parse']): string {
   if (p.nodeCode === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && p.option !== '') return `未知选项 '${p.option}'`;
-  if (p.nodeCode === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && p.option !== '')
+  if (p.nodeCode === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && p.option !== '') {
+    // Node's two cases (util.parseArgs): nothing after the flag, or a value that looks like a flag.
+    if (p.detail.includes('argument missing')) return `选项 '${p.option}' 缺少取值`;
+    if (p.detail.includes('argument is ambiguous'))
+      return `选项 '${p.option}' 后面紧跟的像是另一个选项；若取值本身以 - 开头，请写成 ${p.option}=-XYZ`;
     return `选项 '${p.option}' 的取值有误（${p.detail}）`;
+  }
   return `参数有误（${p.detail}）`;
 }
 
