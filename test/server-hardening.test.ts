@@ -56,6 +56,7 @@ describe('the server on 127.0.0.1', () => {
     mkdirSync(join(root, 'assets'));
     writeFileSync(join(root, 'index.html'), '<!doctype html><div id="root"></div>');
     writeFileSync(join(root, 'assets', 'app.js'), 'console.log(1)');
+    writeFileSync(join(root, 'assets', 'index-BxWWhMqZ.js'), 'console.log(2)');
     const ledger = Ledger.open(home);
     runId = ledger.createRun({
       name: 'live',
@@ -133,6 +134,15 @@ describe('the server on 127.0.0.1', () => {
     const route = await send(port, '/runs/3', { host: `127.0.0.1:${port}` });
     expect(route.status).toBe(200);
     expect(route.body).toContain('<div id="root">');
+  });
+
+  it('lets the browser keep a content-hashed asset for good, and asks again for the page and the rest', async () => {
+    const host = { host: `127.0.0.1:${port}` };
+    const hashed = await send(port, '/assets/index-BxWWhMqZ.js', host);
+    expect([hashed.status, hashed.body]).toEqual([200, 'console.log(2)']);
+    expect(hashed.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    for (const path of ['/', '/runs/3', '/assets/app.js'])
+      expect((await send(port, path, host)).headers['cache-control']).toBe('no-cache');
   });
 
   it('caps the live streams open at once', async () => {

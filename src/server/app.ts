@@ -268,10 +268,25 @@ export function createApp(deps: AppDeps): Hono {
     const body = await readFile(file).catch(() => null);
     if (body === null) return c.text('the dashboard is not built: npm run build', 404);
     return new Response(body, {
-      headers: { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' },
+      headers: {
+        'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': cacheControlOf(isFile ? c.req.path : '/index.html'),
+      },
     });
   });
   return app;
+}
+
+/**
+ * How long a browser may keep a dashboard file: Vite names each built asset by its content's hash
+ * (assets/index-BxWWhMqZ.js), so a name never changes meaning and the browser keeps it for good; the
+ * page itself and early.js name those assets, so they are asked for again on every visit. `private`:
+ * a token-gated server's files are not for shared caches.
+ */
+export function cacheControlOf(path: string): string {
+  return /^\/assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/.test(path)
+    ? 'private, max-age=31536000, immutable'
+    : 'no-cache';
 }
 
 /**
