@@ -1,8 +1,8 @@
 /**
  * One slice of bench:allocator's sweep, run in its own process: the cases named on the command line
  * (indices into sweepCases()), each with the default allocator and with expandable segments, printed
- * as one JSON line each (the climb at REPORTED_STEPS only, to keep the stored runs small, and with the
- * default allocator the least it needs under a memory limit).
+ * as one JSON line each (the climb at REPORTED_STEPS only, to keep the stored runs small, and the least it
+ * needs under a memory limit).
  */
 import type { LengthComparison } from '../src/core/allocator/replay.js';
 import { REPORTED_STEPS, runSweepCase, sweepCases, sweepPattern } from '../src/core/allocator/sweep.js';
@@ -24,8 +24,8 @@ for (const arg of process.argv.slice(2)) {
   const pattern = sweepPattern(shape, c);
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const lossBytes = (sum(pattern.lossSavedPerToken) + sum(pattern.lossBackwardPerToken)) * c.batch * c.cap;
-  // Under a memory limit too (the default allocator's climb; expandable segments unmap free pages).
+  // Under a memory limit too, with either allocator: what a card without room for the climb must hold.
   const plain = brief(runSweepCase(shape, c, false, undefined, true));
-  const expandable = brief(runSweepCase(shape, c, true));
+  const expandable = brief(runSweepCase(shape, c, true, undefined, true));
   console.log(JSON.stringify({ index, case: c, lossBytes, plain, expandable }));
 }

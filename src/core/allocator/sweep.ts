@@ -95,6 +95,8 @@ export interface SweepRow {
   readonly expandableExtraShare: number;
   /** The least the padded run needs above the fixed run's reserve under a memory limit (default allocator), over the churn. */
   readonly pressureExtraShare: number;
+  /** The same with expandable segments, over that run's churn. */
+  readonly expandablePressureShare: number;
 }
 
 /** The variable-length reserve term: bytes per byte of the loss's tensors and of the rest of the churn. */
@@ -107,6 +109,8 @@ export interface ReserveGrowthTerm {
   readonly pressureLossFactor: number;
   /** … and per byte of the rest of the churn. */
   readonly pressureLayerFactor: number;
+  /** With expandable segments, under a limit: the 90th percentile of what stays, over the churn. */
+  readonly expandablePressureShare: number;
 }
 
 /** y ≈ α·(loss tensors) + β·(rest of the churn), least squares through the origin over the rows. */
@@ -151,5 +155,9 @@ export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm 
     ),
     pressureLossFactor: pressure.loss,
     pressureLayerFactor: pressure.rest,
+    expandablePressureShare: quantile(
+      rows.map((r) => r.expandablePressureShare),
+      0.9,
+    ),
   };
 }

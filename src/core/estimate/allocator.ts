@@ -56,6 +56,7 @@ export const RESERVE_GROWTH = {
   expandableShare: 0.064,
   pressureLossFactor: 0.1298,
   pressureLayerFactor: 0.0476,
+  expandablePressureShare: 0,
 } as const;
 
 /** What the allocator step reads: the peak and what of it is allocated once. */
@@ -83,7 +84,7 @@ export interface ReserveInput {
  * batches, nor at a load peak (no batch has run yet). `room`: on a card with room for the climb (what
  * max_memory_reserved and nvidia-smi then show); else what a card with none must hold of it, since the
  * allocator gives back its unsplit cached segments and retries before it fails (release_cached_blocks).
- * With expandable segments the climb itself either way: it was not replayed under a limit.
+ * With expandable segments, a share of the churn either way.
  */
 export function reserveGrowthBytes(
   input: Pick<ReserveInput, 'peakPhase' | 'lossBytes'>,
@@ -92,7 +93,8 @@ export function reserveGrowthBytes(
   room = true,
 ): number {
   if (scenario.padding !== 'longest' || input.peakPhase === 'load') return 0;
-  if (scenario.expandableSegments) return RESERVE_GROWTH.expandableShare * churnBytes;
+  if (scenario.expandableSegments)
+    return (room ? RESERVE_GROWTH.expandableShare : RESERVE_GROWTH.expandablePressureShare) * churnBytes;
   const loss = Math.min(input.lossBytes, churnBytes);
   return room
     ? RESERVE_GROWTH.lossFactor * loss + RESERVE_GROWTH.layerFactor * (churnBytes - loss)
