@@ -48,6 +48,9 @@ interface UiEstimateParams {
   'estimate.budget': NoParams;
   'estimate.perGpu': NoParams;
   'estimate.upperNote': NoParams;
+  /** Padded batches: what the card must hold, beside the climb the levels' tops carry. */
+  'estimate.needed': NoParams;
+  'estimate.climbNote': NoParams;
   'part.weights': NoParams;
   'part.gradients': NoParams;
   'part.optimizer': NoParams;
@@ -95,6 +98,9 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.perGpu': () => 'Every figure is per GPU.',
       'estimate.upperNote': () =>
         'The second column is the upper bound: measured runs of this kind stay under it nine times in ten; the fit is judged on it.',
+      'estimate.needed': () => 'the card must hold',
+      'estimate.climbNote': () =>
+        'Padded batches: on a card with room the reserve may climb to the tops above over the run; the allocator gives that cache back before it fails, so the fit is judged on what the card must hold.',
       'part.weights': () => 'weights',
       'part.gradients': () => 'gradients',
       'part.optimizer': () => 'optimizer',
@@ -137,6 +143,9 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.budget': () => '预算',
       'estimate.perGpu': () => '所有数字均为单卡。',
       'estimate.upperNote': () => '第二列是上界：同类实测运行十次中有九次低于它；是否放得下按它判断。',
+      'estimate.needed': () => '显卡须容纳',
+      'estimate.climbNote': () =>
+        '批次按最长样本填充：显存充裕时，整个运行中预留可能涨到上面的上端；这些缓存在分配失败前会被释放，因此是否放得下按显卡须容纳的量判断。',
       'part.weights': () => '权重',
       'part.gradients': () => '梯度',
       'part.optimizer': () => '优化器状态',
@@ -180,6 +189,8 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
     'estimate.budget': {},
     'estimate.perGpu': {},
     'estimate.upperNote': {},
+    'estimate.needed': {},
+    'estimate.climbNote': {},
     'part.weights': {},
     'part.gradients': {},
     'part.optimizer': {},

@@ -168,6 +168,28 @@ describe('Estimate page', () => {
       .toBe(formatBytes(expected({ method: 'full', precision: 'bf16-mixed' }).peak.deviceBytes));
   });
 
+  it('with padded batches, says what the card must hold beside the climb the tops carry', async () => {
+    const fields = { method: 'qlora', quantization: 'nf4', seqLen: 1024 };
+    const padded = expected({ ...fields, padding: 'longest' });
+    expect(padded.upper.neededDeviceBytes).toBeLessThan(padded.upper.deviceBytes);
+    await session.page.goto(
+      `${session.url}/#/estimate?method=qlora&quantization=nf4&seqLen=1024&padding=longest`,
+    );
+    await expect
+      .poll(() => session.page.getByTestId('upper-needed').textContent())
+      .toBe(formatBytes(padded.upper.neededDeviceBytes));
+    expect(await session.page.getByTestId('upper-deviceBytes').textContent()).toBe(
+      `– ${formatBytes(padded.upper.deviceBytes)}`,
+    );
+    expect(await session.page.getByTestId('padding').inputValue()).toBe('longest');
+    // Batches of one length: no climb, no row.
+    await session.page.getByTestId('padding').selectOption('max-length');
+    await expect
+      .poll(() => session.page.getByTestId('upper-deviceBytes').textContent())
+      .toBe(`– ${formatBytes(expected(fields).upper.deviceBytes)}`);
+    expect(await session.page.getByTestId('upper-needed').count()).toBe(0);
+  });
+
   it('judges the fit with the margin every command keeps, and the margin field moves it', async () => {
     // Llama-3.1-8B QLoRA at 1408 tokens: its upper bound (22.2 GiB) is inside the 4090 (24.0 GiB) and
     // inside a 5 % margin (22.8), outside the 10 % one (21.6).

@@ -544,6 +544,7 @@ export const SCENARIO_FIELDS = {
   framework: {
     kind: choice(FRAMEWORKS),
     flags: [{ name: 'framework', metavar: 'F' }],
+    form: { key: 'framework', control: 'select', testId: 'framework', defaultOption: true },
   },
   versions: {
     kind: versions(VERSION_KEYS),
@@ -554,6 +555,7 @@ export const SCENARIO_FIELDS = {
     kind: choice(PADDINGS),
     default: 'max-length',
     flags: [{ name: 'padding', metavar: 'P' }],
+    form: { key: 'padding', control: 'select', testId: 'padding' },
   },
   'evaluation.microBatchSize': {
     kind: count(LIMITS['evaluation.microBatchSize']),

@@ -118,6 +118,15 @@ export function EstimateResult({
                   </td>
                 </tr>
               ))}
+              {result.upper.neededDeviceBytes < result.upper.deviceBytes ? (
+                <tr>
+                  <th>{t('estimate.needed')}</th>
+                  <td />
+                  <td className="muted" data-testid="upper-needed">
+                    {formatBytes(result.upper.neededDeviceBytes)}
+                  </td>
+                </tr>
+              ) : null}
               <tr>
                 <th>{t('estimate.peakAt')}</th>
                 <td>{result.peakPhase}</td>
@@ -132,6 +141,7 @@ export function EstimateResult({
           </table>
           <p className="muted">
             {t('estimate.perGpu')} {t('estimate.upperNote')}
+            {result.upper.neededDeviceBytes < result.upper.deviceBytes ? ` ${t('estimate.climbNote')}` : ''}
           </p>
           <PeakTerms result={result} />
           {result.notes.length > 0 ? (
