@@ -30,7 +30,7 @@ describe('margin', () => {
 describe('fitVerdict judges the upper bound', () => {
   const target = targetOf('card', 'card', 100e9, 0.1);
   it('a point that fits with an upper bound that does not is "does not fit"', () => {
-    const e = { peak: { deviceBytes: 85e9 }, upper: { deviceBytes: 95e9 }, breakdown: {} };
+    const e = { peak: { deviceBytes: 85e9 }, upper: { neededDeviceBytes: 95e9 }, breakdown: {} };
     expect(fitVerdict(e, target)).toMatchObject({
       ok: false,
       requiredBytes: 95e9,
@@ -39,6 +39,6 @@ describe('fitVerdict judges the upper bound', () => {
     });
     expect(requiredDeviceBytes(e)).toBe(95e9);
     expect(requiredDeviceBytes(e, 'point')).toBe(85e9);
-    expect(fitVerdict({ ...e, upper: { deviceBytes: 90e9 } }, target).ok).toBe(true);
+    expect(fitVerdict({ ...e, upper: { neededDeviceBytes: 90e9 } }, target).ok).toBe(true);
   });
 });

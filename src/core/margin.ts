@@ -29,11 +29,10 @@ export interface MemoryTarget {
 export interface FitEvidence {
   readonly peak: { readonly deviceBytes: number };
   /**
-   * The estimate's upper bound (Estimate.upper): the verdict judges what the card must hold at it
-   * (neededDeviceBytes, where a padded run's climb is partly cache the allocator gives back), else its
-   * nvidia-smi level.
+   * The estimate's upper bound (Estimate.upper): the verdict judges what the card must hold at it,
+   * nvidia-smi's level less the part of a padded run's climb the allocator gives back (upper.ts).
    */
-  readonly upper: { readonly deviceBytes: number; readonly neededDeviceBytes?: number };
+  readonly upper: { readonly neededDeviceBytes: number };
   readonly breakdown: Readonly<Record<string, number>>;
 }
 
@@ -79,13 +78,8 @@ export function usableBytes(gpu: GpuSpec): number {
  * deviceBytes, with a GPU's memory or a budget.
  */
 export function requiredDeviceBytes(e: FitEvidence, at: 'upper' | 'point' = 'upper'): number {
-  const device = at === 'upper' ? neededAtUpper(e) : e.peak.deviceBytes;
+  const device = at === 'upper' ? e.upper.neededDeviceBytes : e.peak.deviceBytes;
   return device - (e.breakdown.pagedOptimizerBytes ?? 0);
-}
-
-/** nvidia-smi's level the card must hold at the upper bound, paged states included. */
-function neededAtUpper(e: FitEvidence): number {
-  return e.upper.neededDeviceBytes ?? e.upper.deviceBytes;
 }
 
 /** The target for a GPU with a margin (0 ≤ margin < 1). */
@@ -117,8 +111,8 @@ export function fitVerdict(e: FitEvidence, target: MemoryTarget): Fit {
   const required = requiredDeviceBytes(e);
   const paged = e.breakdown.pagedOptimizerBytes ?? 0;
   // Managed memory pages states out only when the card itself is full, not at the margin.
-  const pagedToHost = Math.min(paged, Math.max(0, neededAtUpper(e) - target.usableBytes));
-  const held = neededAtUpper(e) - pagedToHost;
+  const pagedToHost = Math.min(paged, Math.max(0, e.upper.neededDeviceBytes - target.usableBytes));
+  const held = e.upper.neededDeviceBytes - pagedToHost;
   return {
     gpu: target.gpu,
     usableBytes: target.usableBytes,

@@ -10,7 +10,7 @@ import { GPUS_PER_NODE } from './host.js';
 export function fitOnGpu(
   deviceBytes: number,
   /** What the card must hold at the upper bound (UpperBound.neededDeviceBytes). */
-  upperDeviceBytes: number,
+  neededDeviceBytes: number,
   pagedOptimizerBytes: number,
   host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null,
   gpu: GpuSpec,
@@ -18,7 +18,7 @@ export function fitOnGpu(
   gpus: number,
 ): { readonly fits: Fit; readonly host: { readonly cpuBytes: number; readonly nvmeBytes: number } | null } {
   const fits = fitVerdict(
-    { peak: { deviceBytes }, upper: { deviceBytes: upperDeviceBytes }, breakdown: { pagedOptimizerBytes } },
+    { peak: { deviceBytes }, upper: { neededDeviceBytes }, breakdown: { pagedOptimizerBytes } },
     memoryTarget(gpu, marginFraction),
   );
   // Paged states that do not fit the GPU live in host RAM, each of the node's GPUs its own.

@@ -352,7 +352,8 @@ export function upperOfSetup(
 /**
  * The bound with padded batches' reserve climb in it (allocator.ts, reserveGrowthBytes): reserved and
  * nvidia-smi at least the point plus the climb a card with room shows (`growthBytes`), and the level the
- * card must hold at least the point plus what a full card keeps of it (`needBytes`), whatever the measured
+ * card must hold at least the point plus what a full card keeps of it (`needBytes`, at most the climb:
+ * allocatorReserve), whatever the measured
  * rows' ratio says, so a fit never rests on the batches staying short, nor fails for cache the allocator
  * would give back. Levels stay nested.
  */
@@ -360,7 +361,7 @@ export function withReserveClimb(
   upper: UpperBound,
   peak: PeakLevels,
   growthBytes: number,
-  needBytes: number = growthBytes,
+  needBytes: number,
 ): UpperBound {
   if (growthBytes <= 0) return upper;
   const outside = Math.max(0, upper.deviceBytes - upper.reservedBytes);
@@ -368,7 +369,7 @@ export function withReserveClimb(
   const deviceBytes = Math.max(upper.deviceBytes, reservedBytes + outside);
   const neededDeviceBytes = Math.max(
     upper.neededDeviceBytes,
-    Math.round(peak.reservedBytes + Math.min(needBytes, growthBytes)) + outside,
+    Math.round(peak.reservedBytes + needBytes) + outside,
   );
   return { ...upper, reservedBytes, deviceBytes, neededDeviceBytes };
 }
