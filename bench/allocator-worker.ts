@@ -14,7 +14,7 @@ const brief = (r: LengthComparison) => ({
   fixedShare: r.fixedShare,
   allocatedDifferenceBytes: r.allocatedDifferenceBytes,
   extraAt: REPORTED_STEPS.map((step) => r.extraShareByStep[step - 1]!),
-  ...(r.pressureExtraShare === undefined ? {} : { pressureExtraShare: r.pressureExtraShare }),
+  pressureExtraShare: r.pressureExtraShare,
 });
 for (const arg of process.argv.slice(2)) {
   const index = Number(arg);
@@ -25,7 +25,7 @@ for (const arg of process.argv.slice(2)) {
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const lossBytes = (sum(pattern.lossSavedPerToken) + sum(pattern.lossBackwardPerToken)) * c.batch * c.cap;
   // Under a memory limit too, with either allocator: what a card without room for the climb must hold.
-  const plain = brief(runSweepCase(shape, c, false, undefined, true));
-  const expandable = brief(runSweepCase(shape, c, true, undefined, true));
+  const plain = brief(runSweepCase(shape, c, false));
+  const expandable = brief(runSweepCase(shape, c, true));
   console.log(JSON.stringify({ index, case: c, lossBytes, plain, expandable }));
 }

@@ -27,8 +27,8 @@ interface Level {
   readonly fixedShare: number;
   readonly allocatedDifferenceBytes: number;
   readonly extraAt: readonly number[];
-  /** Default allocator only: the least the padded run needs above the fixed reserve, under a limit. */
-  readonly pressureExtraShare?: number;
+  /** The least the padded run needs above the fixed reserve, under a limit, over the churn. */
+  readonly pressureExtraShare: number;
 }
 export interface StoredRun {
   readonly index: number;
@@ -120,8 +120,8 @@ const rows: SweepRow[] = runs.map((r) => ({
   lossBytes: r.lossBytes,
   extraShare: last(r.plain),
   expandableExtraShare: last(r.expandable),
-  pressureExtraShare: r.plain.pressureExtraShare ?? 0,
-  expandablePressureShare: r.expandable.pressureExtraShare ?? 0,
+  pressureExtraShare: r.plain.pressureExtraShare,
+  expandablePressureShare: r.expandable.pressureExtraShare,
 }));
 const term = reserveGrowthTerm(rows);
 say();

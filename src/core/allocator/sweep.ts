@@ -55,21 +55,18 @@ export function sweepPattern(shape: ModelShape, c: SweepCase): ReturnType<typeof
   });
 }
 
-/** One case replayed (sweepPattern) over padded lengths, with or without expandable segments. */
-export function runSweepCase(
-  shape: ModelShape,
-  c: SweepCase,
-  expandableSegments: boolean,
-  steps: number = SWEEP_STEPS,
-  pressure = false,
-): LengthComparison {
+/**
+ * One case replayed (sweepPattern) over SWEEP_STEPS padded lengths, with or without expandable
+ * segments, with room and under the least memory limit it completes under.
+ */
+export function runSweepCase(shape: ModelShape, c: SweepCase, expandableSegments: boolean): LengthComparison {
   const pattern = sweepPattern(shape, c);
   return compareLengths(
     pattern,
-    paddedLengths(steps, c.batch, c.cap, c.skew),
+    paddedLengths(SWEEP_STEPS, c.batch, c.cap, c.skew),
     c.batch,
     { expandableSegments },
-    pressure,
+    true,
   );
 }
 

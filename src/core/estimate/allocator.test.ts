@@ -71,13 +71,7 @@ describe('the variable-length reserve term', () => {
     const stored = runs.find(
       (r) => r.case.model === 'qwen2.5-0.5b' && r.case.loss === 'fused' && r.case.checkpointing,
     )!;
-    const again = runSweepCase(
-      resolveModelRef(stored.case.model)!.shape,
-      stored.case,
-      false,
-      undefined,
-      true,
-    );
+    const again = runSweepCase(resolveModelRef(stored.case.model)!.shape, stored.case, false);
     expect(again.churnBytes).toBe(stored.plain.churnBytes);
     expect(again.extraShareByStep.at(-1)).toBeCloseTo(stored.plain.extraAt.at(-1)!, 12);
     expect(again.pressureExtraShare).toBeCloseTo(stored.plain.pressureExtraShare, 12);
