@@ -184,7 +184,7 @@ export async function readEnvFile(path: string): Promise<string> {
  * The subcommand wherever --lang stands before it (`env --lang zh show f.json` is `env show f.json
  * --lang zh`); the rest, --lang included, goes to the subcommand, which reads its own flags.
  */
-export function envSubcommand(args: readonly string[]): { sub: string | undefined; rest: string[] } {
+function envSubcommand(args: readonly string[]): { sub: string | undefined; rest: string[] } {
   const rest: string[] = [];
   let i = 0;
   for (; i < args.length; i++) {

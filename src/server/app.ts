@@ -16,7 +16,7 @@ import { resolveModelRef } from '../core/model-ref.js';
 import { parseScenario } from '../core/scenario.js';
 import { checkScenarioAgainstModel } from '../core/scenario-limits.js';
 import { userErrorWords } from '../words/errors.js';
-import type { Lang } from '../words/lang.js';
+import { type Lang, langOf } from '../words/lang.js';
 import { mountSnapshotUpload, SNAPSHOT_BODY_LIMIT_BYTES, SNAPSHOT_PATH } from './snapshot-api.js';
 
 /** The optional parts of the app: each route group answers 503 with a reason when its part is absent. */
@@ -294,6 +294,6 @@ export function cacheControlOf(path: string): string {
  * (the dashboard sends its own language; a browser its preference), else English.
  */
 export function requestLang(acceptLanguage: string | undefined): Lang {
-  const first = (acceptLanguage ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
-  return first.startsWith('zh') ? 'zh' : 'en';
+  // The first tag, its quality dropped ("zh-CN;q=0.9"), read as a locale is.
+  return langOf((acceptLanguage ?? '').split(',')[0]?.split(';')[0]);
 }
