@@ -190,12 +190,12 @@ describe('estimate, then calibrate with a short trial run', () => {
     const fit = json(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g');
     // The estimator's own limits judge its upper bound (the table's ratios); the calibrated ones the
     // run's flat steps, i.e. the calibrated point.
-    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 4, seqLen: 2305 });
+    expect(fit.calibration.uncalibrated).toEqual({ microBatch: 4, seqLen: 2364 });
     expect([fit.microBatch.value, fit.seqLen.value]).toEqual([3, 1934]);
     expect(fit.microBatch.estimate.peak.deviceBytes).toBeLessThanOrEqual(fit.target.budgetBytes);
     expect(fit.microBatch.next.deviceBytes).toBeGreaterThan(fit.target.budgetBytes);
     const text = headroom(env, 'fit', '--calibrated', 'trial', '--gpu', 'a10g').stdout;
-    expect(text).toContain('  the estimate alone → calibrated: micro-batch 4 → 3, sequence 2305 → 1934\n');
+    expect(text).toContain('  the estimate alone → calibrated: micro-batch 4 → 3, sequence 2364 → 1934\n');
     expect(text).toMatch(
       /calibrated on run 1 "trial" \(activations 1\.30×, allocator 1\.5\d×, 500 MiB outside torch\)/,
     );

@@ -211,6 +211,7 @@ describe('the flags and their help', () => {
         'precision',
         'load-dtype',
         'prepare-kbit-upcast',
+        'model-code',
         'caching-allocator-warmup',
         'no-caching-allocator-warmup',
         'optimizer',
@@ -259,7 +260,7 @@ describe('the flags and their help', () => {
     const zh = scenarioFlagsHelp('zh');
     const flags = (help: string) => [...help.matchAll(/^ {2}(?:MODEL \| )?(--[\w-]+)/gm)].map((m) => m[1]);
     expect(flags(zh)).toEqual(flags(SCENARIO_FLAGS_HELP));
-    expect(flags(zh)).toHaveLength(57);
+    expect(flags(zh)).toHaveLength(58);
     expect(SCENARIO_FLAGS_HELP).toMatch(/^ {2}--method M {16}full \| lora \| qlora \| freeze +\[full\]$/m);
     expect(zh).toMatch(/^ {2}--micro-batch N {11}每块 GPU 每步的序列数 +\[1\]$/m);
     expect(zh.split('\n')[0]).toBe('场景（参数覆盖 --scenario 中的设置；默认值见 docs/scenario.md）：');

@@ -971,6 +971,55 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     );
   });
 
+  it("litgpt's own layers: one dropout for q/k/v, zero_pad's kept B output, and v's view of the qkv output", () => {
+    const perLayer = (model: string, extra: Record<string, unknown>, lora: Record<string, unknown> = {}) =>
+      run({
+        model,
+        method: 'lora',
+        precision: 'bf16-true',
+        lora: { rank: 8, targets: ['q_proj', 'v_proj'], adapterDtype: 'model', ...lora },
+        ...extra,
+      }).breakdown.activationsPerLayerPerTokenBytes!;
+    const h = 4096;
+    // Llama-2-7B, multi-head (32 heads of 128 over 32 KV heads), dropout 0: both read the shared input.
+    // litgpt adds the kept B output (q and v: 2h elements) and the q and k parts of the qkv output.
+    const hf = perLayer('llama-2-7b', {});
+    const lit = perLayer('llama-2-7b', { modelCode: 'litgpt' });
+    expect(lit - hf).toBe(2 * (h + h) + 2 * (h + h));
+    // With dropout, PEFT keeps a dropped-out copy and mask per adapter; litgpt one for both.
+    const hfDrop = perLayer('llama-2-7b', {}, { dropout: 0.05 });
+    const litDrop = perLayer('llama-2-7b', { modelCode: 'litgpt' }, { dropout: 0.05 });
+    expect(hfDrop - hf).toBe(2 * (2 + 1) * h - 2 * h);
+    expect(litDrop - lit).toBe((2 + 1) * h - 2 * h);
+    // Adapting all three of q, k and v: no zero_pad, so no kept B output.
+    const all = (extra: Record<string, unknown>) =>
+      perLayer('llama-2-7b', extra, { targets: ['q_proj', 'k_proj', 'v_proj'] });
+    expect(all({ modelCode: 'litgpt' }) - all({})).toBe(2 * (h + h));
+    // Grouped KV heads (Llama-3.1-8B: 8 of 32): repeat_interleave copies v, so only the B output is kept.
+    const kv = 8 * 128;
+    expect(perLayer('llama-3.1-8b', { modelCode: 'litgpt' }) - perLayer('llama-3.1-8b', {})).toBe(
+      2 * (h + kv),
+    );
+    // Gemma-2's soft-capped attention never goes through SDPA in litgpt: the eager tensors, tanh included.
+    const gemma2 = (extra: Record<string, unknown>, seqLen: number) =>
+      run({ model: 'gemma-2-2b', method: 'full', precision: 'bf16-true', seqLen, ...extra }).breakdown
+        .activationsPerLayerPerTokenBytes!;
+    const slope = (extra: Record<string, unknown>) => gemma2(extra, 2048) - gemma2(extra, 1024);
+    expect(slope({ modelCode: 'litgpt' })).toBe(slope({ attention: 'eager' }));
+    expect(slope({ modelCode: 'litgpt' })).toBe((4 + 2 + 2) * 8 * 1024);
+    expect(slope({})).toBe(0);
+    // The litgpt profile sets it, with litgpt's default dropout when the user gives none.
+    const profiled = parseScenario({ model: 'llama-2-7b', method: 'lora', framework: 'litgpt' });
+    expect([profiled.modelCode, profiled.lora?.dropout]).toEqual(['litgpt', 0.05]);
+    const given = parseScenario({
+      model: 'llama-2-7b',
+      method: 'lora',
+      framework: 'litgpt',
+      lora: { dropout: 0 },
+    });
+    expect(given.lora?.dropout).toBe(0);
+  });
+
   it('under autocast a trained RMSNorm keeps its normalized input in fp32, the residual stream’s dtype', () => {
     const perLayer = (precision: string) =>
       run({ model: 'llama-3.2-1b', method: 'full', precision }).breakdown.activationsPerLayerPerTokenBytes!;

@@ -99,6 +99,11 @@ const EN: { readonly [P in FieldPath]: FieldWords } = {
     help: 'PEFT casts the 16-bit parameters a bitsandbytes base does not quantize to fp32: kept for the run, or cast back after loading (TRL, Axolotl)',
     default: 'not called',
   },
+  modelCode: {
+    label: 'Model code',
+    help: "whose code builds the layers: transformers, or litgpt's GPT (one fused qkv linear with one LoRA adapter zero-padded into it; multi-head attention keeps the qkv output through v)",
+    default: 'transformers',
+  },
   cachingAllocatorWarmup: {
     label: 'Caching allocator warmup',
     help: "transformers reserves the model's bytes in one block before loading the weights",
@@ -292,6 +297,11 @@ const ZH: { readonly [P in FieldPath]: FieldWords } = {
     label: 'prepare_model_for_kbit_training',
     help: 'PEFT 把 bitsandbytes 基座中未量化的 16 位参数转为 fp32：整个运行保持（kept），或加载后转回（cast-back，TRL、Axolotl）',
     default: '不调用',
+  },
+  modelCode: {
+    label: '模型代码',
+    help: '由谁的代码构建各层：transformers，或 litgpt 的 GPT（q/k/v 融合为一个线性层，只有一个 LoRA 适配器并零填充进其输出；多头注意力通过 v 保留整个 qkv 输出）',
+    default: 'transformers',
   },
   cachingAllocatorWarmup: {
     label: '缓存分配器预热',

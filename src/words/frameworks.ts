@@ -66,6 +66,8 @@ const PHRASES: Readonly<Record<Lang, Readonly<Record<BehaviourField, Phrase>>>> 
     'evaluation.generateBatch': (v) => `generation batch ${v}`,
     precision: (v) => `${v} precision`,
     'lora.adapterDtype': (v, p) => `adapters in ${v === 'model' ? modelDtype(p) : v}`,
+    'lora.dropout': (v) => `LoRA dropout ${v}`,
+    modelCode: (v) => (v === 'litgpt' ? "litgpt's own model code (fused qkv)" : 'transformers model code'),
     quantizeHead: (v) => (v ? 'head quantized' : 'head kept in 16 bits'),
     quantizedFrom: (v) => `quantized from ${v}`,
     quantizedInputsKept: (v) =>
@@ -103,6 +105,8 @@ const PHRASES: Readonly<Record<Lang, Readonly<Record<BehaviourField, Phrase>>>> 
     'evaluation.generateBatch': (v) => `生成批大小 ${v}`,
     precision: (v) => `${v} 精度`,
     'lora.adapterDtype': (v, p) => `适配器为 ${v === 'model' ? modelDtype(p) : v}`,
+    'lora.dropout': (v) => `LoRA dropout ${v}`,
+    modelCode: (v) => (v === 'litgpt' ? 'litgpt 自己的模型代码（融合 qkv）' : 'transformers 模型代码'),
     quantizeHead: (v) => (v ? '输出头也量化' : '输出头保持 16 位'),
     quantizedFrom: (v) => `由 ${v} 量化`,
     quantizedInputsKept: (v) =>

@@ -75,6 +75,8 @@ type LayerAdapters = Readonly<
     ModelShape['mlp'],
     {
       readonly qkv: AdaptersOn;
+      /** Which of q, k and v carry an adapter (litgpt's LoRAQKVLinear enables each on its own). */
+      readonly qkvParts: readonly LinearRole[];
       readonly parallelIn: AdaptersOn;
       readonly o: AdaptersOn;
       readonly mlpIn: AdaptersOn;
@@ -87,6 +89,7 @@ type LayerAdapters = Readonly<
 function layerAdaptersOf(adapted: TrainingPlan['adapted']): LayerAdapters {
   const of = (mlp: ModelShape['mlp']) => ({
     qkv: adaptersOn(adapted, QKV_ROLES),
+    qkvParts: QKV_ROLES.filter((role) => [...adapted.values()].some((a) => a.roles.includes(role))),
     parallelIn: adaptersOn(adapted, PARALLEL_IN_ROLES[mlp]),
     o: adaptersOn(adapted, O_ROLES),
     mlpIn: adaptersOn(adapted, MLP_IN_ROLES[mlp]),
@@ -132,6 +135,38 @@ function adapterSavedBytes(ctx: LayerContext, on: AdaptersOn): number {
     bytes += (copy ?? ctx.e) * lora.rank;
   }
   return bytes;
+}
+
+/**
+ * Bytes litgpt's LoRAQKVLinear saves per token (litgpt/lora.py @26857050, the same at lit-gpt 8641822):
+ * one adapter on the fused qkv linear, so one dropped-out copy of the layer's input (with its 1-byte
+ * mask) and one lora_A output of rank r per enabled part, however many of q, k and v it adapts. When
+ * not all three are enabled, zero_pad writes lora_B's output into a zero qkv-wide tensor with
+ * index_copy, and index_copy's backward keeps that `source` whole: its gradient formula is
+ * `grad.index_select(dim, index).expand_as(source)` (pytorch tools/autograd/derivatives.yaml), and the
+ * autograd codegen saves a tensor a formula uses other than through its sizes or dim
+ * (tools/autograd/load_derivatives.py, saved_variables).
+ */
+function litgptQkvAdapterBytes(ctx: LayerContext, parts: readonly LinearRole[], widths: QkvWidths): number {
+  const lora = ctx.scenario.lora;
+  if (!lora || parts.length === 0) return 0;
+  const copy = ctx.adapterInputCopy;
+  const element = copy ?? ctx.e;
+  let bytes = element * lora.rank * parts.length;
+  if (lora.dropout > 0) bytes += (element + 1) * ctx.shape.hiddenSize;
+  else if (copy !== null) bytes += copy * ctx.shape.hiddenSize;
+  if (parts.length < 3) {
+    for (const part of parts)
+      bytes += element * (part === 'q_proj' ? widths.q : part === 'k_proj' ? widths.k : widths.v);
+  }
+  return bytes;
+}
+
+/** The output widths of the q, k and v projections. */
+interface QkvWidths {
+  readonly q: number;
+  readonly k: number;
+  readonly v: number;
 }
 
 /**
@@ -207,9 +242,15 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   const a = shape.numHeads;
   const qDim = a * shape.headDim;
   const selective = scenario.gradientCheckpointing === 'selective';
+  const litgpt = scenario.modelCode === 'litgpt';
   // HF's SDPA and eager paths repeat K/V to every query head before the kernel (repeat_kv); the
-  // flash-attention path keeps the grouped heads.
-  const kvHeads = scenario.attention === 'flash' ? shape.numKvHeads : a;
+  // flash-attention path keeps the grouped heads. litgpt repeats them on every path in training
+  // (CausalSelfAttention.forward: repeat_interleave when n_query_groups != n_head).
+  const kvHeads = scenario.attention === 'flash' && !litgpt ? shape.numKvHeads : a;
+  // litgpt computes soft-capped attention itself, never through SDPA ("with softcapping we cannot use
+  // SDPA": CausalSelfAttention.scaled_dot_product_attention, litgpt/model.py @26857050 and @00af8b0d):
+  // q @ k.mT, tanh, softmax in fp32, .to(q.dtype), @ v, the same tensors as eager attention keeps.
+  const eager = scenario.attention === 'eager' || (litgpt && shape.attnLogitSoftcap === true);
   const kDim = kvHeads * shape.headDim;
   const vDim = kvHeads * shape.valueHeadDim;
   const oIn = a * shape.valueHeadDim;
@@ -220,7 +261,13 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   bytes += normSavedBytes(ctx, selective);
   const on = layerAdapters(ctx.adapted)[shape.mlp === 'gated' ? 'gated' : 'plain'];
   if (needsInput(ctx, parallelBlock ? on.parallelIn : on.qkv) || selective) bytes += e * h;
-  bytes += adapterSavedBytes(ctx, on.qkv);
+  bytes += litgpt
+    ? litgptQkvAdapterBytes(ctx, on.qkvParts, {
+        q: qDim,
+        k: shape.numKvHeads * shape.headDim,
+        v: shape.numKvHeads * shape.valueHeadDim,
+      })
+    : adapterSavedBytes(ctx, on.qkv);
   if (shape.qkNorm && !selective) bytes += 4 * (qDim + shape.numKvHeads * shape.headDim);
   // SDPA / flash: q, k, v, output and an fp32 log-sum-exp per head (FlashAttention-2 backward inputs).
   bytes += e * (qDim + kDim + vDim + oIn) + 4 * a;
@@ -228,10 +275,12 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
   // qkv by slicing), so saving v keeps the whole output alive, its q and k parts beside the rotated
   // copies. Eager attention over grouped heads copies v in repeat_kv, which lets the output go.
   // Measured on the H200: Phi-3-mini LoRA on qkv_proj and o_proj was 6 % under without it (h200c-017).
-  if (shape.fusedQkv && !selective && !(scenario.attention === 'eager' && shape.numKvHeads < a)) {
-    bytes += e * (qDim + shape.numKvHeads * shape.headDim);
-  }
-  if (scenario.attention === 'eager' && !selective) {
+  // litgpt's GPT fuses qkv for every model; with as many KV heads as query heads its v is a view of
+  // that output (split, view, transpose: litgpt/model.py @26857050; permute, split, reshape at lit-gpt
+  // 8641822), while grouped heads are copied by repeat_interleave (expand + reshape at 8641822).
+  const qkvKept = litgpt ? shape.numKvHeads === a : shape.fusedQkv && !(eager && shape.numKvHeads < a);
+  if (qkvKept && !selective) bytes += e * (qDim + shape.numKvHeads * shape.headDim);
+  if (eager && !selective) {
     // Eager softmax in fp32 keeps its output, and the 16-bit probabilities feed the PV matmul (HF
     // eager_attention_forward: softmax(dtype=float32).to(query.dtype)).
     bytes += (4 + e) * a * s;
@@ -239,7 +288,7 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     // output too. Measured on the H200: Gemma-2-2B eager was 7 % under without it (row h200-024).
     if (shape.attnLogitSoftcap) bytes += e * a * s;
   }
-  bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
+  if (!eager) bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
   bytes += adapterSavedBytes(ctx, on.o);
 
   // MLP block.

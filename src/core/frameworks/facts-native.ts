@@ -150,6 +150,25 @@ export const LITGPT_FACTS: readonly Fact[] = [
       'GPT(config) with its LoRA layers is built inside fabric.init_module, whose precision context sets the default dtype (bf16 under bf16-true); the same at 8641822',
   },
   {
+    id: 'litgpt.lora-dropout',
+    kind: 'sets',
+    field: 'lora.dropout',
+    value: 0.05,
+    applies: { methods: ['lora', 'qlora'] },
+    source: src('Lightning-AI/litgpt', 'litgpt/finetune/lora.py', LITGPT_HEAD, 'setup'),
+    reason:
+      'setup(lora_dropout: float = 0.05); the 2023 script set the module constant lora_dropout = 0.05 (finetune/lora.py @8641822)',
+  },
+  {
+    id: 'litgpt.model-code',
+    kind: 'sets',
+    field: 'modelCode',
+    value: 'litgpt',
+    source: src('Lightning-AI/litgpt', 'litgpt/model.py', LITGPT_HEAD, 'CausalSelfAttention'),
+    reason:
+      'litgpt builds its own GPT, never the transformers model: one qkv linear (lit_gpt/model.py @8641822: attn), LoRA on it as one LoRAQKVLinear (litgpt/lora.py)',
+  },
+  {
     id: 'litgpt.chunked-loss',
     kind: 'sets',
     field: 'loss',

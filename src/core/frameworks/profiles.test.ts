@@ -345,7 +345,8 @@ describe('explicit fields', () => {
       quantization: 'nf4',
       quantizer: 'bitsandbytes',
       precision: 'bf16-true',
-      lora: { adapterDtype: 'fp32' },
+      lora: { adapterDtype: 'fp32', dropout: 0 },
+      modelCode: 'transformers',
       quantizeHead: false,
       quantizedFrom: 'bf16',
       quantizedInputsKept: 'none',
@@ -421,7 +422,8 @@ describe('explicit fields', () => {
     expect(scenario).toEqual({
       ...raw,
       precision: 'bf16-mixed',
-      lora: { adapterDtype: 'model' },
+      lora: { adapterDtype: 'model', dropout: 0.05 },
+      modelCode: 'litgpt',
       loss: 'chunked',
       padding: 'longest',
       // litgpt validates before training and every interval, and generates a sample alone.

@@ -16,6 +16,8 @@ export const BEHAVIOUR_FIELDS = [
   'loadDtype',
   'precision',
   'lora.adapterDtype',
+  'lora.dropout',
+  'modelCode',
   'quantizeHead',
   'quantizedFrom',
   'quantizedInputsKept',

@@ -45,6 +45,7 @@ const EVERY_FIELD = {
   precision: 'bf16-true',
   loadDtype: 'fp32',
   cachingAllocatorWarmup: true,
+  modelCode: 'litgpt',
   optimizer: 'adamw',
   microBatchSize: 2,
   seqLen: 4096,

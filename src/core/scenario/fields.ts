@@ -43,6 +43,7 @@ import {
   LOSSES,
   METHODS,
   type Method,
+  MODEL_CODES,
   OFFLOADS,
   OPTIMIZERS,
   PADDINGS,
@@ -302,6 +303,11 @@ export const SCENARIO_FIELDS = {
   prepareKbitUpcast: {
     kind: choice(KBIT_UPCASTS),
     flags: [{ name: 'prepare-kbit-upcast', metavar: 'K' }],
+  },
+  modelCode: {
+    kind: choice(MODEL_CODES),
+    keep: (value) => value === 'litgpt',
+    flags: [{ name: 'model-code', metavar: 'C' }],
   },
   cachingAllocatorWarmup: {
     kind: flag(),

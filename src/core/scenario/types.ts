@@ -15,6 +15,7 @@ import type {
   LoadDtype,
   Loss,
   Method,
+  ModelCode,
   OffloadTarget,
   Optimizer,
   Padding,
@@ -116,6 +117,13 @@ export interface Scenario {
    * loading. Absent: not called.
    */
   readonly prepareKbitUpcast?: KbitUpcast;
+  /**
+   * Whose code builds the layers. "litgpt": litgpt's GPT, whose attention is one fused qkv linear (one
+   * LoRA adapter and one dropout for q, k and v together, zero-padded into the qkv output) and whose
+   * multi-head attention hands SDPA v as a view of that output. Absent: Hugging Face transformers.
+   * Present only when "litgpt".
+   */
+  readonly modelCode?: Exclude<ModelCode, 'transformers'>;
   /**
    * transformers' caching_allocator_warmup: one block of the model's bytes is reserved before the
    * weights load into it. Present only when true.

@@ -91,6 +91,11 @@ export const LOAD_DTYPES = ['fp32', 'auto'] as const;
  * 16-bit dtype afterwards (TRL's peft_module_casting_to_bf16 under bf16, Axolotl).
  */
 export const KBIT_UPCASTS = ['kept', 'cast-back'] as const;
+/**
+ * Whose modelling code builds the decoder layers: Hugging Face transformers (q/k/v as the checkpoint
+ * names them, PEFT adapters on each) or litgpt's own GPT (one fused qkv linear, one LoRAQKVLinear).
+ */
+export const MODEL_CODES = ['transformers', 'litgpt'] as const;
 /** The quantizations torchao's NF4Tensor does: NF4 with its block scales quantized again (double quantization). */
 export const TORCHAO_QUANTIZATIONS: ReadonlySet<string> = new Set(['nf4', 'nf4-dq']);
 
@@ -120,6 +125,7 @@ export type VersionKey = (typeof VERSION_KEYS)[number];
 export type Padding = (typeof PADDINGS)[number];
 export type LoadDtype = (typeof LOAD_DTYPES)[number];
 export type KbitUpcast = (typeof KBIT_UPCASTS)[number];
+export type ModelCode = (typeof MODEL_CODES)[number];
 /** Package versions, as strings ("2.5.1", "4.46.0.dev0", "2.5.1+cu121"). */
 export type Versions = Readonly<Partial<Record<VersionKey, string>>>;
 
