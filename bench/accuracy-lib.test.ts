@@ -153,6 +153,7 @@ describe('bench:accuracy statistics', () => {
       peak: null,
       pagedBytes: 0,
       upperBytes: null,
+      alternatives: [],
     };
     const flags = { inTarget: true, duplicateAcrossGpuCounts: false, belowModelStateFloor: false };
     const ok = (id: string, error: number) => ({

@@ -4,6 +4,7 @@ import { findGpu, findModel } from '../src/core/catalog/index.js';
 import { isUserError } from '../src/core/errors.js';
 import type { UpperLayout } from '../src/core/estimate/upper.js';
 import { estimate, type PeakLevels } from '../src/core/estimate.js';
+import { olderInstallAlternatives } from '../src/core/frameworks/alternatives.js';
 import { resolveModelRef } from '../src/core/model-ref.js';
 import { parseScenario } from '../src/core/scenario.js';
 
@@ -138,6 +139,12 @@ export interface RowResult {
   readonly pagedBytes: number;
   /** The estimate's upper bound at the row's level (Estimate.upper, from the committed table). */
   readonly upperBytes: number | null;
+  /**
+   * The peaks of the scenario on each older install the estimate's upper bound also covers (a version
+   * the profile assumed at today's release: olderInstallAlternatives), so a held-out bound is taken
+   * over the same scenarios as the estimator's own.
+   */
+  readonly alternatives: readonly { readonly peak: PeakLevels; readonly pagedBytes: number }[];
 }
 
 export interface Stats {
@@ -241,6 +248,10 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
       if (!model) throw new Error(`model ${String(scenario.model)} not in catalog`);
       const gpu = scenario.gpu ? findGpu(scenario.gpu) : undefined;
       const result = estimate({ scenario, shape: model.shape, gpu: gpu ?? null });
+      const alternatives = olderInstallAlternatives(scenario).map((older) => {
+        const other = estimate({ scenario: older, shape: model.shape, gpu: null });
+        return { peak: other.peak, pagedBytes: other.breakdown.pagedOptimizerBytes };
+      });
       const at = (levels: PeakLevels): number =>
         row.measured.metric === 'allocated'
           ? levels.allocatedBytes
@@ -258,6 +269,7 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
         peak: result.peak,
         pagedBytes: result.breakdown.pagedOptimizerBytes,
         upperBytes: at(result.upper),
+        alternatives,
         error: measured === null ? null : (level - measured) / measured,
         oomPredicted: row.measured.outcome === 'oom' && result.fits ? !result.fits.ok : null,
         inTarget: targetQuality,
@@ -272,6 +284,7 @@ export function evaluateRows(rows: readonly AccuracyRow[]): RowResult[] {
         peak: null,
         pagedBytes: 0,
         upperBytes: null,
+        alternatives: [],
         error: null,
         oomPredicted: null,
         inTarget: false,

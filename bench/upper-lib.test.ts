@@ -25,6 +25,7 @@ const row = (id: string, source: string, ratio: number, over: Partial<RowResult>
   peak: { allocatedBytes: 100, reservedBytes: 110, deviceBytes: 120 },
   pagedBytes: 0,
   upperBytes: 100,
+  alternatives: [],
   ...over,
 });
 
@@ -63,5 +64,27 @@ describe('leave one source out', () => {
     // B held out: A's 1.5 and C's 1 — 20 rows, the 18th of them is 1.5.
     expect(held.get('b0')).toBe(150);
     expect(upperStats(rows, (r) => held.get(r.id)!).covered).toBeCloseTo(20 / 30, 12);
+  });
+
+  it('measures a row with older installs against the highest of their estimates, the one its bound scales', () => {
+    const older = { peak: { allocatedBytes: 130, reservedBytes: 90, deviceBytes: 150 }, pagedBytes: 0 };
+    const [sample] = upperSamples([row('a0', 'A', 1.4, { alternatives: [older] })]);
+    expect(sample!.ratio).toBeCloseTo(140 / 130, 12);
+    const [reserved] = upperSamples([row('a1', 'A', 1.4, { metric: 'reserved', alternatives: [older] })]);
+    // At reserved the row's own estimate (100) is above the older install's 90.
+    expect(reserved!.ratio).toBeCloseTo(140 / 100, 12);
+  });
+
+  it('takes a held-out bound over the row and its older installs, as the estimator does', () => {
+    const rows = [
+      ...Array.from({ length: 10 }, (_, i) => row(`b${i}`, 'B', 1.5)),
+      row('a0', 'A', 1.4, {
+        alternatives: [
+          { peak: { allocatedBytes: 130, reservedBytes: 140, deviceBytes: 150 }, pagedBytes: 0 },
+        ],
+      }),
+    ];
+    // A held out: B's ratio 1.5 applies to the row (150) and to its older install (195).
+    expect(leaveOneSourceOut(rows).get('a0')).toBe(195);
   });
 });
