@@ -105,7 +105,7 @@ const PHRASES: Readonly<Record<Lang, Readonly<Record<BehaviourField, Phrase>>>> 
     'evaluation.generateBatch': (v) => `生成批大小 ${v}`,
     precision: (v) => `${v} 精度`,
     'lora.adapterDtype': (v, p) => `适配器为 ${v === 'model' ? modelDtype(p) : v}`,
-    'lora.dropout': (v) => `LoRA dropout ${v}`,
+    'lora.dropout': (v) => `LoRA dropout 为 ${v}`,
     modelCode: (v) => (v === 'litgpt' ? 'litgpt 自己的模型代码（融合 qkv）' : 'transformers 模型代码'),
     quantizeHead: (v) => (v ? '输出头也量化' : '输出头保持 16 位'),
     quantizedFrom: (v) => `由 ${v} 量化`,
