@@ -4,6 +4,7 @@
  * in the named file at the named ref (docs/frameworks.md has the same table in prose).
  */
 import { BNB_4BIT, CURRENT, inputsKeptNone, src } from './facts-kit.js';
+import { LLAMA_FACTORY_LORA, MS_SWIFT_LORA } from './trainer-defaults.js';
 import type { Fact, IfUnknown } from './types.js';
 
 const SKIP: IfUnknown = { assume: false };
@@ -395,6 +396,36 @@ export const AXOLOTL_FACTS: readonly Fact[] = [
 
 export const LLAMA_FACTORY_FACTS: readonly Fact[] = [
   {
+    id: 'llamafactory.lora-targets',
+    kind: 'sets',
+    field: 'lora.targets',
+    value: 'all-linear',
+    when: [{ package: 'llamaFactory', atLeast: '0.6.0' }],
+    ifUnknown: CURRENT,
+    applies: { methods: ['lora', 'qlora'] },
+    source: src(
+      'hiyouga/LLaMA-Factory',
+      'src/llamafactory/hparams/finetuning_args.py',
+      '00577a85775a2a78b14641ff8f68c58c6f46b027',
+      'LoraArguments.lora_target',
+    ),
+    reason: `lora_target defaults to "${LLAMA_FACTORY_LORA.target}", every linear layer but the head (src/llmtuner/hparams/finetuning_args.py at v0.6.0 already)`,
+  },
+  {
+    id: 'llamafactory.lora-rank',
+    kind: 'sets',
+    field: 'lora.rank',
+    value: LLAMA_FACTORY_LORA.rank,
+    applies: { methods: ['lora', 'qlora'] },
+    source: src(
+      'hiyouga/LLaMA-Factory',
+      'src/llamafactory/hparams/finetuning_args.py',
+      '00577a85775a2a78b14641ff8f68c58c6f46b027',
+      'LoraArguments.lora_rank',
+    ),
+    reason: 'lora_rank: int = 8 (lora_alpha defaults to twice the rank, lora_dropout to 0)',
+  },
+  {
     id: 'llamafactory.zero3-adapters-model',
     kind: 'sets',
     field: 'lora.adapterDtype',
@@ -471,6 +502,52 @@ export const LLAMA_FACTORY_FACTS: readonly Fact[] = [
 ];
 
 export const MS_SWIFT_FACTS: readonly Fact[] = [
+  {
+    id: 'ms-swift.lora-targets',
+    kind: 'sets',
+    field: 'lora.targets',
+    value: MS_SWIFT_LORA.targets,
+    when: [{ package: 'msSwift', atLeast: '3.0.0' }],
+    ifUnknown: CURRENT,
+    applies: { methods: ['lora', 'qlora'] },
+    source: src(
+      'modelscope/ms-swift',
+      'swift/arguments/tuner_args.py',
+      '3602360a562313afbf2ef6065fdf61f271a2c5b9',
+      'TunerArguments.target_modules',
+    ),
+    reason:
+      "target_modules defaults to ['all-linear'] (swift/llm/argument/tuner_args.py at v3.0.0); 2.x defaulted to each model type's own list",
+  },
+  {
+    id: 'ms-swift.lora-rank',
+    kind: 'sets',
+    field: 'lora.rank',
+    value: MS_SWIFT_LORA.rank,
+    applies: { methods: ['lora', 'qlora'] },
+    source: src(
+      'modelscope/ms-swift',
+      'swift/arguments/tuner_args.py',
+      '3602360a562313afbf2ef6065fdf61f271a2c5b9',
+      'TunerArguments.lora_rank',
+    ),
+    reason: 'lora_rank: int = 8, lora_alpha 32 (the same in 2.x, swift/llm/utils/argument.py at v2.6.0)',
+  },
+  {
+    id: 'ms-swift.lora-dropout',
+    kind: 'sets',
+    field: 'lora.dropout',
+    value: MS_SWIFT_LORA.dropout,
+    applies: { methods: ['lora', 'qlora'] },
+    source: src(
+      'modelscope/ms-swift',
+      'swift/arguments/tuner_args.py',
+      '3602360a562313afbf2ef6065fdf61f271a2c5b9',
+      'TunerArguments.lora_dropout',
+    ),
+    reason:
+      'lora_dropout: float = 0.05 (the same at v2.6.0): PEFT keeps a dropped-out copy of each adapted input and its mask',
+  },
   {
     id: 'ms-swift.gradient-checkpointing',
     kind: 'sets',

@@ -200,6 +200,22 @@ describe('behaviourDefaults by version', () => {
   });
 });
 
+describe("the trainers' LoRA defaults", () => {
+  const lora = { model: 'qwen2.5-7b', method: 'lora' };
+  it('ms-swift: all linear layers, rank 8, dropout 0.05; LLaMA-Factory: all linear layers, rank 8', () => {
+    const swift = parseScenario({ ...lora, framework: 'ms-swift' });
+    expect([swift.lora?.targets, swift.lora?.rank, swift.lora?.dropout]).toEqual(['all-linear', 8, 0.05]);
+    const lf = parseScenario({ ...lora, framework: 'llama-factory' });
+    expect([lf.lora?.targets, lf.lora?.rank, lf.lora?.dropout]).toEqual(['all-linear', 8, 0]);
+    // The version decides where the default changed: ms-swift 2.x used each model type's own list.
+    const swift2 = parseScenario({ ...lora, framework: 'ms-swift', versions: { msSwift: '2.6.1' } });
+    expect([swift2.lora?.targets, swift2.lora?.rank]).toEqual([['q_proj', 'v_proj'], 8]);
+    // What the user gives wins.
+    const given = parseScenario({ ...lora, framework: 'ms-swift', lora: { targets: ['q_proj'], rank: 64 } });
+    expect([given.lora?.targets, given.lora?.rank, given.lora?.dropout]).toEqual([['q_proj'], 64, 0.05]);
+  });
+});
+
 describe('mechanisms', () => {
   const codes = (framework: Framework, versions: Versions | undefined, raw: Record<string, unknown>) =>
     behaviourDefaults(framework, versions, raw).mechanisms.map((m) => m.code);
@@ -345,7 +361,7 @@ describe('explicit fields', () => {
       quantization: 'nf4',
       quantizer: 'bitsandbytes',
       precision: 'bf16-true',
-      lora: { adapterDtype: 'fp32', dropout: 0 },
+      lora: { adapterDtype: 'fp32', dropout: 0, rank: 16, targets: ['q_proj', 'v_proj'] },
       modelCode: 'transformers',
       quantizeHead: false,
       quantizedFrom: 'bf16',

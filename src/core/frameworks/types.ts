@@ -16,6 +16,8 @@ export const BEHAVIOUR_FIELDS = [
   'loadDtype',
   'precision',
   'lora.adapterDtype',
+  'lora.rank',
+  'lora.targets',
   'lora.dropout',
   'modelCode',
   'quantizeHead',

@@ -5,6 +5,7 @@
  * gradient checkpointing on unless disable_gradient_checkpointing, flash_attn "auto" (transformers' sdpa),
  * 4-bit bitsandbytes quantization nf4 with double quantization.
  */
+import { LLAMA_FACTORY_LORA } from '../frameworks/trainer-defaults.js';
 import type { Method } from '../scenario.js';
 import { finiteNumber, has, own, ReportBuilder, textOf, truthy, wholeNumber } from './_builder.js';
 import {
@@ -78,19 +79,19 @@ export function mapLlamaFactoryConfig(input: MapperInput): ImportReport {
   if (method === 'lora' || method === 'qlora') {
     const rank = wholeNumber(c.lora_rank);
     if (rank !== undefined) b.map('lora_rank', c.lora_rank, 'lora.rank', rank);
-    else b.assume('lora.rank', 8, lf('lora_rank', 8));
-    const effectiveRank = (b.get('lora.rank') as number | undefined) ?? 8;
+    else b.assume('lora.rank', LLAMA_FACTORY_LORA.rank, lf('lora_rank', LLAMA_FACTORY_LORA.rank));
+    const effectiveRank = (b.get('lora.rank') as number | undefined) ?? LLAMA_FACTORY_LORA.rank;
     const alpha = finiteNumber(c.lora_alpha);
     if (alpha !== undefined) b.map('lora_alpha', c.lora_alpha, 'lora.alpha', alpha);
     else b.assume('lora.alpha', effectiveRank * 2, because('alpha-twice-rank'));
     const dropout = finiteNumber(c.lora_dropout);
     if (dropout !== undefined) b.map('lora_dropout', c.lora_dropout, 'lora.dropout', dropout);
-    else b.assume('lora.dropout', 0, lf('lora_dropout', 0));
-    const target = c.lora_target ?? 'all';
+    else b.assume('lora.dropout', LLAMA_FACTORY_LORA.dropout, lf('lora_dropout', LLAMA_FACTORY_LORA.dropout));
+    const target = c.lora_target ?? LLAMA_FACTORY_LORA.target;
     const targets = target === 'all' ? 'all-linear' : nameList(target);
     if (targets === null) b.skip('lora_target', target, 'unresolved', because('lora-target'));
     else if (has(c, 'lora_target')) b.map('lora_target', target, 'lora.targets', targets);
-    else b.assume('lora.targets', targets, lf('lora_target', 'all'));
+    else b.assume('lora.targets', targets, lf('lora_target', LLAMA_FACTORY_LORA.target));
     const extra = nameList(c.additional_target);
     if (extra && extra.length > 0)
       b.map('additional_target', c.additional_target, 'lora.modulesToSave', extra);
