@@ -579,6 +579,21 @@ export const MS_SWIFT_FACTS: readonly Fact[] = [
 
 export const UNSLOTH_FACTS: readonly Fact[] = [
   {
+    id: 'unsloth.lora-targets',
+    kind: 'sets',
+    field: 'lora.targets',
+    value: 'all-linear',
+    applies: { methods: ['lora', 'qlora'] },
+    source: src(
+      'unslothai/unsloth',
+      'unsloth/models/llama.py',
+      '015bdef0d94a241bcd94eec7a405b1700632180d',
+      'FastLlamaModel.get_peft_model',
+    ),
+    reason:
+      'target_modules defaults to q/k/v/o and gate/up/down, every linear layer of the decoder but the head (the same at 9406ca6e, 2023-12); r = 16 is the scenario default',
+  },
+  {
     id: 'unsloth.offloaded-checkpointing',
     kind: 'sets',
     field: 'gradientCheckpointing',

@@ -202,7 +202,7 @@ describe('behaviourDefaults by version', () => {
 
 describe("the trainers' LoRA defaults", () => {
   const lora = { model: 'qwen2.5-7b', method: 'lora' };
-  it('ms-swift: all linear layers, rank 8, dropout 0.05; LLaMA-Factory: all linear layers, rank 8', () => {
+  it('ms-swift: all linear layers, rank 8, dropout 0.05; LLaMA-Factory: all linear layers, rank 8; Unsloth: all linear', () => {
     const swift = parseScenario({ ...lora, framework: 'ms-swift' });
     expect([swift.lora?.targets, swift.lora?.rank, swift.lora?.dropout]).toEqual(['all-linear', 8, 0.05]);
     const lf = parseScenario({ ...lora, framework: 'llama-factory' });
@@ -210,6 +210,8 @@ describe("the trainers' LoRA defaults", () => {
     // The version decides where the default changed: ms-swift 2.x used each model type's own list.
     const swift2 = parseScenario({ ...lora, framework: 'ms-swift', versions: { msSwift: '2.6.1' } });
     expect([swift2.lora?.targets, swift2.lora?.rank]).toEqual([['q_proj', 'v_proj'], 8]);
+    const unsloth = parseScenario({ ...lora, framework: 'unsloth' });
+    expect([unsloth.lora?.targets, unsloth.lora?.rank]).toEqual(['all-linear', 16]);
     // What the user gives wins.
     const given = parseScenario({ ...lora, framework: 'ms-swift', lora: { targets: ['q_proj'], rank: 64 } });
     expect([given.lora?.targets, given.lora?.rank, given.lora?.dropout]).toEqual([['q_proj'], 64, 0.05]);
