@@ -1008,6 +1008,13 @@ describe('estimate: what the H200 harness measured (bench/gpu)', () => {
     expect(slope({ modelCode: 'litgpt' })).toBe(slope({ attention: 'eager' }));
     expect(slope({ modelCode: 'litgpt' })).toBe((4 + 2 + 2) * 8 * 1024);
     expect(slope({})).toBe(0);
+    // fp32 over grouped heads: HF's SDPA falls back to its math path (the fp32 softmax kept); litgpt
+    // repeats K/V first, so the memory-efficient kernel takes it and keeps no scores.
+    const fp32 = (extra: Record<string, unknown>, seqLen: number) =>
+      run({ model: 'llama-3.2-1b', method: 'full', precision: 'fp32', seqLen, ...extra }).breakdown
+        .activationsPerLayerPerTokenBytes!;
+    expect(fp32({ modelCode: 'litgpt' }, 2048)).toBe(fp32({ modelCode: 'litgpt' }, 1024));
+    expect(fp32({}, 2048) - fp32({}, 1024)).toBe(4 * 32 * 1024);
     // The litgpt profile sets it, with litgpt's default dropout when the user gives none.
     const profiled = parseScenario({ model: 'llama-2-7b', method: 'lora', framework: 'litgpt' });
     expect([profiled.modelCode, profiled.lora?.dropout]).toEqual(['litgpt', 0.05]);

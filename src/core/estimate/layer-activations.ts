@@ -288,7 +288,8 @@ export function layerActivationBytesPerToken(ctx: LayerContext): number {
     // output too. Measured on the H200: Gemma-2-2B eager was 7 % under without it (row h200-024).
     if (shape.attnLogitSoftcap) bytes += e * a * s;
   }
-  if (!eager) bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
+  // litgpt hands SDPA K/V already repeated to every head, so fp32 takes the memory-efficient kernel.
+  if (!eager && !litgpt) bytes += sdpaMathPathBytesPerToken(scenario, shape, e);
   bytes += adapterSavedBytes(ctx, on.o);
 
   // MLP block.
