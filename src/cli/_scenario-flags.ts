@@ -21,7 +21,7 @@ import {
 import { SCENARIO_FIELDS, SCENARIO_TABLE } from '../core/scenario.js';
 import { withSource } from '../words/errors.js';
 import { FIELD_WORDS, type FieldWordsTable, SCENARIO_HELP_WORDS } from '../words/fields.js';
-import type { Lang } from '../words/lang.js';
+import { COLON, type Lang } from '../words/lang.js';
 import { rememberSources, type SourceLookup } from './_last-sources.js';
 
 type FlagOf<D> = D extends { readonly flags: readonly (infer F)[] } ? F : never;
@@ -146,7 +146,7 @@ export function scenarioFlagsHelp(
   words: FieldWordsTable = FIELD_WORDS[lang],
 ): string {
   const head = SCENARIO_HELP_WORDS[lang];
-  const sep = lang === 'zh' ? '：' : ': ';
+  const sep = COLON[lang];
   const entries: string[] = [head.title];
   for (const [path, decl] of Object.entries(table.fields)) {
     const said = words[path] ?? { label: path, help: '' };

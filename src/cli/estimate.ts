@@ -13,6 +13,7 @@ import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
 import { errorLabels, errorRecord, userErrorWords } from '../words/errors.js';
+import { COLON } from '../words/lang.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { hubProgress } from './_hub-progress.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
@@ -207,7 +208,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
       else {
         // In the user's language, as runCommand words a whole command's error (src/words/errors.ts).
         const words = userErrorWords(error, lang, { command: 'estimate' });
-        const sep = lang === 'zh' ? '：' : ': ';
+        const sep = COLON[lang];
         const said = words.message.startsWith(where) ? words.message : `${where}${sep}${words.message}`;
         ctx.stderr.write(
           `${style.red(said)}${words.hint ? `\n  ${errorLabels(lang).try}${sep}${words.hint}` : ''}\n\n`,

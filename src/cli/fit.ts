@@ -7,7 +7,7 @@ import { calibratedTokenRange } from '../core/run-calibration.js';
 import { say } from '../words/catalog.js';
 import { FIT_REPORT, type FitReportParams } from '../words/fit.js';
 import { FORMATS } from '../words/format.js';
-import type { Lang } from '../words/lang.js';
+import { COMMA, type Lang } from '../words/lang.js';
 import { rangeNote } from '../words/margin.js';
 import { describeScenario } from '../words/scenario-line.js';
 import { meterBar } from './_bar.js';
@@ -183,7 +183,7 @@ export function renderFitMoved(
   return [
     '',
     `  ${w({ code: 'calibrated-on', params: { source } })}`,
-    `  ${w({ code: 'moved-prefix', params: {} })}${moved(microBatch, result.microBatch, plain.microBatch)}${lang === 'zh' ? '，' : ', '}${moved(sequence, result.seqLen, plain.seqLen)}`,
+    `  ${w({ code: 'moved-prefix', params: {} })}${moved(microBatch, result.microBatch, plain.microBatch)}${COMMA[lang]}${moved(sequence, result.seqLen, plain.seqLen)}`,
   ].join('\n');
 }
 

@@ -8,7 +8,7 @@ import { readTrainerConfig } from '../io/read-config.js';
 import { say } from '../words/catalog.js';
 import { IMPORT_REPORT, type ImportReportParams } from '../words/import.js';
 import { IMPORT_REASONS } from '../words/import-reasons.js';
-import type { Lang } from '../words/lang.js';
+import { COLON, type Lang } from '../words/lang.js';
 import { type CommandContext, parseFlags } from './_command.js';
 import { LANG_HELP, LANG_OPTIONS, langFromFlag } from './_lang.js';
 import { renderTable, type Style, styleFor } from './_output.js';
@@ -73,7 +73,7 @@ export function renderImport(
   const word = <C extends keyof ImportReportParams>(code: C) =>
     w({ code, params: {} } as MessageOf<ImportReportParams>);
   const why = (reason: ImportReason) => say(IMPORT_REASONS, lang, reason);
-  const colon = lang === 'zh' ? '：' : ': ';
+  const colon = COLON[lang];
   const lines: string[] = [];
   lines.push(style.bold(w({ code: 'heading', params: { file, format: report.format } })));
   if (deepspeedPath) lines.push(style.dim(w({ code: 'with-deepspeed', params: { path: deepspeedPath } })));

@@ -1,7 +1,7 @@
 /** The `headroom` command: dispatch, and the one place user errors become messages and exit codes. */
 import { type HeadroomUserError, isUserError } from '../core/errors.js';
 import { fileError } from '../core/file-errors.js';
-import { isLangValue, type Lang, langOf } from '../words/lang.js';
+import { COLON, isLangValue, type Lang, langOf } from '../words/lang.js';
 import type { CommandContext } from './_command.js';
 import { clearScenarioSources, lastScenarioSources } from './_last-sources.js';
 import { styleFor } from './_output.js';
@@ -153,7 +153,7 @@ async function writeUserError(
   const words = userErrorWords(error, lang, { command });
   const labels = errorLabels(lang);
   const style = styleFor(ctx.stderr);
-  const sep = lang === 'zh' ? '：' : ': ';
+  const sep = COLON[lang];
   ctx.stderr.write(
     `${style.red(`${labels.error}${sep}${words.message}`)}\n${words.hint ? `${labels.try}${sep}${words.hint}\n` : ''}`,
   );

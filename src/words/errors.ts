@@ -17,7 +17,7 @@ import type { FieldErrorParams, FieldErrorReason } from '../core/scenario/field-
 import { defineDomain, say } from './catalog.js';
 import { FIELD_WORDS } from './fields.js';
 import { fileErrorWords } from './file-errors.js';
-import type { Lang } from './lang.js';
+import { COLON, type Lang } from './lang.js';
 
 /** What every reason's words may read beside its params: the field's path, and the model a limit is of. */
 interface Said {
@@ -505,15 +505,13 @@ interface FieldErrorSpec {
   readonly source?: FieldSource | undefined;
 }
 
-const SEP: Readonly<Record<Lang, string>> = { en: ': ', zh: '：' };
-
 function flagLabel(source: Extract<FieldSource, { kind: 'flag' }>): string {
   return source.typed === undefined ? `--${source.flag}` : `--${source.flag} ${source.typed}`;
 }
 
 /** The subject of an error's words: the field, the value given if the form shows it, and where it was set. */
 function subjectOf(lang: Lang, spec: FieldErrorSpec, form: 'value' | 'bare' | 'sentence'): string {
-  const sep = SEP[lang];
+  const sep = COLON[lang];
   const { source } = spec;
   if (source?.kind === 'flag') {
     const typed = flagLabel(source);

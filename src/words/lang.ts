@@ -14,3 +14,7 @@ export function langOf(value: string | null | undefined): Lang {
 export function isLangValue(value: string): boolean {
   return /^(?:en|zh)(?:[-_][\w.@-]*)?$/i.test(value.trim());
 }
+
+/** The colon and the comma that join words in each language, for the edges that join words themselves. */
+export const COLON: Readonly<Record<Lang, string>> = { en: ': ', zh: '：' };
+export const COMMA: Readonly<Record<Lang, string>> = { en: ', ', zh: '，' };
