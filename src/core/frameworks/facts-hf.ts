@@ -577,6 +577,14 @@ export const MS_SWIFT_FACTS: readonly Fact[] = [
   },
 ];
 
+/** Where Unsloth's LoRA defaults were read. */
+const UNSLOTH_GET_PEFT_MODEL = src(
+  'unslothai/unsloth',
+  'unsloth/models/llama.py',
+  '015bdef0d94a241bcd94eec7a405b1700632180d',
+  'FastLlamaModel.get_peft_model',
+);
+
 export const UNSLOTH_FACTS: readonly Fact[] = [
   {
     id: 'unsloth.lora-targets',
@@ -584,12 +592,7 @@ export const UNSLOTH_FACTS: readonly Fact[] = [
     field: 'lora.targets',
     value: 'all-linear',
     applies: { methods: ['lora', 'qlora'] },
-    source: src(
-      'unslothai/unsloth',
-      'unsloth/models/llama.py',
-      '015bdef0d94a241bcd94eec7a405b1700632180d',
-      'FastLlamaModel.get_peft_model',
-    ),
+    source: UNSLOTH_GET_PEFT_MODEL,
     reason:
       'target_modules defaults to q/k/v/o and gate/up/down, every linear layer of the decoder but the head (the same at 9406ca6e, 2023-12); r = 16 is the scenario default',
   },
@@ -598,12 +601,7 @@ export const UNSLOTH_FACTS: readonly Fact[] = [
     kind: 'sets',
     field: 'gradientCheckpointing',
     value: 'full',
-    source: src(
-      'unslothai/unsloth',
-      'unsloth/models/llama.py',
-      '015bdef0d94a241bcd94eec7a405b1700632180d',
-      'FastLlamaModel.get_peft_model',
-    ),
+    source: UNSLOTH_GET_PEFT_MODEL,
     reason:
       'use_gradient_checkpointing defaults to True (9406ca6e, 2023-12) and to "unsloth" since 2025.7.4 (3824a6ad)',
   },
