@@ -61,12 +61,15 @@ describe('planCapacity', () => {
     expect(ties).toBeGreaterThan(0);
     const bought = r.options.map((o) => o.memoryBoughtGB);
     expect(bought).toEqual([...bought].sort((a, b) => a - b));
-    // The 10 GB RTX 3080 needs several, sharded: ZeRO-3's reduce bucket (5e8 bf16 elements, 1 GB on every
-    // GPU) and the NF4 block constants it cannot shard stay on each.
-    const rtx3080 = r.options.find((o) => o.gpu === 'rtx-3080')!;
-    expect(rtx3080.strategy).toBe('zero3');
-    expect(rtx3080.gpus).toBeGreaterThanOrEqual(4);
-    expect(r.misses).toEqual([]);
+    // The 12 GB RTX 3060 needs several, sharded; the 10 GB RTX 3080 fits no count of them. What ZeRO-3
+    // cannot shard stays on each GPU: its reduce bucket (5e8 bf16 elements, 1 GB), the NF4 block
+    // constants, and the 128k-token head it keeps gathered from forward into backward (1.05 GB).
+    const rtx3060 = r.options.find((o) => o.gpu === 'rtx-3060-12gb')!;
+    expect(rtx3060.strategy).toBe('zero3');
+    expect(rtx3060.gpus).toBeGreaterThanOrEqual(4);
+    expect(r.options.find((o) => o.gpu === 'rtx-3080')).toBeUndefined();
+    expect(r.misses.map((m) => m.gpu)).toEqual(['rtx-3080']);
+    expect(r.misses[0]!.bestPeakBytes).toBeGreaterThan(memoryTarget(findGpu('rtx-3080')!).budgetBytes);
   });
 
   it('sorts fastest first on request, caps the count, and estimates the whole run', () => {

@@ -876,6 +876,50 @@ describe("estimate: DeepSpeed's reduce bucket", () => {
   });
 });
 
+describe('estimate: what ZeRO-3 keeps gathered at the turn into backward', () => {
+  const turn = (model: string, raw: Record<string, unknown>) => {
+    const e = estimate({
+      scenario: parseScenario({ model, method: 'lora', precision: 'bf16-true', ...raw }),
+      shape: shapeOf(model),
+      terms: true,
+    });
+    return e.phaseTerms!.backward.find((t) => t.term === 'zero3-turn-weights')?.bytes ?? 0;
+  };
+  // Llama-2-7B: a layer is 4·4096² + 3·4096·11008 + 2·4096 = 202,383,360 elements, the head 32,000·4096.
+  const layer7b = 4 * 4096 ** 2 + 3 * 4096 * 11008 + 2 * 4096;
+  const head7b = 32000 * 4096;
+
+  it('is the head alone when the layer two behind the last comes back past stage3_max_reuse_distance', () => {
+    // Layer L−2 returns after 2 layers forward and 2 × 2 backward uses (checkpointed) plus the head
+    // twice: 6 × 202.4M + 262.1M elements, past 1e9, so only the head stays beyond the working set.
+    expect(6 * layer7b + 2 * head7b).toBeGreaterThan(1e9);
+    expect(
+      turn('llama-2-7b', { gradientCheckpointing: 'full', parallelism: { strategy: 'zero3', gpus: 2 } }),
+    ).toBe(head7b * 2);
+  });
+
+  it("keeps a small model's layers too: Llama-3.2-1B keeps its tied head and one more layer", () => {
+    // A layer: q and o 2048², k and v 2048·512, the MLP 3·2048·8192, two norms: 60,821,504 elements;
+    // the head (the tied embedding) 128,256·2048. L−2: 6 × 60.8M + 2 × 262.7M < 1e9; L−3: 9 × 60.8M + … > 1e9.
+    const layer = 2 * 2048 ** 2 + 2 * 2048 * 512 + 3 * 2048 * 8192 + 2 * 2048;
+    const head = 128256 * 2048;
+    expect(6 * layer + 2 * head).toBeLessThan(1e9);
+    expect(9 * layer + 2 * head).toBeGreaterThan(1e9);
+    expect(
+      turn('llama-3.2-1b', { gradientCheckpointing: 'full', parallelism: { strategy: 'zero3', gpus: 2 } }),
+    ).toBe((head + layer) * 2);
+  });
+
+  it('counts one backward use per layer without checkpointing, and nothing outside ZeRO-3', () => {
+    // Llama-2-7B without recomputation: L−2 returns after 2·2 layer uses + the head twice = 1.07e9.
+    expect(4 * layer7b + 2 * head7b).toBeGreaterThan(1e9);
+    expect(turn('llama-2-7b', { parallelism: { strategy: 'zero3', gpus: 2 } })).toBe(head7b * 2);
+    expect(turn('llama-2-7b', { parallelism: { strategy: 'fsdp', gpus: 2 } })).toBe(0);
+    expect(turn('llama-2-7b', { parallelism: { strategy: 'zero2', gpus: 2 } })).toBe(0);
+    expect(turn('llama-2-7b', { parallelism: { strategy: 'zero3', gpus: 1 } })).toBe(0);
+  });
+});
+
 describe('estimate: what the H200 harness measured (bench/gpu)', () => {
   it('fp32 SDPA with grouped KV heads runs the math path and saves the fp32 softmax output', () => {
     const perLayer = (fields: Record<string, unknown>) =>

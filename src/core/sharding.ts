@@ -38,6 +38,12 @@ export interface StrategyTraits {
    */
   readonly rootUnitGathered: boolean;
   /**
+   * DeepSpeed ZeRO-3 keeps a gathered parameter whose next use is near (stage3_max_reuse_distance), so
+   * the head and the last layers stay gathered from the end of forward into backward
+   * (estimate/strategy-terms.ts, zero3TurnGatheredBytes).
+   */
+  readonly keepsReusedParams: boolean;
+  /**
    * The buffers its gradient communication holds in torch's allocator: DDP's buckets copy every
    * gradient (gradient_as_bucket_view=False); DeepSpeed reduces through a flat bucket of
    * reduce_bucket_size elements; FSDP reduce-scatters from the gradients themselves.
@@ -77,6 +83,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: NO_SHARDS,
     gatheredGradientUnits: 0,
     rootUnitGathered: false,
+    keepsReusedParams: false,
     buckets: 'none',
     overlapDoublesBucket: false,
     accumulatesUnshardedInNoSync: false,
@@ -89,6 +96,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: NO_SHARDS,
     gatheredGradientUnits: 0,
     rootUnitGathered: false,
+    keepsReusedParams: false,
     buckets: 'gradient-copies',
     overlapDoublesBucket: false,
     accumulatesUnshardedInNoSync: false,
@@ -101,6 +109,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: OPTIMIZER_SHARDS,
     gatheredGradientUnits: 0,
     rootUnitGathered: false,
+    keepsReusedParams: false,
     buckets: 'reduce-bucket',
     overlapDoublesBucket: true,
     accumulatesUnshardedInNoSync: false,
@@ -113,6 +122,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: GRADIENT_SHARDS,
     gatheredGradientUnits: 0,
     rootUnitGathered: false,
+    keepsReusedParams: false,
     buckets: 'reduce-bucket',
     overlapDoublesBucket: true,
     accumulatesUnshardedInNoSync: false,
@@ -125,6 +135,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: FULL_SHARDS,
     gatheredGradientUnits: 1,
     rootUnitGathered: false,
+    keepsReusedParams: true,
     buckets: 'reduce-bucket',
     overlapDoublesBucket: false,
     accumulatesUnshardedInNoSync: false,
@@ -137,6 +148,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: GRADIENT_SHARDS,
     gatheredGradientUnits: 0,
     rootUnitGathered: false,
+    keepsReusedParams: false,
     buckets: 'none',
     overlapDoublesBucket: false,
     accumulatesUnshardedInNoSync: true,
@@ -149,6 +161,7 @@ export const STRATEGY_TRAITS: Readonly<Record<Strategy, StrategyTraits>> = {
     shards: FULL_SHARDS,
     gatheredGradientUnits: 2,
     rootUnitGathered: true,
+    keepsReusedParams: false,
     buckets: 'none',
     overlapDoublesBucket: false,
     accumulatesUnshardedInNoSync: true,

@@ -56,7 +56,7 @@ export function componentsAtPeak(
   const weights =
     states.weightsBytes +
     strategy.gatheredBytes +
-    (midStep ? temp.castBytes : 0) +
+    (midStep ? temp.castBytes + strategy.turnGatheredBytes : 0) +
     (midStep || around ? temp.dequantBytes + strategy.rootBytes : 0);
   const gradients = gradientsAt(peakPhase, states, strategy, peaks);
   const optimizer =

@@ -39,6 +39,7 @@ export interface LoadTerms {
 /** The end of forward holds what backward needs. */
 export interface ForwardEndTerms extends PersistentTerms {
   readonly 'fsdp-root-unit': number;
+  readonly 'zero3-turn-weights': number;
   readonly 'accumulated-gradients': number;
   readonly 'saved-activations': number;
   readonly 'logits-and-loss': number;
@@ -143,6 +144,7 @@ export function phaseRecords(
       'gathered-weights': gathered,
       'cublas-workspaces': workspaceBytes,
       'fsdp-root-unit': strategy.rootBytes,
+      'zero3-turn-weights': strategy.turnGatheredBytes,
       'accumulated-gradients': strategy.gradsDuringForward,
       'saved-activations': act.savedBytes,
       'logits-and-loss': act.lossResidentBytes,
@@ -157,6 +159,7 @@ export function phaseRecords(
       'gathered-weights': gathered,
       'cublas-workspaces': workspaceBytes,
       'fsdp-root-unit': strategy.rootBytes,
+      'zero3-turn-weights': strategy.turnGatheredBytes,
       'accumulated-gradients': strategy.gradsDuringForward,
       'saved-activations': act.savedBytes,
       'logits-and-loss': act.lossResidentBytes,
@@ -251,6 +254,7 @@ export function stepPeaks(
     gathered +
     workspaceBytes +
     strategy.rootBytes +
+    strategy.turnGatheredBytes +
     strategy.gradsDuringForward +
     act.savedBytes +
     act.lossResidentBytes +

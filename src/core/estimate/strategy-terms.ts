@@ -14,6 +14,14 @@ import type { TrainingPlan } from './training.js';
 /** DeepSpeed ZeRO's gradient reduce bucket, elements (reduce_bucket_size default 5e8, deepspeed/runtime/zero/config.py). */
 export const ZERO_REDUCE_BUCKET_ELEMENTS = 5e8;
 
+/**
+ * DeepSpeed ZeRO-3 does not release a gathered parameter whose next use comes within this many
+ * parameter elements of the trace (stage3_max_reuse_distance, default 1e9: deepspeed/runtime/zero/
+ * config.py @0.19.6, DeepSpeedZeroConfig.max_reuse_distance; the Hugging Face and DeepSpeed example
+ * configs write the same 1e9). The scenario has no field for it: the DeepSpeed importer reports the key.
+ */
+export const ZERO3_MAX_REUSE_DISTANCE = 1e9;
+
 /** DeepSpeed's reduce bucket in elements for "auto", as the Hugging Face integration sizes it: hidden_size². */
 export function autoReduceBucketElements(shape: ModelShape): number {
   return shape.hiddenSize * shape.hiddenSize;
@@ -56,6 +64,11 @@ export interface StrategyTerms {
   readonly rootReduceInputBytes: number;
   /** The head's part of the root gradient, which forms at the start of backward. */
   readonly rootHeadGradBytes: number;
+  /**
+   * ZeRO-3's weights gathered at the turn from forward into backward beyond the two-unit working set:
+   * the output head, and the last layers whose reuse comes within stage3_max_reuse_distance.
+   */
+  readonly turnGatheredBytes: number;
   /** The output head's weight: its own matrix, or the embedding when they are tied. */
   readonly headWeightParams: number;
   /** DDP's gradient buckets or DeepSpeed's reduce bucket(s), inside torch's allocator. */
@@ -149,6 +162,11 @@ export function strategyTerms(
           ? shape.vocabSize * shape.hiddenSize * plan.computeBytes
           : 0;
 
+  const turnGatheredBytes =
+    traits.keepsReusedParams && weightsAreSharded && (gpus > 1 || scenario.offload.params !== 'none')
+      ? zero3TurnGatheredBytes(scenario, shape, params, headWeightParams, plan.computeBytes, layerBytesQuant)
+      : 0;
+
   // Communication buffers inside torch's allocator. DeepSpeed's contiguous gradients (on by default)
   // reduce through a flat bucket of reduce_bucket_size elements in the model's dtype, whatever the
   // number of trained parameters: ZeRO-1/2 make one at the start of each backward, two with
@@ -186,9 +204,44 @@ export function strategyTerms(
     rootGradBytes,
     rootReduceInputBytes,
     rootHeadGradBytes,
+    turnGatheredBytes,
     headWeightParams,
     bucketBytes,
     unshardedAccumulation,
     gradsDuringForward,
   };
+}
+
+/**
+ * What ZeRO-3 keeps gathered at the turn from forward into backward, beyond the current and prefetched
+ * unit. DeepSpeed records the order modules fetch their parameters in, forward and backward alike
+ * (parameter_offload.py, pre_sub_module_forward_function and pre_sub_module_backward_function both call
+ * record_module), and after a module runs it keeps every parameter that reappears within
+ * stage3_max_reuse_distance elements of that trace (partitioned_param_coordinator.py @0.19.6,
+ * __params_to_release). At the end of forward the output head is used again at once, by its backward;
+ * the last layers come back after the layers behind them have run forward, the head twice, and each of
+ * those layers again in backward (twice under checkpointing: its recomputation, then its backward).
+ * Elements are counted as DeepSpeed counts them (ds_numel): a 4-bit layer stored in 16-bit words has a
+ * quarter of its weights' count. The head is never quantized (bitsandbytes and torchao skip lm_head).
+ */
+function zero3TurnGatheredBytes(
+  scenario: Scenario,
+  shape: ModelShape,
+  params: ParamBreakdown,
+  headParams: number,
+  computeBytes: number,
+  layerBytes: number,
+): number {
+  const layerElements = params.largestLayerParams * (scenario.quantization === 'none' ? 1 : layerBytes / 2);
+  const usesPerLayerInBackward = scenario.gradientCheckpointing === 'none' ? 1 : 2;
+  // The head's forward and backward sit between the end of forward and every layer's reuse.
+  const headDistance = 2 * headParams;
+  // Layer L-k (k = 1 behind the last) comes back after k layers forward and k layers' backward uses;
+  // the last layer and the one behind it are the working set already counted.
+  let kept = 0;
+  for (let k = 2; k < shape.numLayers; k++) {
+    if (k * layerElements * (1 + usesPerLayerInBackward) + headDistance >= ZERO3_MAX_REUSE_DISTANCE) break;
+    kept++;
+  }
+  return headParams * computeBytes + kept * params.largestLayerParams * layerBytes;
 }

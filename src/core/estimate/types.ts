@@ -38,6 +38,7 @@ export const PEAK_TERMS = [
   'gathered-weights',
   'cublas-workspaces',
   'fsdp-root-unit',
+  'zero3-turn-weights',
   'accumulated-gradients',
   'gradients',
   'saved-activations',

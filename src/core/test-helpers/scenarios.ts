@@ -16,8 +16,8 @@ export const TORCHTUNE_8B_FULL_PAGED = {
 
 /**
  * Llama 3.1 8B LoRA with everything cheap already on (pure bf16, checkpointing, a compiled chunked
- * loss), over ZeRO-3 on two GPUs with DeepSpeed's default reduce bucket: on a 12 GB card the 1 GB
- * bucket is what the ladder still has to take away (a 10 GB card needs QLoRA, which fits without it).
+ * loss), over ZeRO-3 on two GPUs with DeepSpeed's default reduce bucket, at 512 tokens: on a 12 GB card the
+ * 1 GB bucket is what the ladder still has to take away (a 10 GB card needs QLoRA, which fits without it).
  */
 export const LORA_8B_ZERO3_DEFAULT_BUCKET = {
   model: 'llama-3.1-8b',
@@ -26,5 +26,6 @@ export const LORA_8B_ZERO3_DEFAULT_BUCKET = {
   gradientCheckpointing: 'full',
   loss: 'chunked',
   torchCompile: true,
+  seqLen: 512,
   parallelism: { strategy: 'zero3', gpus: 2 },
 } as const;
