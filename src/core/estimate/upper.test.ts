@@ -135,6 +135,43 @@ describe('upperBasis', () => {
     });
   });
 
+  it('lets a framework with fewer than nine sources widen the bound, never narrow it below any framework’s', () => {
+    const few = {
+      quantile: 0.9,
+      minRows: 10,
+      minSources: 3,
+      kinds: {
+        // Three litgpt sources, all over-estimated: their ratio is the floor of 1.
+        'litgpt/qlora/single/allocated': { rows: 12, sources: 3, ratio: 1 },
+        'litgpt/any/any/allocated': { rows: 30, sources: 4, ratio: 1.05 },
+        'any/qlora/single/allocated': { rows: 20, sources: 4, ratio: 1.2 },
+        'axolotl/qlora/single/allocated': { rows: 40, sources: 9, ratio: 1.01 },
+        'unsloth/qlora/single/allocated': { rows: 12, sources: 3, ratio: 1.4 },
+        'any/any/any/allocated': { rows: 100, sources: 12, ratio: 1.3 },
+      },
+    };
+    // litgpt's few sources say 1; any framework's single-GPU QLoRA rows say 1.2, and name themselves.
+    expect(upperBasis({ framework: 'litgpt', method: 'qlora', layout: 'single' }, 'allocated', few)).toEqual({
+      kind: { framework: null, method: 'qlora', layout: 'single' },
+      rows: 20,
+      sources: 4,
+      ratio: 1.2,
+      from: 'measured-runs',
+    });
+    // Nine sources are enough for a framework's own ratio, even below any framework's.
+    expect(
+      upperBasis({ framework: 'axolotl', method: 'qlora', layout: 'single' }, 'allocated', few),
+    ).toMatchObject({ kind: { framework: 'axolotl' }, ratio: 1.01 });
+    // A framework's few sources that are wider than the rest keep their own ratio.
+    expect(
+      upperBasis({ framework: 'unsloth', method: 'qlora', layout: 'single' }, 'allocated', few),
+    ).toMatchObject({ kind: { framework: 'unsloth', method: 'qlora' }, ratio: 1.4 });
+    // A framework's coarser kind counts too: litgpt full has only litgpt/any (1.05), then any/any (1.3).
+    expect(upperBasis({ framework: 'litgpt', method: 'full', layout: 'multi' }, 'allocated', few).ratio).toBe(
+      1.3,
+    );
+  });
+
   it('lists a named framework’s kinds before any framework’s, finest first', () => {
     const keys = upperKinds({ framework: 'axolotl', method: 'qlora', layout: 'single' }).map((k) =>
       upperKey(k, 'device'),
