@@ -174,6 +174,10 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
         ],
         file: /torch\/(?:serialization|cuda\/__init__)\.py$/,
       },
+      // torch's own lines of nn.Module.to()/.cuda()/.half() (torch/nn/modules/module.py: `convert`'s
+      // `return t.to(device, dtype if t.is_floating_point() …`, and `return self._apply(…)`), printed
+      // under their frames or alone where a paste cut the frame off: every parameter moving to the card.
+      text: /\breturn\s+t\.to\(\s*device,\s*dtype\s+if\s+t\.is_floating_point\(\)|\breturn\s+self\._apply\(/,
       code: /\.from_pretrained\s*\(|\b(?:_move_model_to_device|dispatch_model|load_checkpoint_and_dispatch)\s*\(|\bload_state_dict\s*\(|\btorch\.load\s*\(|\b(?:model|module|net|pipe|pipeline|unet|vae|encoder|decoder|llm|teacher|student|ref_model|reward_model)\w*\.(?:to|cuda|half|bfloat16)\s*\(|\b(?:accelerator\.prepare|deepspeed\.initialize)\s*\(/i,
     },
   ],
@@ -232,6 +236,9 @@ const SIGNS: readonly (readonly [FramePhase, Sign])[] = [
       // The autograd engine's entry points. Not torch/autograd/grad_mode.py: its decorate_context wraps
       // functions under torch.no_grad(), the opposite of a backward pass.
       files: /torch\/autograd\/(?:__init__|graph)\.py$/,
+      // The engine's entry line in torch/autograd/graph.py and __init__.py, printed under its frame or
+      // alone where a paste cut the frame off.
+      text: /\bVariable\._execution_engine\.run_backward\s*\(/,
       code: /\.backward\s*\(|\bbackward\s*\(\s*loss\b|fetch_sub_module\([^)\n]*forward\s*=\s*False|\bautograd\.grad\s*\(/,
     },
   ],

@@ -668,3 +668,41 @@ describe('work on long inputs', () => {
     expect(read(`File "x.py", line 1, in ${'e'.repeat(1_000_000)}\n${FULL}`).phase).toBe('forward');
   });
 });
+
+/** Headroom's own held-out cases (bench/data/oom-unseen.jsonl): collected after the rules were written. */
+const unseen: ReadonlyMap<string, string> = new Map(
+  readFileSync(join(REPO_ROOT, 'bench', 'data', 'oom-unseen.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; text: string })
+    .map((c) => [c.id, c.text] as const),
+);
+
+describe("torch's own source lines, where a paste cut their frames off", () => {
+  const V1 =
+    'RuntimeError: CUDA out of memory. Tried to allocate 162.00 MiB (GPU 2; 79.35 GiB total capacity; 77.00 GiB already allocated; 146.19 MiB free; 77.01 GiB reserved in total by PyTorch)';
+
+  it('nn.Module.to()’s convert line is the model moving to the card: load (DeepSpeed #2672’s OPT-66B)', () => {
+    // rich's box, its frame headers cut off: only the code of module.py's convert and _apply is left.
+    expect(read(unseen.get('deepspeed-opt66b-load')!)).toMatchObject({ phase: 'load', basis: 'log' });
+    // Python's plain traceback with the same lines and no frame above them; .cuda() and .half() too.
+    const convert =
+      '    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)';
+    expect(read(`${convert}\n${V1}`)).toMatchObject({ phase: 'load', reason: 'traced-text' });
+    expect(read(`    return self._apply(lambda t: t.cuda(device))\n${V1}`).phase).toBe('load');
+    // A user's own `.to(device)` of a tensor is not the module moving.
+    expect(read(`    return batch.to(device)\n${V1}`).phase).not.toBe('load');
+  });
+
+  it('the autograd engine’s entry line is backward (rl-swarm #405, a frame-less paste)', () => {
+    expect(read(unseen.get('rl-swarm-oom-after-hours')!)).toMatchObject({
+      phase: 'backward',
+      reason: 'traced-text',
+    });
+    const engine =
+      '    _engine_run_backward(\n    return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass';
+    expect(read(`${engine}\n${FULL}`).phase).toBe('backward');
+    // Words about backward in a log line are not the engine's line.
+    expect(read(`calling run_backward soon\n${FULL}`).phase).not.toBe('backward');
+  });
+});
