@@ -22,7 +22,7 @@ describe('bench:diagnose', () => {
   it('counts a field the message does not carry as a miss', () => {
     const c = CORPUS.find((x) => x.id === 'pt-2.x-16417-batch')!;
     const { thisProcessInUseBytes: _dropped, ...expected } = c.expected as Record<string, unknown>;
-    const s = scoreCase({ ...c, expected: expected as CorpusCase['expected'] });
+    const s = scoreCase({ ...c, expected: expected as NonNullable<CorpusCase['expected']> });
     expect(s.fieldMisses).toEqual(['thisProcessInUseBytes: 25340307046 ≠ null']);
   });
 });

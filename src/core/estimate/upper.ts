@@ -242,7 +242,7 @@ export function upperBasis(
       ratio: entry.ratio,
       from: 'measured-runs',
     };
-    const higher = framework !== null && framework.ratio >= basis.ratio ? framework : basis;
+    const higher: UpperBasis = framework !== null && framework.ratio >= basis.ratio ? framework : basis;
     if (kind.framework === null || entry.sources >= UPPER_CONFORMAL_SOURCES) return higher;
     framework = higher;
   }
