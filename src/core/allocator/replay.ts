@@ -18,8 +18,17 @@ export interface RunReplay {
   readonly persistentBytes: number;
 }
 
-/** One training step of `tokens` tokens (micro-batch × padded length). */
-export function replayStep(sim: CachingAllocatorSim, pattern: StepPattern, tokens: number): void {
+/**
+ * One training step of `tokens` tokens (micro-batch × padded length). `beforeZeroGrad` runs where the
+ * optimizer steps: after backward, with the step's weight gradients still held (it gets them), before
+ * zero_grad(set_to_none=True) frees them.
+ */
+export function replayStep(
+  sim: CachingAllocatorSim,
+  pattern: StepPattern,
+  tokens: number,
+  beforeZeroGrad?: (gradients: readonly Allocation[]) => void,
+): void {
   const bytes = (perToken: number): number => Math.max(1, Math.round(perToken * tokens));
   const layers: Allocation[][] = [];
   const forwardSaved = pattern.recompute ? [pattern.savedPerToken[1]!] : pattern.savedPerToken;
@@ -71,6 +80,7 @@ export function replayStep(sim: CachingAllocatorSim, pattern: StepPattern, token
   }
   sim.free(grad);
   // optimizer.step(), then zero_grad(set_to_none=True).
+  beforeZeroGrad?.(gradients);
   for (const g of gradients) sim.free(g);
 }
 
@@ -228,4 +238,32 @@ export function leastLimitBytes(
     else low = mid;
   }
   return high;
+}
+
+/**
+ * The optimizer step of torch's AdamW as the allocator sees it, for replayStep's `beforeZeroGrad`: its
+ * two states per trained tensor (exp_avg, exp_avg_sq) are created at the first step() (torch/optim/
+ * adamw.py `_init_group`: torch.zeros_like when the state is empty), while the step's gradients are
+ * held, so they are carved out of the cache the first forward and backward left; the foreach
+ * implementation then makes one temporary per tensor (`torch._foreach_sqrt(exp_avg_sqs)`), freed
+ * within the step; the fused one makes none.
+ */
+export function adamwStep(
+  sim: CachingAllocatorSim,
+  pattern: StepPattern,
+  kind: 'foreach' | 'fused',
+): (gradients: readonly Allocation[]) => void {
+  const trained: number[] = [];
+  for (let l = 0; l < pattern.layers; l++) trained.push(...pattern.gradientBytesPerLayer);
+  // The states live all run: allocated once, never freed.
+  let made = false;
+  return () => {
+    if (!made)
+      for (const b of trained) {
+        sim.malloc(b);
+        sim.malloc(b);
+      }
+    made = true;
+    if (kind === 'foreach') for (const t of trained.map((b) => sim.malloc(b))) sim.free(t);
+  };
 }
