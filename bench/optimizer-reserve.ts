@@ -7,32 +7,22 @@
  * the reserve model, not yet in the estimator: it prints figures and changes nothing.
  * Run: npm run bench:optimizer-reserve
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { adamwStep, replayStep } from '../src/core/allocator/replay.js';
-import { CachingAllocatorSim } from '../src/core/allocator/simulator.js';
+import { replayRun } from '../src/core/allocator/replay.js';
 import { decoderStepPattern } from '../src/core/allocator/step-pattern.js';
 import { shapeFromConfig } from '../src/core/architecture.js';
 import { findGpu, findModel } from '../src/core/catalog/index.js';
 import { estimate } from '../src/core/estimate.js';
 import { parseScenario } from '../src/core/scenario.js';
-import { measurementSources, ROOT } from './rows.js';
-
-interface Row {
-  readonly id: string;
-  readonly scenario: Record<string, unknown>;
-  readonly measured: { readonly metric: string; readonly peakBytes: number | null };
-}
+import type { AccuracyRow } from './accuracy-lib.js';
+import { measurementSources, ROOT, readRows } from './rows.js';
+import { median } from './upper-lib.js';
 
 const GIB = 2 ** 30;
 const harness = measurementSources().filter((p) => p.includes(join('bench', 'data', 'h200')));
-const rows: Row[] = harness.flatMap((p) =>
-  readFileSync(p, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Row),
-);
-const byRun = new Map<string, Partial<Record<string, Row>>>();
+const rows = harness.flatMap(readRows);
+const byRun = new Map<string, Partial<Record<string, AccuracyRow>>>();
 for (const r of rows) {
   const run = r.id.replace(/[ard]$/, '');
   byRun.set(run, { ...byRun.get(run), [r.measured.metric]: r });
@@ -43,7 +33,7 @@ function replayGap(
   tokens: number,
   loss: 'standard' | 'chunked' | 'fused',
   checkpointing: boolean,
-  optimizer: 'none' | 'foreach' | 'fused',
+  optimizer?: 'foreach' | 'fused',
 ): number {
   const pattern = decoderStepPattern(shapeFromConfig(findModel(model)!), {
     e: 2,
@@ -52,12 +42,8 @@ function replayGap(
     fullGradients: true,
     loraRank: 0,
   });
-  const sim = new CachingAllocatorSim();
-  for (const w of pattern.weightBytes) sim.malloc(w);
-  const hook = optimizer === 'none' ? undefined : adamwStep(sim, pattern, optimizer);
-  for (let s = 0; s < 3; s++) replayStep(sim, pattern, tokens, hook);
-  const st = sim.stats();
-  return st.peakReservedBytes - st.peakAllocatedBytes;
+  const run = replayRun(pattern, [tokens, tokens, tokens], {}, optimizer ? { optimizer } : {});
+  return run.reservedHighWater[2]! - run.allocatedHighWater[2]!;
 }
 
 const lines: string[] = [
@@ -77,7 +63,7 @@ for (const [run, levels] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
   const tokens = scenario.microBatchSize * scenario.seqLen;
   const ckpt = scenario.gradientCheckpointing !== 'none';
   const kind = scenario.fusedOptimizer ? 'fused' : 'foreach';
-  const none = replayGap(model, tokens, scenario.loss, ckpt, 'none');
+  const none = replayGap(model, tokens, scenario.loss, ckpt);
   const adamw = replayGap(model, tokens, scenario.loss, ckpt, kind);
   const e = estimate({ scenario, shape: shapeFromConfig(findModel(model)!), gpu: findGpu('h200-sxm')! });
   const est = e.peak.reservedBytes - e.peak.allocatedBytes;
@@ -90,12 +76,6 @@ for (const [run, levels] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
     `| ${run} | ${model} | ${scenario.precision} | ${tokens} | ${ckpt ? 'yes' : 'no'} | ${scenario.loss} | ${g(none)} | ${g(adamw)} | ${g(est)} | ${g(measured)} |`,
   );
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length === 0
-    ? Number.NaN
-    : (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
-};
 const report = [
   "# The optimizer's states and the reserve of a full fine-tune",
   '',

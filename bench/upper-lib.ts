@@ -87,7 +87,8 @@ export interface UpperStats {
   readonly medianWidth: number;
 }
 
-const median = (xs: readonly number[]): number => {
+/** The median, halfway between the middle two of an even count; NaN of none. */
+export const median = (xs: readonly number[]): number => {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   const mid = (s.length - 1) / 2;

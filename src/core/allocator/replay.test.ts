@@ -2,16 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { shapeFromConfig } from '../architecture.js';
 import { findModel } from '../catalog/index.js';
 import {
-  adamwStep,
   compareLengths,
   leastLimitBytes,
   paddedLengths,
   replayRun,
-  replayStep,
   seededRandom,
   survives,
 } from './replay.js';
-import { CachingAllocatorSim } from './simulator.js';
 import { decoderStepPattern } from './step-pattern.js';
 
 const TINY = {
@@ -130,15 +127,15 @@ describe('adamwStep', () => {
       fullGradients: true,
       loraRank: 0,
     });
-    const gap = (optimizer: 'none' | 'foreach' | 'fused'): { gap: number; states: number } => {
-      const sim = new CachingAllocatorSim();
-      for (const w of pattern.weightBytes) sim.malloc(w);
-      const hook = optimizer === 'none' ? undefined : adamwStep(sim, pattern, optimizer);
-      for (let s = 0; s < 3; s++) replayStep(sim, pattern, 2048, hook);
-      const st = sim.stats();
-      return { gap: st.peakReservedBytes - st.peakAllocatedBytes, states: st.allocatedBytes };
+    const gap = (optimizer?: 'foreach' | 'fused'): { gap: number; states: number } => {
+      const run = replayRun(pattern, [2048, 2048, 2048], {}, optimizer ? { optimizer } : {});
+      const last = run.reservedHighWater.length - 1;
+      return {
+        gap: run.reservedHighWater[last]! - run.allocatedHighWater[last]!,
+        states: run.heldBytes - run.persistentBytes,
+      };
     };
-    const none = gap('none');
+    const none = gap();
     const fused = gap('fused');
     const foreach = gap('foreach');
     // The states stay allocated after the run: twice every trained tensor of the pattern.

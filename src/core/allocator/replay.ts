@@ -16,18 +16,20 @@ export interface RunReplay {
   readonly allocatedHighWater: readonly number[];
   /** What the weights alone hold (allocated), before the first step. */
   readonly persistentBytes: number;
+  /** What is still allocated after the last step: the weights and what the optimizer keeps. */
+  readonly heldBytes: number;
 }
 
 /**
  * One training step of `tokens` tokens (micro-batch × padded length). `beforeZeroGrad` runs where the
- * optimizer steps: after backward, with the step's weight gradients still held (it gets them), before
- * zero_grad(set_to_none=True) frees them.
+ * optimizer steps: after backward, with the step's weight gradients still held, before
+ * zero_grad(set_to_none=True) frees them (adamwStep).
  */
 export function replayStep(
   sim: CachingAllocatorSim,
   pattern: StepPattern,
   tokens: number,
-  beforeZeroGrad?: (gradients: readonly Allocation[]) => void,
+  beforeZeroGrad?: () => void,
 ): void {
   const bytes = (perToken: number): number => Math.max(1, Math.round(perToken * tokens));
   const layers: Allocation[][] = [];
@@ -80,7 +82,7 @@ export function replayStep(
   }
   sim.free(grad);
   // optimizer.step(), then zero_grad(set_to_none=True).
-  beforeZeroGrad?.(gradients);
+  beforeZeroGrad?.();
   for (const g of gradients) sim.free(g);
 }
 
@@ -89,21 +91,27 @@ export function replayRun(
   pattern: StepPattern,
   tokensPerStep: readonly number[],
   config: Partial<AllocatorConfig> = {},
-  options: { readonly emptyCacheEvery?: number; readonly limitBytes?: number } = {},
+  options: {
+    readonly emptyCacheEvery?: number;
+    readonly limitBytes?: number;
+    /** Replay torch's AdamW at each step (adamwStep): its states from the first, foreach's temporaries. */
+    readonly optimizer?: 'foreach' | 'fused';
+  } = {},
 ): RunReplay {
   const sim = new CachingAllocatorSim(config, options.limitBytes);
   for (const w of pattern.weightBytes) sim.malloc(w);
+  const optimizerStep = options.optimizer ? adamwStep(sim, pattern, options.optimizer) : undefined;
   const persistentBytes = sim.stats().allocatedBytes;
   const reservedHighWater: number[] = [];
   const allocatedHighWater: number[] = [];
   tokensPerStep.forEach((tokens, step) => {
-    replayStep(sim, pattern, tokens);
+    replayStep(sim, pattern, tokens, optimizerStep);
     if (options.emptyCacheEvery && (step + 1) % options.emptyCacheEvery === 0) sim.emptyCache();
     const s = sim.stats();
     reservedHighWater.push(s.peakReservedBytes);
     allocatedHighWater.push(s.peakAllocatedBytes);
   });
-  return { reservedHighWater, allocatedHighWater, persistentBytes };
+  return { reservedHighWater, allocatedHighWater, persistentBytes, heldBytes: sim.stats().allocatedBytes };
 }
 
 /** A seeded generator of uniform numbers in [0, 1) (mulberry32): the same lengths on every run. */
@@ -252,7 +260,7 @@ export function adamwStep(
   sim: CachingAllocatorSim,
   pattern: StepPattern,
   kind: 'foreach' | 'fused',
-): (gradients: readonly Allocation[]) => void {
+): () => void {
   const trained: number[] = [];
   for (let l = 0; l < pattern.layers; l++) trained.push(...pattern.gradientBytesPerLayer);
   // The states live all run: allocated once, never freed.
