@@ -39,29 +39,39 @@ export interface CaseScore {
   readonly phaseRight: boolean;
 }
 
-/** Scores one case. */
-export function scoreCase(c: CorpusCase): CaseScore {
-  const match = findPrimaryOom(c.text);
-  const oom = (match?.oom ?? { family: 'none' }) as Readonly<Record<string, unknown>>;
-  const { acceptableFamilies, family, ...fields } = c.expected ?? { family: String(oom.family) };
-  const fieldMisses: string[] = [];
+/** The fields whose extracted value differs from `expected` (extra fields the message carries included). */
+function fieldMissesOf(
+  expected: NonNullable<CorpusCase['expected']>,
+  oom: Readonly<Record<string, unknown>>,
+): string[] {
+  const { acceptableFamilies: _families, family: _family, ...fields } = expected;
+  const misses: string[] = [];
   const keys = new Set([...Object.keys(fields), ...Object.keys(oom).filter((k) => k !== 'family')]);
-  for (const key of c.expected ? keys : []) {
+  for (const key of keys) {
     const want = fields[key] ?? null;
     const got = oom[key] ?? null;
     if (JSON.stringify(want) !== JSON.stringify(got))
-      fieldMisses.push(`${key}: ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
+      misses.push(`${key}: ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
   }
+  return misses;
+}
+
+/** Scores one case; a phase-only case (no `expected`) has no field or family to miss. */
+export function scoreCase(c: CorpusCase): CaseScore {
+  const match = findPrimaryOom(c.text);
+  const oom = (match?.oom ?? { family: 'none' }) as Readonly<Record<string, unknown>>;
   const gotFamily = String(oom.family);
+  const expected = c.expected;
   const reading = detectPhase(c.text, match, findOomMessages(c.text));
   return {
     id: c.id,
     hasErrorText: c.has_error_text,
-    labelled: c.expected !== undefined,
-    fieldMisses,
-    familyRight: gotFamily === family || (acceptableFamilies ?? []).includes(gotFamily),
+    labelled: expected !== undefined,
+    fieldMisses: expected ? fieldMissesOf(expected, oom) : [],
+    familyRight:
+      !expected || gotFamily === expected.family || (expected.acceptableFamilies ?? []).includes(gotFamily),
     family: gotFamily,
-    expectedFamily: family,
+    expectedFamily: expected?.family ?? gotFamily,
     phase: reading.phase,
     phaseBasis: reading.basis,
     expectedPhase: c.expectedPhase,
