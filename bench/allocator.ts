@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  fixedReserveTerm,
   quantile,
   REPORTED_STEPS,
   reserveGrowthTerm,
@@ -20,7 +21,7 @@ import {
   type SweepRow,
   sweepCases,
 } from '../src/core/allocator/sweep.js';
-import { RESERVE_GROWTH } from '../src/core/estimate/allocator.js';
+import { FIXED_RESERVE, RESERVE_GROWTH } from '../src/core/estimate/allocator.js';
 
 interface Level {
   readonly churnBytes: number;
@@ -118,12 +119,14 @@ for (const loss of ['standard', 'chunked', 'fused'] as const) {
 const rows: SweepRow[] = runs.map((r) => ({
   churnBytes: r.plain.churnBytes,
   lossBytes: r.lossBytes,
+  fixedShare: r.plain.fixedShare,
   extraShare: last(r.plain),
   expandableExtraShare: last(r.expandable),
   pressureExtraShare: r.plain.pressureExtraShare,
   expandablePressureShare: r.expandable.pressureExtraShare,
 }));
 const term = reserveGrowthTerm(rows);
+const fixed = fixedReserveTerm(rows);
 say();
 say('The term, read off these runs (least squares through the origin; expandable: the 90th percentile):');
 say();
@@ -143,6 +146,14 @@ say(
 say(
   `| under a memory limit, expandable segments, × the churn | ${term.expandablePressureShare.toFixed(3)} | ${RESERVE_GROWTH.expandablePressureShare} |`,
 );
+say();
+say('At one fixed length, the reserve above the allocated peak (the same runs at their longest length),');
+say('read off the same way; the estimator holds the larger of this and its measured share of the churn:');
+say();
+say('| | from this sweep | in src/core/estimate/allocator.ts |');
+say('|---|---|---|');
+say(`| × the loss's tensors | ${fixed.lossFactor.toFixed(3)} | ${FIXED_RESERVE.lossFactor} |`);
+say(`| × the rest of the churn | ${fixed.layerFactor.toFixed(3)} | ${FIXED_RESERVE.layerFactor} |`);
 say();
 say('Under a memory limit (a card without room for the climb) the allocator gives its unsplit cached');
 say('segments back and retries before it fails; the least limit each padded run completes under, above');

@@ -51,20 +51,22 @@ describe('headroom plan --lang zh', () => {
     expect(r.stdout).toMatch(
       /^目标：NVIDIA GeForce RTX 5090——可用 31\.84 GiB，预留 10 % 余量后 28\.66 GiB（真实批次长度不一/m,
     );
-    expect(r.stdout).toMatch(/^1 {2}精度 bf16-mixed → bf16-true /m);
-    expect(r.stdout).toMatch(/^2 {2}在所有线性层上使用 LoRA r16 /m);
-    expect(r.stdout).toMatch(/^3 {2}完整梯度检查点 .* 19\.92–22\.04 GiB +−20\.48 GiB +1\.01× +无 +✓$/m);
-    expect(r.stdout).toContain('✓ 3 项调整后放得下：每块 GPU 19.92–22.04 GiB，按上界剩余');
+    expect(r.stdout).toMatch(/^1 {2}完整梯度检查点 .* 153\.78–180\.76 GiB +−4\.95 GiB +1\.31× +无 +✗$/m);
+    expect(r.stdout).toMatch(/^2 {2}精度 bf16-mixed → bf16-true /m);
+    expect(r.stdout).toMatch(
+      /^3 {2}在所有线性层上使用 LoRA r16 .* 20\.02–22\.14 GiB +−57\.18 GiB +1\.01× +中 +✓$/m,
+    );
+    expect(r.stdout).toContain('✓ 3 项调整后放得下：每块 GPU 20.02–22.14 GiB，按上界剩余');
     for (const rung of full8b.rungs.filter((x) => x.risk.level !== 'none'))
       expect(r.stdout).toContain(say(PLAN_RISKS, 'zh', rung.risk));
-    // The 8-bit optimizer LoRA made pointless: its figures, and the rung after which it is not needed.
+    // The 8-bit optimizer pure bf16 made pointless: its figures, and the rung after which it is not needed.
     const eightBit = full8b.dropped.find((d) => d.rung.change.id === '8bit-optimizer')!;
     expect(droppedNote(full8b, eightBit)).toMatchObject({
       code: 'not-needed-after',
       params: { position: 2 },
     });
     expect(r.stdout).toMatch(
-      /^ {2}优化器 adamw → adamw-8bit +−14\.93 GiB +−240 MiB +有了第 2 项（在所有线性层上使用 LoRA r16）就不再需要$/m,
+      /^ {2}优化器 adamw → adamw-8bit +−14\.93 GiB +−240 MiB +有了第 2 项（精度 bf16-mixed → bf16-true）就不再需要$/m,
     );
     expect(r.stdout).toContain('途中尝试过、但并不需要的调整');
     expect(r.stdout).not.toMatch(/not needed|quality:|time\/token/);
@@ -74,7 +76,7 @@ describe('headroom plan --lang zh', () => {
     const zh = headroom(['plan', ...FULL_8B], { LANG: 'zh_CN.UTF-8' });
     expect(zh.stdout).toContain('在所有线性层上使用 LoRA r16');
     const en = headroom(['plan', ...FULL_8B, '--lang', 'en'], { LANG: 'zh_CN.UTF-8' });
-    expect(en.stdout).toMatch(/^2 {2}LoRA r16 on all linear layers /m);
+    expect(en.stdout).toMatch(/^3 {2}LoRA r16 on all linear layers /m);
   });
 
   it('--json is the same data in either language: each change and risk a code with its figures', () => {

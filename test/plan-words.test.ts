@@ -139,17 +139,17 @@ describe('the ladder in Chinese', () => {
   });
 
   it('words the rungs a plan dropped, in English and Chinese, with the same figures', () => {
-    // headroom plan llama-3.1-8b --method full --gpu rtx-4090: LoRA makes the 8-bit optimizer pointless.
+    // A full fine-tune of Llama-3.1-8B on an RTX 4090: the rungs after the 8-bit optimizer make it pointless.
     const full = plan({ model: 'llama-3.1-8b', method: 'full' }, 'rtx-4090');
     const eightBit = full.dropped.find((d) => d.rung.change.id === '8bit-optimizer')!;
     const then = formatBytes(eightBit.rung.savedBytes);
     const now = formatBytes(eightBit.savingBytes);
     expect([then, now]).toEqual(['14.93 GiB', '240 MiB']);
     expect(dropped(full, eightBit, 'en')).toBe(
-      'optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB on top of the changes above — not needed after LoRA r16 on all linear layers',
+      'optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 240 MiB on top of the changes above — not needed after precision bf16-mixed → bf16-true',
     );
     expect(dropped(full, eightBit, 'zh')).toBe(
-      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“在所有线性层上使用 LoRA r16”就不再需要',
+      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“精度 bf16-mixed → bf16-true”就不再需要',
     );
     const selective = full.dropped.find((d) => d.rung.change.id === 'selective-checkpointing')!;
     expect(dropped(full, selective, 'zh')).toBe(

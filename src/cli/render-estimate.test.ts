@@ -64,4 +64,36 @@ describe('renderPeakTerms', () => {
       ),
     );
   });
+  it('names what set the reserve: the loss\u2019s cached block, or the optimizer step\u2019s temporaries', () => {
+    const at = (raw: Record<string, unknown>, lang: 'en' | 'zh' = 'en') => {
+      const e = estimate({
+        scenario: parseScenario(raw),
+        shape: resolveModelRef(String(raw.model))!.shape,
+        gpu: findGpu('h200-sxm')!,
+        terms: true,
+      });
+      return { e, text: renderPeakTerms(e, plain, lang) };
+    };
+    const ckpt = at({ model: 'llama-3.1-8b', method: 'lora', seqLen: 8192, gradientCheckpointing: 'full' });
+    expect(ckpt.e.reserveBasis).toBe('loss-block');
+    const reserve = formatBytes(ckpt.e.peak.reservedBytes - ckpt.e.peak.allocatedBytes);
+    expect(ckpt.text).toMatch(
+      new RegExp(
+        `^ +\\+ allocator reserve \\(the loss's cached logits block\\) +${reserve}  = reserved`,
+        'm',
+      ),
+    );
+    const full = at({ model: 'qwen2.5-7b', method: 'full', precision: 'bf16-true', seqLen: 2048 });
+    expect(full.e.reserveBasis).toBe('step-temporaries');
+    expect(full.text).toContain('+ allocator reserve (step temporaries beside the cache)');
+    const zh = at({ model: 'qwen2.5-7b', method: 'full', precision: 'bf16-true', seqLen: 2048 }, 'zh');
+    expect(zh.text).toContain('+ 分配器预留（优化器临时张量在缓存之外）');
+    // The row's label fits the column: the figures still line up with the terms above.
+    const lines = full.text.split('\n');
+    const column = (needle: string) => {
+      const line = lines.find((l) => l.includes(needle))!;
+      return line.indexOf('GiB');
+    };
+    expect(column('allocator reserve')).toBe(column('= allocated'));
+  });
 });

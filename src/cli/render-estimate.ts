@@ -292,7 +292,7 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   const { allocatedBytes, reservedBytes, deviceBytes } = result.peak;
   const f = FORMATS[lang];
   const terms = (result.peakTerms ?? []).map((t) => ({ label: peakTermLabel(lang, t.term), bytes: t.bytes }));
-  const reserve = view(lang, { code: 'terms-reserve', params: {} });
+  const reserve = view(lang, { code: 'terms-reserve', params: { basis: result.reserveBasis } });
   // Padded batches: the reserve's growth over the run, on its own row (allocator.ts).
   const growth = result.breakdown.variableLengthReserveBytes;
   const growthLabel = view(lang, { code: 'terms-reserve-growth', params: {} });
@@ -302,6 +302,7 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   const labelWidth = Math.max(
     ...terms.map((t) => displayWidth(t.label)),
     displayWidth(outside),
+    displayWidth(reserve),
     growth > 0 ? displayWidth(growthLabel) : 0,
     growth > 0 ? displayWidth(needLabel) : 0,
   );

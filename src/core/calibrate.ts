@@ -18,6 +18,7 @@
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   type Estimate,
+  fixedReserveBytes,
   type PeakLevels,
   PHASES,
   type Phase,
@@ -239,7 +240,14 @@ function scale(e: Estimate, k: number): Scaled {
   const churn = Math.max(0, churnOf(e) + (allocated - e.peak.allocatedBytes));
   return {
     allocatedBytes: allocated,
-    gapBytes: ALLOCATOR_BASE_RESERVE_BYTES + (e.breakdown.allocatorFragmentationShare ?? 0) * churn,
+    gapBytes:
+      ALLOCATOR_BASE_RESERVE_BYTES +
+      fixedReserveBytes(
+        churn,
+        e.breakdown.reserveLossBytes ?? 0,
+        e.breakdown.allocatorFragmentationShare ?? 0,
+        peakPhase === 'optimizer-step' ? (e.breakdown.reserveStepReuseBytes ?? 0) : 0,
+      ),
     peakPhase,
     phases,
   };

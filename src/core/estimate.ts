@@ -10,7 +10,10 @@ export {
   ALLOCATOR_BASE_RESERVE_BYTES,
   ALLOCATOR_FRAGMENTATION,
   EXPANDABLE_SEGMENTS_FRAGMENTATION,
+  FIXED_RESERVE,
+  fixedReserveBytes,
   fragmentationShare,
+  OPTIMIZER_STEP_RESERVE,
 } from './estimate/allocator.js';
 export { GPUS_PER_NODE } from './estimate/host.js';
 export { type LayerContext, layerActivationBytesPerToken } from './estimate/layer-activations.js';
@@ -45,6 +48,8 @@ export {
   PHASES,
   type Phase,
   type PhaseFigures,
+  RESERVE_BASES,
+  type ReserveBasis,
   type StepPhase,
   type TermBytes,
 } from './estimate/types.js';

@@ -67,9 +67,10 @@ describe('makePlan: the ladder', () => {
   });
 
   it('retries a rung that saved nothing once it would', () => {
-    // A 70B full fine-tune's fp32 optimizer step is its peak: full checkpointing saves nothing there
-    // and is applied once LoRA has shrunk the step.
-    const raw = { model: 'llama-3.1-70b', method: 'full' };
+    // A 70B full fine-tune with a fused AdamW kernel peaks where its fp32 states and gradients all
+    // exist: full checkpointing saves nothing there (no step temporaries sit beside the activation
+    // cache, allocator.ts OPTIMIZER_STEP_RESERVE) and is applied once LoRA has shrunk the step.
+    const raw = { model: 'llama-3.1-70b', method: 'full', fusedOptimizer: true };
     const peak = (s: Record<string, unknown>) =>
       estimate({ scenario: parseScenario(s), shape: shapeOf('llama-3.1-70b'), gpu: findGpu('rtx-4090')! })
         .peak.deviceBytes;

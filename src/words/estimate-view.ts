@@ -4,7 +4,7 @@
  * peak adds up (--explain). The params are the estimate's own figures, unformatted.
  */
 import type { Advice, Part } from '../core/advice.js';
-import type { Phase } from '../core/estimate.js';
+import type { Phase, ReserveBasis } from '../core/estimate.js';
 import type { EstimateNote } from '../core/estimate-notes.js';
 import type { NoParams } from '../core/message.js';
 import { ADVICE } from './advice.js';
@@ -78,7 +78,8 @@ export interface EstimateViewParams {
   readonly note: { readonly note: EstimateNote };
   readonly 'terms-heading': { readonly phase: Phase };
   readonly 'terms-allocated': NoParams;
-  readonly 'terms-reserve': NoParams;
+  /** The reserve above allocated, named by the term that set it (allocator.ts fixedReserve). */
+  readonly 'terms-reserve': { readonly basis: ReserveBasis };
   /** Batches padded to their longest sample: the reserve the allocator adds over the run (allocator.ts). */
   readonly 'terms-reserve-growth': NoParams;
   /** Of that climb, what a card without room must still hold (the allocator gives the rest back). */
@@ -223,7 +224,12 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-heading': (p) =>
         `how the ${PHASE_WORDS.en[p.phase]} peak adds up (torch allocated, then above it):`,
       'terms-allocated': () => '= allocated',
-      'terms-reserve': () => '+ allocator reserve and fragmentation',
+      'terms-reserve': (p) =>
+        p.basis === 'loss-block'
+          ? "+ allocator reserve (the loss's cached logits block)"
+          : p.basis === 'step-temporaries'
+            ? '+ allocator reserve (step temporaries beside the cache)'
+            : '+ allocator reserve and fragmentation',
       'terms-reserve-growth': () =>
         '  (+ reserve climb if padded batches keep reaching the cap, on a card with room)',
       'terms-reserve-need': () =>
@@ -271,7 +277,12 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       note: (p) => `注：${say(ESTIMATE_NOTES, 'zh', p.note)}`,
       'terms-heading': (p) => `${PHASE_WORDS.zh[p.phase]}峰值的构成（先是 torch 已分配的各项，再往上）：`,
       'terms-allocated': () => '= 已分配（allocated）',
-      'terms-reserve': () => '+ 分配器预留与碎片',
+      'terms-reserve': (p) =>
+        p.basis === 'loss-block'
+          ? '+ 分配器预留（损失的 logits 缓存块）'
+          : p.basis === 'step-temporaries'
+            ? '+ 分配器预留（优化器临时张量在缓存之外）'
+            : '+ 分配器预留与碎片',
       'terms-reserve-growth': () => '  （若填充后的批次反复达到上限，显存充裕时预留还会增长）',
       'terms-reserve-need': () => '  （其中显存占满时仍须保留的部分，其余会被释放：已计入上界）',
       'terms-outside': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
@@ -336,7 +347,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
     note: { note: { code: 'eager-attention', params: {} } },
     'terms-heading': { phase: 'backward' },
     'terms-allocated': {},
-    'terms-reserve': {},
+    'terms-reserve': { basis: 'loss-block' },
     'terms-reserve-growth': {},
     'terms-reserve-need': {},
     'terms-outside': {},

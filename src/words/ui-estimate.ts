@@ -41,7 +41,6 @@ interface UiEstimateParams {
   'estimate.peakAt': NoParams;
   'estimate.notes': NoParams;
   'estimate.peakTerms': NoParams;
-  'estimate.reserve': NoParams;
   'estimate.outsideTorch': NoParams;
   'estimate.ladder': NoParams;
   'estimate.ladderFits': NoParams;
@@ -90,7 +89,6 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.peakAt': () => 'peak at',
       'estimate.notes': () => 'Notes on this estimate',
       'estimate.peakTerms': () => 'How the peak adds up',
-      'estimate.reserve': () => '+ allocator reserve and fragmentation',
       'estimate.outsideTorch': () => '+ outside torch (CUDA context, NCCL, paged states)',
       'estimate.ladder': () => 'If it does not fit: the ladder, cheapest first',
       'estimate.ladderFits': () => 'Already fits with the margin.',
@@ -136,7 +134,6 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.peakAt': () => '峰值阶段',
       'estimate.notes': () => '关于此估算的说明',
       'estimate.peakTerms': () => '峰值的构成',
-      'estimate.reserve': () => '+ 分配器预留与碎片',
       'estimate.outsideTorch': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
       'estimate.ladder': () => '放不下时：按代价从低到高的调整方案',
       'estimate.ladderFits': () => '在预留余量下已经放得下。',
@@ -182,7 +179,6 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
     'estimate.peakAt': {},
     'estimate.notes': {},
     'estimate.peakTerms': {},
-    'estimate.reserve': {},
     'estimate.outsideTorch': {},
     'estimate.ladder': {},
     'estimate.ladderFits': {},

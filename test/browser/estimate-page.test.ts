@@ -398,7 +398,7 @@ describe('Estimate page', () => {
       shape: shapeFromConfig(findModel('llama-3.1-8b')!),
       gpu: findGpu('rtx-5090')!,
     });
-    expect(full.rungs.map((r) => r.change.id)).toEqual(['lora', 'full-checkpointing']);
+    expect(full.rungs.map((r) => r.change.id)).toEqual(['full-checkpointing', 'lora']);
     await expect.poll(() => session.page.getByTestId('ladder-dropped').count()).toBe(1);
     const rows = await session.page.getByTestId('ladder').locator('tr').allTextContents();
     // The scenario as given, then each rung shown.
@@ -421,7 +421,7 @@ describe('Estimate page', () => {
     await expect.poll(() => session.page.getByTestId('nav-runs').textContent()).toBe('运行记录');
     expect(await session.page.locator('figcaption').textContent()).toContain('激活值');
     // The ladder too: a full fine-tune of an 8B model on the 5090 climbs it in Chinese, and says in
-    // Chinese which rungs LoRA made pointless (the fused AdamW kernel among them).
+    // Chinese which rungs the later ones made pointless (the fused AdamW kernel among them).
     await session.page.goto(`${session.url}/#/estimate?method=full&gpu=rtx-5090`);
     await expect
       .poll(() => session.page.getByTestId('ladder').textContent())
@@ -447,7 +447,7 @@ describe('Estimate page', () => {
     const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
     expect(notes).toEqual(full.dropped.map((d) => say(PLAN_DROPPED, 'zh', droppedNote(full, d))));
     expect(notes).toContain(
-      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“在所有线性层上使用 LoRA r16”就不再需要',
+      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 240 MiB——有了“精度 bf16-mixed → bf16-true”就不再需要',
     );
     await screenshot(session.page, 'estimate-page-zh');
     await session.page.getByTestId('lang-en').click();

@@ -1,9 +1,10 @@
 /** The dashboard's words in English and Simplified Chinese; the browser's language picks the default. */
 import { createContext, useContext } from 'react';
-import type { PeakTermName } from '../../src/core/estimate.js';
+import type { PeakTermName, ReserveBasis } from '../../src/core/estimate.js';
 import type { EstimateNote } from '../../src/core/estimate-notes.js';
 import { say } from '../../src/words/catalog.js';
 import { ESTIMATE_NOTES } from '../../src/words/estimate-notes.js';
+import { ESTIMATE_VIEW } from '../../src/words/estimate-view.js';
 import { peakTermLabel } from '../../src/words/peak-terms.js';
 import { UI_ESTIMATE_LABELS } from '../../src/words/ui-estimate.js';
 
@@ -60,6 +61,12 @@ export function useTermLabel(): (term: PeakTermName) => string {
 export function useNoteText(): (note: EstimateNote) => string {
   const lang = useContext(LangContext);
   return (note) => say(ESTIMATE_NOTES, lang, note);
+}
+
+/** The row that names what set the reserve above allocated (estimate --explain's words, src/words/estimate-view.ts). */
+export function useReserveLabel(): (basis: ReserveBasis) => string {
+  const lang = useContext(LangContext);
+  return (basis) => say(ESTIMATE_VIEW, lang, { code: 'terms-reserve', params: { basis } });
 }
 
 /** The current language. */

@@ -118,8 +118,8 @@ describe('paddedLengths', () => {
 });
 
 describe('adamwStep', () => {
-  it('states made at the first step land in the cache the step left: the reserve above allocated grows', () => {
-    const shape = shapeFromConfig(findModel('qwen2.5-0.5b')!);
+  it('makes the states at the first step, out of the cache that step left, and keeps them', () => {
+    const shape = shapeFromConfig(findModel('qwen2.5-1.5b')!);
     const pattern = decoderStepPattern(shape, {
       e: 2,
       loss: 'standard',
@@ -141,8 +141,11 @@ describe('adamwStep', () => {
     // The states stay allocated after the run: twice every trained tensor of the pattern.
     const trained = pattern.layers * pattern.gradientBytesPerLayer.reduce((a, b) => a + b, 0);
     expect(fused.states - none.states).toBeGreaterThanOrEqual(2 * trained);
-    // Without an optimizer the cache is reused step after step; with lazy states it is not.
+    // Here the states split the cached blocks the next forward needs, so the reserve above allocated
+    // grows; foreach's temporaries, one per tensor, add to it. Whether states land that way depends on
+    // the sizes the step left cached (bench:optimizer-reserve: for some runs they fill the loss's
+    // leftover block instead).
     expect(fused.gap).toBeGreaterThan(none.gap + 0.25 * trained);
-    expect(foreach.gap).toBeGreaterThanOrEqual(fused.gap * 0.9);
+    expect(foreach.gap).toBeGreaterThan(fused.gap);
   });
 });

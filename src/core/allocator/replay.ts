@@ -53,13 +53,17 @@ export function replayStep(
     hidden = out;
     layers.push(kept);
   }
+  const dropped = pattern.lossDroppedPerToken.map((b) => sim.malloc(bytes(b)));
   const loss = pattern.lossSavedPerToken.map((b) => sim.malloc(bytes(b)));
+  for (const a of dropped) sim.free(a);
   sim.free(hidden);
-  // The loss's backward: the logits' gradients, then the gradient of the last hidden state.
-  let grad = sim.malloc(bytes(pattern.savedPerToken[1]!));
+  // The loss's backward: its fp32 gradients, the logits' own, then the gradient of the last hidden state.
   const lossGrads = pattern.lossBackwardPerToken.map((b) => sim.malloc(bytes(b)));
   for (const a of lossGrads) sim.free(a);
   for (const a of loss) sim.free(a);
+  const logitGrads = pattern.lossLogitGradientPerToken.map((b) => sim.malloc(bytes(b)));
+  let grad = sim.malloc(bytes(pattern.savedPerToken[1]!));
+  for (const a of logitGrads) sim.free(a);
   const gradients: Allocation[] = [];
   for (let l = pattern.layers - 1; l >= 0; l--) {
     const kept = layers[l]!;

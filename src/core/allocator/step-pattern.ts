@@ -19,10 +19,20 @@ export interface StepPattern {
   readonly backwardTempPerToken: readonly number[];
   /** Full checkpointing: forward keeps the layer's input alone and backward rebuilds its saved tensors. */
   readonly recompute: boolean;
-  /** What the loss keeps from forward to backward (logits, log-softmax), bytes per token. */
+  /**
+   * What the loss makes in forward and gives back before backward (the 16-bit logits the caller drops,
+   * the fp32 upcast), bytes per token: made before the saved ones, freed once those exist.
+   */
+  readonly lossDroppedPerToken: readonly number[];
+  /** What the loss keeps from forward to backward (the log-softmax output), bytes per token. */
   readonly lossSavedPerToken: readonly number[];
-  /** The loss's backward temporaries (the logits' gradients), bytes per token. */
+  /** The loss's fp32 backward temporaries (the gradients of the log-softmax output and of the upcast), bytes per token. */
   readonly lossBackwardPerToken: readonly number[];
+  /**
+   * The gradient of the 16-bit logits (the upcast's backward casts the fp32 one down), bytes per token:
+   * made after the fp32 temporaries are freed, freed once the last hidden state's gradient exists.
+   */
+  readonly lossLogitGradientPerToken: readonly number[];
   /** Weight tensors held all run (bytes). */
   readonly weightBytes: readonly number[];
   /** Each layer's weight gradients (bytes): made in its backward, freed at zero_grad. */
@@ -100,20 +110,29 @@ export function decoderStepPattern(
   const backwardTemp = [e * h, e * I, e * I, e * I, 4 * h, e * h, e * o, e * q, e * q, e * q, 4 * h, e * h];
   const perLayerWeights = [h * q, h * kv, h * kv, o * h, h * I, h * I, I * h].map((n) => n * e);
   const loraWeights = [h + q, h + kv].map((n) => n * options.loraRank * 4);
-  let lossSaved: number[];
-  let lossBackward: number[];
+  let lossDropped: number[] = [];
+  let lossSaved: number[] = [];
+  let lossBackward: number[] = [];
+  let lossLogitGradient: number[] = [];
   switch (options.loss) {
     case 'standard':
-      lossSaved = [e * V, 4 * V];
+      // Hugging Face's loss (transformers loss/loss_utils.py ForCausalLMLoss, 4.46 on): the 16-bit
+      // logits from lm_head, `logits = logits.float()`, then nn.functional.cross_entropy, which is
+      // log_softmax (its output saved: LogSoftmaxBackward uses the result) and nll_loss. The model
+      // returns the loss and the trainer keeps only it, so the logits and their upcast are freed before
+      // backward. Backward: nll_loss's gradient (zeros_like the log-softmax output), log_softmax's
+      // gradient, then ToCopyBackward casts it to the logits' dtype for lm_head's backward. The same
+      // 4 + 8 bytes per logit the estimator counts (estimate/activations.ts, "standard").
+      lossDropped = [e * V, 4 * V];
+      lossSaved = [4 * V];
       lossBackward = [4 * V, 4 * V];
+      lossLogitGradient = [e * V];
       break;
     case 'chunked':
       lossSaved = Array.from({ length: LOSS_CHUNKS }, () => ((e + 4) * V) / LOSS_CHUNKS);
       lossBackward = [(8 * V) / LOSS_CHUNKS];
       break;
     case 'fused':
-      lossSaved = [];
-      lossBackward = [];
       break;
   }
   const weights: number[] = [V * h * e, V * h * e];
@@ -127,8 +146,10 @@ export function decoderStepPattern(
     forwardTempPerToken: forwardTemp,
     backwardTempPerToken: backwardTemp,
     recompute: options.checkpointing,
+    lossDroppedPerToken: lossDropped,
     lossSavedPerToken: lossSaved,
     lossBackwardPerToken: lossBackward,
+    lossLogitGradientPerToken: lossLogitGradient,
     weightBytes: weights,
     gradientBytesPerLayer: options.fullGradients ? [...perLayerWeights, h * e, h * e] : loraWeights,
   };

@@ -86,6 +86,8 @@ export interface SweepRow {
   readonly churnBytes: number;
   /** What the loss's tensors hold at the longest batch: the logits kept for backward and their gradients. */
   readonly lossBytes: number;
+  /** reserved − allocated of the same run at its longest length (no padding), default allocator, over the churn. */
+  readonly fixedShare: number;
   /** The reserve the padded run added after SWEEP_STEPS steps, default allocator, over the churn. */
   readonly extraShare: number;
   /** The same with expandable segments, over that run's churn. */
@@ -108,6 +110,12 @@ export interface ReserveGrowthTerm {
   readonly pressureLayerFactor: number;
   /** With expandable segments, under a limit: the 90th percentile of what stays, over the churn. */
   readonly expandablePressureShare: number;
+}
+
+/** The fixed-length reserve: bytes per byte of the loss's tensors and of the rest of the churn. */
+export interface FixedReserveTerm {
+  readonly lossFactor: number;
+  readonly layerFactor: number;
 }
 
 /** y ≈ α·(loss tensors) + β·(rest of the churn), least squares through the origin over the rows. */
@@ -157,4 +165,13 @@ export function reserveGrowthTerm(rows: readonly SweepRow[]): ReserveGrowthTerm 
       0.9,
     ),
   };
+}
+
+/**
+ * What a run at one fixed length holds reserved above its allocated peak, read off the same runs at
+ * their longest length: α·(loss tensors) + β·(rest of the churn), least squares through the origin.
+ */
+export function fixedReserveTerm(rows: readonly SweepRow[]): FixedReserveTerm {
+  const fit = lossAndRestFit(rows, (r) => r.fixedShare);
+  return { lossFactor: fit.loss, layerFactor: fit.rest };
 }

@@ -2,12 +2,27 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { reserveGrowthTerm, runSweepCase, type SweepCase, sweepCases } from '../allocator/sweep.js';
+import { optimizerStepFactor, optimizerSweep } from '../allocator/optimizer-sweep.js';
+import {
+  fixedReserveTerm,
+  reserveGrowthTerm,
+  runSweepCase,
+  type SweepCase,
+  sweepCases,
+} from '../allocator/sweep.js';
 import { findGpu } from '../catalog/index.js';
 import { estimate } from '../estimate.js';
 import { resolveModelRef } from '../model-ref.js';
 import { parseScenario } from '../scenario.js';
-import { RESERVE_GROWTH, reserveGrowthBytes } from './allocator.js';
+import {
+  ALLOCATOR_BASE_RESERVE_BYTES,
+  ALLOCATOR_FRAGMENTATION,
+  FIXED_RESERVE,
+  fixedReserveBytes,
+  OPTIMIZER_STEP_RESERVE,
+  RESERVE_GROWTH,
+  reserveGrowthBytes,
+} from './allocator.js';
 
 interface StoredRun {
   readonly index: number;
@@ -15,6 +30,7 @@ interface StoredRun {
   readonly lossBytes: number;
   readonly plain: {
     readonly churnBytes: number;
+    readonly fixedShare: number;
     readonly extraAt: readonly number[];
     readonly pressureExtraShare: number;
   };
@@ -50,6 +66,7 @@ describe('the variable-length reserve term', () => {
       runs.map((r) => ({
         churnBytes: r.plain.churnBytes,
         lossBytes: r.lossBytes,
+        fixedShare: r.plain.fixedShare,
         extraShare: r.plain.extraAt.at(-1)!,
         expandableExtraShare: r.expandable.extraAt.at(-1)!,
         pressureExtraShare: r.plain.pressureExtraShare,
@@ -62,6 +79,19 @@ describe('the variable-length reserve term', () => {
     expect(term.pressureLossFactor).toBeCloseTo(RESERVE_GROWTH.pressureLossFactor, 3);
     expect(term.pressureLayerFactor).toBeCloseTo(RESERVE_GROWTH.pressureLayerFactor, 3);
     expect(term.expandablePressureShare).toBeCloseTo(RESERVE_GROWTH.expandablePressureShare, 3);
+    const fixed = fixedReserveTerm(
+      runs.map((r) => ({
+        churnBytes: r.plain.churnBytes,
+        lossBytes: r.lossBytes,
+        fixedShare: r.plain.fixedShare,
+        extraShare: 0,
+        expandableExtraShare: 0,
+        pressureExtraShare: 0,
+        expandablePressureShare: 0,
+      })),
+    );
+    expect(fixed.lossFactor).toBeCloseTo(FIXED_RESERVE.lossFactor, 3);
+    expect(fixed.layerFactor).toBeCloseTo(FIXED_RESERVE.layerFactor, 3);
     // A full card holds far less of the climb than a card with room shows: the cache goes back first.
     expect(RESERVE_GROWTH.pressureLossFactor).toBeLessThan(RESERVE_GROWTH.lossFactor / 4);
     expect(RESERVE_GROWTH.pressureLayerFactor).toBeLessThan(RESERVE_GROWTH.layerFactor);
@@ -79,7 +109,7 @@ describe('the variable-length reserve term', () => {
 
   it('adds α per byte of the loss tensors and β per byte of the rest of the churn, only for padding longest', () => {
     const peak = { peakPhase: 'backward' as const, lossBytes: 4e9 };
-    expect(reserveGrowthBytes(peak, 10e9, { padding: 'longest' })).toBeCloseTo(1.888 * 4e9 + 0.428 * 6e9, -3);
+    expect(reserveGrowthBytes(peak, 10e9, { padding: 'longest' })).toBeCloseTo(2.104 * 4e9 + 0.408 * 6e9, -3);
     expect(reserveGrowthBytes(peak, 10e9, { padding: 'longest', expandableSegments: true })).toBeCloseTo(
       0.064 * 10e9,
       -3,
@@ -88,7 +118,7 @@ describe('the variable-length reserve term', () => {
     expect(reserveGrowthBytes(peak, 10e9, { padding: 'packed' })).toBe(0);
     expect(reserveGrowthBytes({ ...peak, peakPhase: 'load' }, 10e9, { padding: 'longest' })).toBe(0);
     // The loss's tensors are part of the churn: never counted beyond it.
-    expect(reserveGrowthBytes(peak, 3e9, { padding: 'longest' })).toBeCloseTo(1.888 * 3e9, -3);
+    expect(reserveGrowthBytes(peak, 3e9, { padding: 'longest' })).toBeCloseTo(2.104 * 3e9, -3);
   });
 
   it('on a card without room: what stays of the climb, by the pressure factors; none with expandable segments', () => {
@@ -115,7 +145,7 @@ describe('the variable-length reserve term', () => {
     // Standard loss: 4 + 8 bytes per logit of 128,256 × 3,072 tokens are the loss's tensors.
     const loss = 12 * 128_256 * 3072;
     const churn = padded.breakdown.churnBytes;
-    expect(growth).toBeCloseTo(1.888 * loss + 0.428 * (churn - loss), -2);
+    expect(growth).toBeCloseTo(2.104 * loss + 0.408 * (churn - loss), -2);
     expect(growth).toBeGreaterThan(0);
     const need = padded.breakdown.variableLengthNeedBytes;
     const { pressureLossFactor: a, pressureLayerFactor: b } = RESERVE_GROWTH;
@@ -150,5 +180,110 @@ describe('the variable-length reserve term', () => {
     const t4 = estimate({ scenario, shape, gpu: findGpu('t4')! });
     expect(t4.upper.deviceBytes).toBe(Math.max(t4.fits!.usableBytes, t4.upper.neededDeviceBytes));
     expect(t4.upper.deviceBytes).toBeLessThan(e.upper.deviceBytes);
+  });
+});
+
+describe('the fixed-length reserve', () => {
+  it("holds the larger of the measured share of the churn and the replay's loss-block term", () => {
+    // Churn of activations alone: the share wins.
+    expect(fixedReserveBytes(10e9, 0, ALLOCATOR_FRAGMENTATION)).toBeCloseTo(0.12 * 10e9, -3);
+    // A churn the loss's tensors dominate (checkpointed layers): the loss's cached block wins.
+    expect(fixedReserveBytes(10e9, 9e9, ALLOCATOR_FRAGMENTATION)).toBeCloseTo(
+      0.1728 * 9e9 + 0.0034 * 1e9,
+      -3,
+    );
+    // The loss's tensors never count beyond the churn.
+    expect(fixedReserveBytes(3e9, 9e9, 0)).toBeCloseTo(0.1728 * 3e9, -3);
+  });
+
+  it('raises a checkpointed LoRA step at a long sequence, where the logits are most of what churns', () => {
+    const e = run({ microBatchSize: 1, seqLen: 8192, gradientCheckpointing: 'full' });
+    const b = e.breakdown;
+    // Standard loss: 4 + 8 bytes per logit of 128,256 × 8,192 tokens.
+    expect(b.reserveLossBytes).toBe(12 * 128_256 * 8192);
+    const byShare = b.allocatorFragmentationShare * b.churnBytes;
+    const byLoss =
+      FIXED_RESERVE.lossFactor * b.reserveLossBytes +
+      FIXED_RESERVE.layerFactor * (b.churnBytes - b.reserveLossBytes);
+    expect(byLoss).toBeGreaterThan(byShare);
+    expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
+      ALLOCATOR_BASE_RESERVE_BYTES + byLoss,
+      -2,
+    );
+  });
+
+  it('leaves a full-sequence step without checkpointing on the share, and expandable segments on theirs', () => {
+    const e = run({ microBatchSize: 1, seqLen: 4096 });
+    const b = e.breakdown;
+    expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
+      ALLOCATOR_BASE_RESERVE_BYTES + ALLOCATOR_FRAGMENTATION * b.churnBytes,
+      -2,
+    );
+    const x = run({
+      microBatchSize: 1,
+      seqLen: 8192,
+      gradientCheckpointing: 'full',
+      expandableSegments: true,
+    });
+    expect(x.breakdown.reserveLossBytes).toBe(0);
+    expect(x.peak.reservedBytes - x.peak.allocatedBytes).toBeCloseTo(
+      ALLOCATOR_BASE_RESERVE_BYTES + x.breakdown.allocatorFragmentationShare * x.breakdown.churnBytes,
+      -2,
+    );
+  });
+});
+
+describe("the optimizer step's reserve", () => {
+  it('is the factor the replayed full fine-tunes give, to three decimals, refit from this simulator', () => {
+    const rows = optimizerSweep();
+    // Every case kept peaks at the optimizer step, and is a real replay: the reserve is never negative.
+    expect(rows.length).toBeGreaterThan(80);
+    expect(rows.every((r) => r.reuseBytes > 0 && r.gapBytes >= 0)).toBe(true);
+    expect(optimizerStepFactor(rows)).toBeCloseTo(OPTIMIZER_STEP_RESERVE, 3);
+  }, 30_000);
+
+  function full(fields: Record<string, unknown>) {
+    const scenario = parseScenario({
+      model: 'qwen2.5-7b',
+      method: 'full',
+      precision: 'bf16-true',
+      optimizer: 'adamw',
+      microBatchSize: 1,
+      seqLen: 2048,
+      ...fields,
+    });
+    return estimate({ scenario, shape: resolveModelRef('qwen2.5-7b')!.shape, gpu: findGpu('h200-sxm')! });
+  }
+
+  it("keeps k × the smaller of the step's temporaries and the cache backward left, at an optimizer-step peak", () => {
+    const e = full({});
+    expect(e.peakPhase).toBe('optimizer-step');
+    const b = e.breakdown;
+    const cache = b.activationsSavedBytes + b.lossResidentBytes + b.backwardTransientBytes;
+    expect(b.reserveStepReuseBytes).toBeCloseTo(Math.min(b.optimizerTempBytes, cache), -2);
+    // 14.2 GiB of foreach temporaries against about 16 GiB of cache: the temporaries bound it.
+    expect(b.reserveStepReuseBytes).toBe(b.optimizerTempBytes);
+    expect(b.reserveLossBytes).toBe(0);
+    expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
+      ALLOCATOR_BASE_RESERVE_BYTES + OPTIMIZER_STEP_RESERVE * b.reserveStepReuseBytes,
+      -3,
+    );
+  });
+
+  it('adds nothing for a fused optimizer (no temporaries), a LoRA step, or expandable segments', () => {
+    const fused = full({ fusedOptimizer: true });
+    expect(fused.breakdown.optimizerTempBytes).toBe(0);
+    expect(fused.breakdown.reserveStepReuseBytes).toBe(0);
+    const lora = run({ microBatchSize: 1, seqLen: 2048 });
+    expect(lora.peakPhase).not.toBe('optimizer-step');
+    expect(lora.breakdown.reserveStepReuseBytes).toBe(0);
+    const expandable = full({ expandableSegments: true });
+    expect(expandable.peakPhase).toBe('optimizer-step');
+    expect(expandable.breakdown.reserveStepReuseBytes).toBe(0);
+    expect(expandable.peak.reservedBytes - expandable.peak.allocatedBytes).toBeCloseTo(
+      ALLOCATOR_BASE_RESERVE_BYTES +
+        expandable.breakdown.allocatorFragmentationShare * expandable.breakdown.churnBytes,
+      -2,
+    );
   });
 });

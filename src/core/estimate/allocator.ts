@@ -7,7 +7,7 @@
  */
 import type { Scenario } from '../scenario.js';
 import { MIB } from '../units.js';
-import type { Phase } from './types.js';
+import type { Phase, ReserveBasis } from './types.js';
 
 /**
  * Share of the churning (transient) bytes that the caching allocator holds as unusable reserve.
@@ -45,19 +45,84 @@ export const ALLOCATOR_BASE_RESERVE_BYTES = 64 * MIB;
  * The pressure factors are the same fit of what a card without room must still hold: each padded run
  * replayed under a memory limit, bisected to the least limit it completes under (the allocator releases
  * unsplit cached segments and retries before it fails, CUDACachingAllocator.cpp release_cached_blocks),
- * above the fixed run's reserve — a median 8.5 % of the churn with the standard loss where the climb with
- * room is 162 %. The fit is a mean: 20 of the 108 runs need more than it says, 10.4 % of the churn more
- * at their 90th percentile (25.7 % at most, a fused-loss run), which the bound's measured ratios are
+ * above the fixed run's reserve (FIXED_RESERVE, which now holds the loss's cached block) — a median 0 %
+ * of the churn with the standard loss (p90 5.6 %) where the climb with room is 182 %. The fit is a mean:
+ * 32 of the 108 runs need more than it says, 9.1 % of the churn more at their 90th percentile (26.4 %
+ * at most), which the bound's measured ratios are
  * wider than. Not fitted to any measured row.
  */
 export const RESERVE_GROWTH = {
-  lossFactor: 1.888,
-  layerFactor: 0.428,
+  lossFactor: 2.104,
+  layerFactor: 0.408,
   expandableShare: 0.064,
-  pressureLossFactor: 0.1298,
-  pressureLayerFactor: 0.0476,
+  pressureLossFactor: 0.0321,
+  pressureLayerFactor: 0.0406,
   expandablePressureShare: 0,
 } as const;
+
+/**
+ * The reserve a run at one fixed length holds above its allocated peak, by the same replay: α bytes per
+ * byte of the loss's tensors plus β per byte of the rest of the churn, least squares through the origin
+ * over the sweep's runs at their longest length (`npm run bench:allocator`; allocator.test.ts checks the
+ * figures against its stored runs). With Hugging Face's loss (step-pattern.ts) the 16-bit logits' block
+ * and the fp32 ones it is split from leave about one logits-sized block cached at the peak that no
+ * tensor of the peak can use. The replay's layers lack the real kernels' temporaries (cuBLAS, SDPA,
+ * autograd's own), so its β is far below what the H200 runs kept (ALLOCATOR_FRAGMENTATION, measured):
+ * the estimator holds the larger of the two (fixedReserveBytes). Not fitted to any measured row.
+ */
+export const FIXED_RESERVE = {
+  lossFactor: 0.1728,
+  layerFactor: 0.0034,
+} as const;
+
+/**
+ * The reserve at an optimizer-step peak, per byte the step could have reused: torch's foreach AdamW
+ * makes one parameter-sized temporary per tensor (torch/optim/adamw.py `_multi_tensor_adamw`:
+ * `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`, torch 2.x) while the activation and
+ * loss blocks backward freed sit in the cache. The allocator serves a request only from a cached block
+ * at least as large (CUDACachingAllocator.cpp get_free_block, best fit), and most per-token activation
+ * tensors are smaller than a weight matrix at fine-tuning lengths, so part of the temporaries take new
+ * segments while that cache stays reserved. k × min(the step's temporaries, the cache backward left):
+ * least squares through the origin over the full fine-tunes of src/core/allocator/optimizer-sweep.ts
+ * whose peak is the optimizer step, each replayed with AdamW's states made at its first step
+ * (`npm run bench:optimizer-reserve` prints the fit; allocator.test.ts refits it). Not fitted to any
+ * measured row.
+ */
+export const OPTIMIZER_STEP_RESERVE = 0.488;
+
+/**
+ * The reserve above allocated at one fixed length, beyond the allocator's base slack: the share of the
+ * churn, or the replay's terms where they say more: the loss's blocks (FIXED_RESERVE) and, at an
+ * optimizer-step peak, the cache its temporaries could not reuse (OPTIMIZER_STEP_RESERVE). `lossBytes`:
+ * the loss's tensors in the churn (reserveLossBytes); `stepReuseBytes`: the smaller of the step's
+ * temporaries and the cache backward left (reserveStepReuseBytes). Both 0 with expandable segments,
+ * whose pages are mapped at the lowest free address, so freed blocks coalesce into ranges any later
+ * tensor can use.
+ */
+export function fixedReserveBytes(
+  churnBytes: number,
+  lossBytes: number,
+  share: number,
+  stepReuseBytes = 0,
+): number {
+  return fixedReserve(churnBytes, lossBytes, share, stepReuseBytes).bytes;
+}
+
+/** fixedReserveBytes with the term that set it. */
+export function fixedReserve(
+  churnBytes: number,
+  lossBytes: number,
+  share: number,
+  stepReuseBytes = 0,
+): { readonly bytes: number; readonly basis: ReserveBasis } {
+  const loss = Math.min(Math.max(0, lossBytes), churnBytes);
+  const byShare = share * churnBytes;
+  const byLoss = FIXED_RESERVE.lossFactor * loss + FIXED_RESERVE.layerFactor * (churnBytes - loss);
+  const byStep = OPTIMIZER_STEP_RESERVE * Math.max(0, stepReuseBytes);
+  if (byStep > byShare && byStep >= byLoss) return { bytes: byStep, basis: 'step-temporaries' };
+  if (byLoss > byShare) return { bytes: byLoss, basis: 'loss-block' };
+  return { bytes: byShare, basis: 'churn-share' };
+}
 
 /** What the allocator step reads: the peak and what of it is allocated once. */
 export interface ReserveInput {
@@ -77,6 +142,10 @@ export interface ReserveInput {
   readonly oneBlock?: boolean;
   /** The loss's tensors at the peak of a training step: the logits kept for backward and their gradients. */
   readonly lossBytes: number;
+  /** The optimizer step's temporaries (foreach kernels); read at an optimizer-step peak. */
+  readonly stepTempBytes?: number;
+  /** What backward frees into the cache before the step: saved activations, the loss's tensors, its transient. */
+  readonly stepCacheBytes?: number;
 }
 
 /**
@@ -116,6 +185,12 @@ export function allocatorReserve(
 ): {
   readonly churnBytes: number;
   readonly share: number;
+  /** The loss's tensors the reserve read (fixedReserveBytes): at most the churn; 0 with expandable segments. */
+  readonly lossBytes: number;
+  /** At an optimizer-step peak, what its temporaries could have reused (fixedReserveBytes); else 0. */
+  readonly stepReuseBytes: number;
+  /** The term that set the reserve above allocated (fixedReserve). */
+  readonly basis: ReserveBasis;
   readonly growthBytes: number;
   readonly needBytes: number;
   readonly reservedBytes: number;
@@ -131,12 +206,20 @@ export function allocatorReserve(
           : input.allocatedBytes - input.persistentBytes - input.heldGradientBytes,
       );
   const share = fragmentationShare(scenario);
+  // At the optimizer step the loss's blocks are part of the cache the step's temporaries may reuse.
+  const atStep = input.peakPhase === 'optimizer-step' && !scenario.expandableSegments;
+  const loss = scenario.expandableSegments || atStep ? 0 : Math.min(Math.max(0, input.lossBytes), churn);
+  const stepReuse = atStep ? Math.min(input.stepTempBytes ?? 0, input.stepCacheBytes ?? 0) : 0;
   const growth = reserveGrowthBytes(input, churn, scenario);
+  const fixed = fixedReserve(churn, loss, share, stepReuse);
   return {
     churnBytes: churn,
     share,
+    lossBytes: loss,
+    stepReuseBytes: stepReuse,
+    basis: fixed.basis,
     growthBytes: growth,
     needBytes: Math.min(growth, reserveGrowthBytes(input, churn, scenario, false)),
-    reservedBytes: input.allocatedBytes + ALLOCATOR_BASE_RESERVE_BYTES + share * churn,
+    reservedBytes: input.allocatedBytes + ALLOCATOR_BASE_RESERVE_BYTES + fixed.bytes,
   };
 }

@@ -119,6 +119,8 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
               : strategy.gradsDuringForward,
         oneBlock: phase === 'load' && load.warmup,
         lossBytes: phase === peakPhase ? act.lossResidentBytes + act.lossBackwardBytes : 0,
+        stepTempBytes: states.stepTempBytes,
+        stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
       },
       scenario,
     );
@@ -162,6 +164,8 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     // The reserve model: the bytes that churn at the peak, and the share of them the allocator keeps.
     churnBytes: Math.round(reserve.churnBytes),
     allocatorFragmentationShare: reserve.share,
+    reserveLossBytes: Math.round(reserve.lossBytes),
+    reserveStepReuseBytes: Math.round(reserve.stepReuseBytes),
     variableLengthReserveBytes: Math.round(reserve.growthBytes),
     variableLengthNeedBytes: Math.round(reserve.needBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),
@@ -199,6 +203,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       runtime: Math.round(components.runtime),
     },
     peakPhase,
+    reserveBasis: reserve.basis,
     phases: rounded,
     host: hostMemory(states.placed, strategy.gatheredBytes, act.offloadedBytes, gpus),
     params: {

@@ -15,6 +15,10 @@ import type { UpperBound } from './upper.js';
 export type StepPhase = 'load' | 'forward' | 'backward' | 'optimizer-step';
 /** With evaluation (scenario.evaluation): its forward without the graph, and sample generation. */
 export type Phase = StepPhase | 'eval' | 'generate';
+/** What set the reserve above allocated (allocator.ts fixedReserve): the share of the churn, the loss's block, or the step's temporaries. */
+export const RESERVE_BASES = ['churn-share', 'loss-block', 'step-temporaries'] as const;
+export type ReserveBasis = (typeof RESERVE_BASES)[number];
+
 export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step', 'eval', 'generate'];
 /** A figure per phase: the step's four always, eval and generate when the run evaluates (and generates). */
 export type PhaseFigures<T> = Readonly<Record<StepPhase, T>> & {
@@ -121,6 +125,18 @@ export type Breakdown = {
   readonly churnBytes: number;
   /** The share of the churn the allocator keeps as reserve. */
   readonly allocatorFragmentationShare: number;
+  /**
+   * The loss's tensors in that churn (the logits' fp32 copies and their gradients): the reserve holds at
+   * least a replayed share of them (allocator.ts FIXED_RESERVE) where they dominate the churn; 0 with
+   * expandable segments.
+   */
+  readonly reserveLossBytes: number;
+  /**
+   * At an optimizer-step peak, the smaller of the step's temporaries and the cache backward left: the
+   * reserve holds a replayed share of it (allocator.ts OPTIMIZER_STEP_RESERVE); 0 elsewhere and with
+   * expandable segments.
+   */
+  readonly reserveStepReuseBytes: number;
   /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
   readonly variableLengthReserveBytes: number;
   /**
@@ -144,6 +160,11 @@ export interface Estimate {
   /** The five parts at the peak; they add up to peak.deviceBytes. */
   readonly components: Components;
   readonly peakPhase: Phase;
+  /**
+   * What set the reserve above allocated at the peak (allocator.ts fixedReserve): the share of the churn,
+   * the loss's cached block, or the optimizer step's temporaries beside the cache backward left.
+   */
+  readonly reserveBasis: ReserveBasis;
   /**
    * What the peak phase's high point holds, term by term (torch-allocated bytes; they add up to
    * peak.allocatedBytes). Reserved adds the allocator's reserve, device the CUDA context and NCCL.

@@ -5,7 +5,7 @@ import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
 import { describeScenario } from '../../../src/words/scenario-line.js';
 import { UI_ESTIMATE } from '../../../src/words/ui-estimate.js';
-import { type MessageKey, useLang, useNoteText, useT, useTermLabel } from '../i18n.js';
+import { type MessageKey, useLang, useNoteText, useReserveLabel, useT, useTermLabel } from '../i18n.js';
 import { FitsStrip } from './FitsStrip.js';
 import { Ladder } from './Ladder.js';
 import { StackedBar } from './StackedBar.js';
@@ -38,6 +38,7 @@ function Verdict({ result }: { result: Estimate }) {
 function PeakTerms({ result }: { result: Estimate }) {
   const t = useT();
   const termLabel = useTermLabel();
+  const reserveLabel = useReserveLabel();
   return (
     <details className="peak-terms" data-testid="peak-terms">
       <summary>
@@ -56,7 +57,7 @@ function PeakTerms({ result }: { result: Estimate }) {
             <td>{formatBytes(result.peak.allocatedBytes)}</td>
           </tr>
           <tr>
-            <th>{t('estimate.reserve')}</th>
+            <th>{reserveLabel(result.reserveBasis)}</th>
             <td>{formatBytes(result.peak.reservedBytes - result.peak.allocatedBytes)}</td>
           </tr>
           <tr>
