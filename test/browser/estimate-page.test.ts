@@ -267,6 +267,16 @@ describe('Estimate page', () => {
     expect(await session.page.getByTestId('term-logits-and-loss').locator('th').textContent()).toBe(
       'logits and loss',
     );
+    // The reserve's row names what set it: at 8,192 checkpointed tokens, the loss's cached block.
+    expect(e.reserveBasis).toBe('loss-block');
+    const reserve = session.page.getByTestId('peak-reserve');
+    expect(await reserve.getAttribute('data-basis')).toBe('loss-block');
+    expect(await reserve.locator('th').textContent()).toBe(
+      "+ allocator reserve (the loss's cached logits block)",
+    );
+    expect(await reserve.locator('td').textContent()).toBe(
+      formatBytes(e.peak.reservedBytes - e.peak.allocatedBytes),
+    );
     await screenshot(session.page, 'estimate-page-terms');
   });
 

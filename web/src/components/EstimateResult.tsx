@@ -56,7 +56,7 @@ function PeakTerms({ result }: { result: Estimate }) {
             <th>= {t('level.allocated')}</th>
             <td>{formatBytes(result.peak.allocatedBytes)}</td>
           </tr>
-          <tr>
+          <tr data-testid="peak-reserve" data-basis={result.reserveBasis}>
             <th>{reserveLabel(result.reserveBasis)}</th>
             <td>{formatBytes(result.peak.reservedBytes - result.peak.allocatedBytes)}</td>
           </tr>
