@@ -83,6 +83,8 @@ export const OOM_TERMS: Readonly<Record<Lang, OomTerms>> = {
       'smi-gpu-uneven': 'nvidia-smi shows one GPU holding at least twice the memory of the job’s other GPUs',
       'smi-used-no-process':
         'nvidia-smi shows memory in use with no process listed: it belongs to processes this container cannot see',
+      'smi-full-before-ours':
+        'the error is CUDA’s own, with no PyTorch figures, and nvidia-smi shows the card already full with the other GPUs idle: another program held it before this one allocated',
       'smi-rows': 'nvidia-smi lists processes holding the card, and the report has no out-of-memory message',
       'log-progress': 'the progress or loading line before the failure',
       'log-steps': 'training steps were logged before the failure: the setup fit, then something changed',
@@ -158,6 +160,8 @@ export const OOM_TERMS: Readonly<Record<Lang, OomTerms>> = {
       'smi-rank-contexts': 'nvidia-smi 在一个大进程旁列出若干大小相同的小进程：其他 rank 的上下文',
       'smi-gpu-uneven': 'nvidia-smi 显示某张 GPU 的显存至少是该作业其他 GPU 的两倍',
       'smi-used-no-process': 'nvidia-smi 显示显存已被占用却没有列出进程：占用者是本容器看不到的进程',
+      'smi-full-before-ours':
+        '报错来自 CUDA 本身、没有 PyTorch 的数字，而 nvidia-smi 显示这张卡已满、其他 GPU 空闲：本进程分配之前另一个程序已占用了它',
       'smi-rows': 'nvidia-smi 列出了占用显卡的进程，而报告中没有显存不足的报错',
       'log-progress': '失败之前的进度条或加载日志',
       'log-steps': '失败之前日志记录了多个训练步：这个配置放得下，后来有东西变了',

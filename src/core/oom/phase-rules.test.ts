@@ -652,6 +652,40 @@ describe('nvidia-smi rows beside the report', () => {
     expect(read(zombie)).toMatchObject({ phase: 'other-process', reason: 'smi-leftover' });
   });
 
+  it('CUDA’s own error beside a card nvidia-smi shows full, the other GPUs idle: another program held it (gpt2-chitchat)', () => {
+    // A real report outside the shared corpus (bench/data/oom-unseen.jsonl): TensorFlow on GPU 0.
+    const unseen = readFileSync(join(REPO_ROOT, 'bench', 'data', 'oom-unseen.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; text: string })
+      .find((c) => c.id === 'gpt2-chitchat-tf-on-gpu0')!.text;
+    expect(read(unseen)).toMatchObject({
+      phase: 'other-process',
+      basis: 'smi',
+      reason: 'smi-full-before-ours',
+    });
+    const row = (used: number) =>
+      `| N/A   54C    P0   246W / 300W |  ${used}MiB / 16130MiB |    100%      Default |`;
+    const table = (gpu0: number, gpu1: number) =>
+      [
+        '|   0  Tesla V100-SXM2...  On   | 00000000:00:08.0 Off |                    0 |',
+        row(gpu0),
+        '|   1  Tesla V100-SXM2...  On   | 00000000:00:09.0 Off |                    0 |',
+        row(gpu1),
+        'RuntimeError: CUDA error: out of memory',
+      ].join('\n');
+    expect(read(table(15514, 0)).reason).toBe('smi-full-before-ours');
+    // Not when the card has room, nor when two GPUs are busy (a job of this user's own may fill both).
+    expect(read(table(9000, 0)).reason).not.toBe('smi-full-before-ours');
+    expect(read(table(15514, 15000)).reason).not.toBe('smi-full-before-ours');
+    // Nor when PyTorch's own message says what this process held: its figures are read instead.
+    const torch = table(15514, 0).replace(
+      'RuntimeError: CUDA error: out of memory',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 15.75 GiB of which 12.00 MiB is free. Of the allocated memory 14.90 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but unallocated.',
+    );
+    expect(read(torch).reason).not.toBe('smi-full-before-ours');
+  });
+
   it('process rows with no error in the text are what the report points at', () => {
     const rows = '|    2     5120    C   /opt/conda/bin/python                     9000MiB |';
     expect(read(rows)).toMatchObject({ phase: 'other-process', reason: 'smi-rows' });

@@ -15,6 +15,7 @@ export type SmiReason =
   | 'smi-rank-contexts'
   | 'smi-gpu-uneven'
   | 'smi-used-no-process'
+  | 'smi-full-before-ours'
   | 'smi-rows';
 
 export interface SmiReading {
@@ -31,6 +32,8 @@ export const IN_USE_MIN_BYTES = 256 * MIB;
 /** One GPU this many times the median of the job's other GPUs, and at least UNEVEN_MIN_BYTES more. */
 export const UNEVEN_FACTOR = 2;
 export const UNEVEN_MIN_BYTES = 1024 * MIB;
+/** A card this full (used over total) on nvidia-smi is full: no room for a new process's context and buffers. */
+export const SMI_FULL_SHARE = 0.9;
 /** Contexts of other ranks have the same size: within this ratio of each other. */
 const SAME_SIZE_RATIO = 1.1;
 
@@ -99,10 +102,18 @@ function contextRows(processes: readonly TableProcess[]): TableProcess | null {
  * - a GPU using ≥ 1 GiB and ≥ 10 % of its memory while the process list is empty ("No running
  *   processes found", gpustat's "(null)"): the memory belongs to processes this PID namespace cannot
  *   see — another container, a job on the host → other-process (CrossE #2, VisEdit #5);
+ * - the error is CUDA's own (`CUDA error: out of memory`, no PyTorch figures: an allocation outside
+ *   the caching allocator, as a context, a cuBLAS handle or a first cudaMalloc makes at start-up) and
+ *   the table shows one GPU at least 90 % full while the others are idle: the card was full before
+ *   this process had anything on it → other-process (gpt2-chitchat: TensorFlow on GPU 0);
  * - with no out-of-memory message in the text, compute processes holding ≥ 1 GiB: the table is the
  *   report, and what it shows holding the card is the problem → other-process.
  */
-export function phaseFromSmi(logLines: readonly LogLine[], hasMessage: boolean): SmiReading | null {
+export function phaseFromSmi(
+  logLines: readonly LogLine[],
+  hasMessage: boolean,
+  bareCudaError = false,
+): SmiReading | null {
   // Rows as pasted in Markdown keep their backticks (`[6] NVIDIA A100 … | (null)`).
   const lines = logLines.map((l) =>
     l.text.length <= MAX_ROW_CHARS ? l.text.replace(/^\s*`+|`+\s*$/g, '') : '',
@@ -152,6 +163,12 @@ export function phaseFromSmi(logLines: readonly LogLine[], hasMessage: boolean):
   }
   const nullStat = stat.find((g) => (g.procs === '' || g.procs === '(null)') && heavy(g));
   if (nullStat) return { phase: 'other-process', reason: 'smi-used-no-process', line: nullStat.line };
+
+  if (bareCudaError) {
+    const full = [...gpus.values()].filter((g) => g.total > 0 && g.used >= SMI_FULL_SHARE * g.total);
+    if (full.length === 1 && inUse.length === 1)
+      return { phase: 'other-process', reason: 'smi-full-before-ours', line: full[0]!.line() };
+  }
 
   if (!hasMessage) {
     const held = table.processes.find(

@@ -164,7 +164,12 @@ export function detectPhase(
       line: null,
       reason: 'rank-contexts',
     };
-  const smi = phaseFromSmi(lines, all.length > 0 || match !== null);
+  // CUDA's own error carries no PyTorch figures: nothing says what this process held.
+  const bareCudaError =
+    match?.oom.family === 'cuda-runtime' &&
+    match.oom.allocatedByTorchBytes === null &&
+    match.oom.totalBytes === null;
+  const smi = phaseFromSmi(lines, all.length > 0 || match !== null, bareCudaError);
   if (smi) return at(lines, smi.line, smi.phase, 'smi', smi.reason);
 
   const ranks = failedRanks(all);
