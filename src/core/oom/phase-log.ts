@@ -122,6 +122,12 @@ const WORD_MARKERS: readonly (readonly [MarkedPhase, RegExp])[] = [
     'evaluation',
     /\b(?:during|while|in|at|after|when)\s+(?:the\s+|my\s+|model\s+)?(?:validation|evaluation|eval|evaluating|validating|testing|prediction|predicting)\b|\b(?:performing|running|doing|run|do|start(?:s|ed|ing)?|begin(?:s|ning)?)\s+(?:the\s+|to\s+)?(?:validation|evaluation|evaluating|validating|eval)\b|\b(?:eval(?:uation)?|validation)\s+(?:step|phase|stage|loop|mode|script|code|epoch|process)\b/i,
   ],
+  // Evaluation as the subject of what ran out: "eval still seems to eat too much memory",
+  // "validation runs out of memory", "evaluation OOMs"; a negation between them ("never uses") is not.
+  [
+    'evaluation',
+    /\b(?:eval(?:uation)?|validation|evaluating|validating)\s+(?:(?!(?:never|not|no|hardly|barely)\b)[a-z]+\s+){0,3}?(?:eats?|uses?|takes?|consumes?|needs?|requires?|runs?\s+out|blows?\s+up|explodes?|ooms?|oomed|causes?\s+(?:an?\s+)?(?:oom|out\s+of\s+memory))\b/i,
+  ],
   [
     'load',
     /\b(?:while|when|during)\s+loading\s+(?:the\s+)?(?:model|checkpoint|weights|shards)\b|\b(?:can(?:not|'t)|could(?:\s+not|n't)|unable\s+to|fail(?:s|ed)?\s+to)\s+(?:even\s+)?load\s+(?:the\s+)?(?:model|checkpoint|weights)\b|\b(?:while|when|during)\s+(?:moving|putting|transferring|sending)\s+(?:the\s+)?model\s+(?:to|onto|on)\b|\b(?:during|while|at|when)\s+(?:the\s+)?model\s+(?:loading|initiali[sz]ation|init)\b/i,

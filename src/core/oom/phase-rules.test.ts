@@ -551,6 +551,20 @@ describe('the log and the words around the error', () => {
     expect(read(`${fwd}\nIt fails as soon as it starts evaluating.`).phase).toBe('evaluation');
   });
 
+  it('evaluation as the subject of what ran out is evaluation (peft #1927, unseen), a negation aside', () => {
+    const peft = readFileSync(join(REPO_ROOT, 'bench', 'data', 'oom-unseen.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; text: string })
+      .find((c) => c.id === 'peft-segformer-eval-oom')!.text;
+    expect(read(peft)).toMatchObject({ phase: 'evaluation', reason: 'words' });
+    expect(read(`Validation runs out of memory on the full set.\n${FULL}`).phase).toBe('evaluation');
+    expect(read(`${FULL}\nThe evaluation OOMs with batch size 8.`).phase).toBe('evaluation');
+    // A word between that is not a memory verb's lead-in, or a negation, does not count.
+    expect(read(`Evaluation never uses much memory here.\n${FULL}`).phase).not.toBe('evaluation');
+    expect(read(`Eval metrics look fine, training dies.\n${FULL}`).phase).not.toBe('evaluation');
+  });
+
   it('negated words do not count', () => {
     expect(read(`There is no other process on the GPU.\n${FULL}`).phase).toBe('forward');
     expect(read(`It doesn't happen during validation.\n${FULL}`).phase).toBe('forward');
