@@ -106,6 +106,17 @@ describe('calibrate', () => {
     expect((truth.deviceBytes - large.peak.deviceBytes) / truth.deviceBytes).toBeGreaterThan(0.1);
   });
 
+  it('an optimizer-step peak with its temporaries’ reserve: a matching run changes nothing', () => {
+    const e = estimateFor({ model: 'qwen2.5-7b', method: 'full', precision: 'bf16-true', seqLen: 2048 });
+    expect(e.peakPhase).toBe('optimizer-step');
+    expect(e.reserveBasis).toBe('step-temporaries');
+    const c = calibrate(e, e.peak);
+    expect(c.allocatorFactor).toBeCloseTo(1, 9);
+    const p = applyCalibration(e, c);
+    expect(Math.abs(p.reservedBytes - e.peak.reservedBytes)).toBeLessThanOrEqual(1);
+    expect(Math.abs(p.deviceBytes - e.peak.deviceBytes)).toBeLessThanOrEqual(1);
+  });
+
   it('has no activation factor when the estimate peaks in the optimizer step', () => {
     const e = estimateFor({ model: 'llama-3.2-1b', method: 'full', precision: 'fp32', seqLen: 128 });
     expect(e.peakPhase).toBe('optimizer-step');

@@ -187,7 +187,7 @@ export function allocatorReserve(
   readonly share: number;
   /** The loss's tensors the reserve read (fixedReserveBytes): at most the churn; 0 with expandable segments. */
   readonly lossBytes: number;
-  /** At an optimizer-step peak, what its temporaries could have reused (fixedReserveBytes); else 0. */
+  /** What the optimizer step's temporaries could reuse (fixedReserveBytes reads it at an optimizer-step peak); 0 with expandable segments. */
   readonly stepReuseBytes: number;
   /** The term that set the reserve above allocated (fixedReserve). */
   readonly basis: ReserveBasis;
@@ -209,9 +209,13 @@ export function allocatorReserve(
   // At the optimizer step the loss's blocks are part of the cache the step's temporaries may reuse.
   const atStep = input.peakPhase === 'optimizer-step' && !scenario.expandableSegments;
   const loss = scenario.expandableSegments || atStep ? 0 : Math.min(Math.max(0, input.lossBytes), churn);
-  const stepReuse = atStep ? Math.min(input.stepTempBytes ?? 0, input.stepCacheBytes ?? 0) : 0;
+  // What the step's temporaries could reuse, recorded whatever the peak (calibrate rescales it); the
+  // reserve reads it only when the optimizer step is the peak.
+  const stepReuse = scenario.expandableSegments
+    ? 0
+    : Math.min(input.stepTempBytes ?? 0, input.stepCacheBytes ?? 0);
   const growth = reserveGrowthBytes(input, churn, scenario);
-  const fixed = fixedReserve(churn, loss, share, stepReuse);
+  const fixed = fixedReserve(churn, loss, share, atStep ? stepReuse : 0);
   return {
     churnBytes: churn,
     share,

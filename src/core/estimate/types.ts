@@ -132,9 +132,9 @@ export type Breakdown = {
    */
   readonly reserveLossBytes: number;
   /**
-   * At an optimizer-step peak, the smaller of the step's temporaries and the cache backward left: the
-   * reserve holds a replayed share of it (allocator.ts OPTIMIZER_STEP_RESERVE); 0 elsewhere and with
-   * expandable segments.
+   * The smaller of the optimizer step's temporaries and the cache backward left: at an optimizer-step
+   * peak the reserve holds a replayed share of it (allocator.ts OPTIMIZER_STEP_RESERVE). 0 with
+   * expandable segments or without temporaries (a fused optimizer).
    */
   readonly reserveStepReuseBytes: number;
   /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
