@@ -127,33 +127,38 @@ const rows: SweepRow[] = runs.map((r) => ({
 }));
 const term = reserveGrowthTerm(rows);
 const fixed = fixedReserveTerm(rows);
+/** A table of fitted factors beside the constants the estimator holds: [label, fitted, constant]. */
+const factorTable = (rowsOf: readonly (readonly [string, number, number])[]): void => {
+  say();
+  say('| | from this sweep | in src/core/estimate/allocator.ts |');
+  say('|---|---|---|');
+  for (const [label, fitted, constant] of rowsOf) say(`| ${label} | ${fitted.toFixed(3)} | ${constant} |`);
+};
 say();
 say('The term, read off these runs (least squares through the origin; expandable: the 90th percentile):');
-say();
-say('| | from this sweep | in src/core/estimate/allocator.ts |');
-say('|---|---|---|');
-say(`| × the loss's tensors | ${term.lossFactor.toFixed(3)} | ${RESERVE_GROWTH.lossFactor} |`);
-say(`| × the rest of the churn | ${term.layerFactor.toFixed(3)} | ${RESERVE_GROWTH.layerFactor} |`);
-say(
-  `| expandable segments, × the churn | ${term.expandableShare.toFixed(3)} | ${RESERVE_GROWTH.expandableShare} |`,
-);
-say(
-  `| under a memory limit, × the loss's tensors | ${term.pressureLossFactor.toFixed(3)} | ${RESERVE_GROWTH.pressureLossFactor} |`,
-);
-say(
-  `| under a memory limit, × the rest of the churn | ${term.pressureLayerFactor.toFixed(3)} | ${RESERVE_GROWTH.pressureLayerFactor} |`,
-);
-say(
-  `| under a memory limit, expandable segments, × the churn | ${term.expandablePressureShare.toFixed(3)} | ${RESERVE_GROWTH.expandablePressureShare} |`,
-);
+factorTable([
+  ["× the loss's tensors", term.lossFactor, RESERVE_GROWTH.lossFactor],
+  ['× the rest of the churn', term.layerFactor, RESERVE_GROWTH.layerFactor],
+  ['expandable segments, × the churn', term.expandableShare, RESERVE_GROWTH.expandableShare],
+  ["under a memory limit, × the loss's tensors", term.pressureLossFactor, RESERVE_GROWTH.pressureLossFactor],
+  [
+    'under a memory limit, × the rest of the churn',
+    term.pressureLayerFactor,
+    RESERVE_GROWTH.pressureLayerFactor,
+  ],
+  [
+    'under a memory limit, expandable segments, × the churn',
+    term.expandablePressureShare,
+    RESERVE_GROWTH.expandablePressureShare,
+  ],
+]);
 say();
 say('At one fixed length, the reserve above the allocated peak (the same runs at their longest length),');
 say('read off the same way; the estimator holds the larger of this and its measured share of the churn:');
-say();
-say('| | from this sweep | in src/core/estimate/allocator.ts |');
-say('|---|---|---|');
-say(`| × the loss's tensors | ${fixed.lossFactor.toFixed(3)} | ${FIXED_RESERVE.lossFactor} |`);
-say(`| × the rest of the churn | ${fixed.layerFactor.toFixed(3)} | ${FIXED_RESERVE.layerFactor} |`);
+factorTable([
+  ["× the loss's tensors", fixed.lossFactor, FIXED_RESERVE.lossFactor],
+  ['× the rest of the churn', fixed.layerFactor, FIXED_RESERVE.layerFactor],
+]);
 say();
 say('Under a memory limit (a card without room for the climb) the allocator gives its unsplit cached');
 say('segments back and retries before it fails; the least limit each padded run completes under, above');

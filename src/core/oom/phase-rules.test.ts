@@ -22,6 +22,13 @@ const corpus: ReadonlyMap<string, string> = new Map(
     .map((c) => [c.id, c.text] as const),
 );
 const caseText = (id: string) => corpus.get(id)!;
+/** A real report outside the shared corpus (bench/data/oom-unseen.jsonl), by its id. */
+const unseenCase = (id: string): string =>
+  readFileSync(join(REPO_ROOT, 'bench', 'data', 'oom-unseen.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; text: string })
+    .find((c) => c.id === id)!.text;
 const smi = (file: string) => data('nvidia-smi', file);
 
 /** A PyTorch 2.x message with the given clauses. */
@@ -552,11 +559,7 @@ describe('the log and the words around the error', () => {
   });
 
   it('evaluation as the subject of what ran out is evaluation (peft #1927, unseen), a negation aside', () => {
-    const peft = readFileSync(join(REPO_ROOT, 'bench', 'data', 'oom-unseen.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { id: string; text: string })
-      .find((c) => c.id === 'peft-segformer-eval-oom')!.text;
+    const peft = unseenCase('peft-segformer-eval-oom');
     expect(read(peft)).toMatchObject({ phase: 'evaluation', reason: 'words' });
     expect(read(`Validation runs out of memory on the full set.\n${FULL}`).phase).toBe('evaluation');
     expect(read(`${FULL}\nThe evaluation OOMs with batch size 8.`).phase).toBe('evaluation');
@@ -668,11 +671,7 @@ describe('nvidia-smi rows beside the report', () => {
 
   it('CUDA’s own error beside a card nvidia-smi shows full, the other GPUs idle: another program held it (gpt2-chitchat)', () => {
     // A real report outside the shared corpus (bench/data/oom-unseen.jsonl): TensorFlow on GPU 0.
-    const unseen = readFileSync(join(REPO_ROOT, 'bench', 'data', 'oom-unseen.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { id: string; text: string })
-      .find((c) => c.id === 'gpt2-chitchat-tf-on-gpu0')!.text;
+    const unseen = unseenCase('gpt2-chitchat-tf-on-gpu0');
     expect(read(unseen)).toMatchObject({
       phase: 'other-process',
       basis: 'smi',
