@@ -18,7 +18,7 @@
 import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   type Estimate,
-  fixedReserveBytes,
+  fixedReserve,
   type PeakLevels,
   PHASES,
   type Phase,
@@ -216,19 +216,6 @@ interface Scaled {
   readonly phases: PhaseFigures<number>;
 }
 
-/**
- * What the optimizer step's temporaries could reuse (allocator.ts fixedReserveBytes) once the
- * activations backward leaves in the cache move by `extraBackwardBytes`: the smaller of the
- * temporaries and that cache. 0 where the estimate read none (expandable segments, a fused optimizer).
- */
-function stepReuse(e: Estimate, extraBackwardBytes: number): number {
-  const b = e.breakdown;
-  const temps = b.optimizerTempBytes ?? 0;
-  if (temps <= 0 || (b.reserveStepReuseBytes ?? 0) <= 0) return 0;
-  const cache = (b.activationsSavedBytes ?? 0) + (b.lossResidentBytes ?? 0) + (b.backwardTransientBytes ?? 0);
-  return Math.min(temps, Math.max(0, cache + extraBackwardBytes));
-}
-
 /** The estimate's allocated peak and model reserve gap with activations scaled by `k`. */
 function scale(e: Estimate, k: number): Scaled {
   const p = e.phases;
@@ -255,12 +242,18 @@ function scale(e: Estimate, k: number): Scaled {
     allocatedBytes: allocated,
     gapBytes:
       ALLOCATOR_BASE_RESERVE_BYTES +
-      fixedReserveBytes(
-        churn,
-        e.breakdown.reserveLossBytes ?? 0,
-        e.breakdown.allocatorFragmentationShare ?? 0,
-        peakPhase === 'optimizer-step' ? stepReuse(e, extraBackward) : 0,
-      ),
+      fixedReserve({
+        peakPhase,
+        churnBytes: churn,
+        share: e.breakdown.allocatorFragmentationShare ?? 0,
+        lossBytes: e.breakdown.reserveLossBytes ?? 0,
+        stepTempBytes: e.breakdown.optimizerTempBytes ?? 0,
+        // The cache backward leaves moves with the activations; with expandable segments there is none.
+        stepCacheBytes:
+          (e.breakdown.reserveStepCacheBytes ?? 0) > 0
+            ? Math.max(0, e.breakdown.reserveStepCacheBytes! + extraBackward)
+            : 0,
+      }).bytes,
     peakPhase,
     phases,
   };

@@ -11,9 +11,10 @@ export {
   ALLOCATOR_FRAGMENTATION,
   EXPANDABLE_SEGMENTS_FRAGMENTATION,
   FIXED_RESERVE,
-  fixedReserveBytes,
+  fixedReserve,
   fragmentationShare,
   OPTIMIZER_STEP_RESERVE,
+  stepReuseBytes,
 } from './estimate/allocator.js';
 export { GPUS_PER_NODE } from './estimate/host.js';
 export { type LayerContext, layerActivationBytesPerToken } from './estimate/layer-activations.js';
@@ -48,7 +49,6 @@ export {
   PHASES,
   type Phase,
   type PhaseFigures,
-  RESERVE_BASES,
   type ReserveBasis,
   type StepPhase,
   type TermBytes,

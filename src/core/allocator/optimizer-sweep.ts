@@ -9,7 +9,7 @@
  */
 import { shapeFromConfig } from '../architecture.js';
 import { findGpu, findModel } from '../catalog/index.js';
-import { estimate } from '../estimate.js';
+import { estimate, stepReuseBytes } from '../estimate.js';
 import { parseScenario } from '../scenario.js';
 import { replayRun } from './replay.js';
 import { decoderStepPattern } from './step-pattern.js';
@@ -74,7 +74,7 @@ export function optimizerSweep(models: readonly string[] = OPTIMIZER_SWEEP_MODEL
             checkpointing,
             loss,
             gapBytes: run.reservedHighWater[2]! - run.allocatedHighWater[2]!,
-            reuseBytes: e.breakdown.reserveStepReuseBytes,
+            reuseBytes: stepReuseBytes(e.breakdown.optimizerTempBytes, e.breakdown.reserveStepCacheBytes),
             estimateGapBytes: e.peak.reservedBytes - e.peak.allocatedBytes,
           });
         }

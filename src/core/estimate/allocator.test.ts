@@ -18,11 +18,13 @@ import {
   ALLOCATOR_BASE_RESERVE_BYTES,
   ALLOCATOR_FRAGMENTATION,
   FIXED_RESERVE,
-  fixedReserveBytes,
+  fixedReserve,
   OPTIMIZER_STEP_RESERVE,
   RESERVE_GROWTH,
   reserveGrowthBytes,
+  stepReuseBytes,
 } from './allocator.js';
+import type { Phase } from './types.js';
 
 interface StoredRun {
   readonly index: number;
@@ -185,15 +187,18 @@ describe('the variable-length reserve term', () => {
 
 describe('the fixed-length reserve', () => {
   it("holds the larger of the measured share of the churn and the replay's loss-block term", () => {
+    const at = (churnBytes: number, lossBytes: number, share: number, peakPhase: Phase = 'backward') =>
+      fixedReserve({ peakPhase, churnBytes, share, lossBytes, stepTempBytes: 0, stepCacheBytes: 0 });
     // Churn of activations alone: the share wins.
-    expect(fixedReserveBytes(10e9, 0, ALLOCATOR_FRAGMENTATION)).toBeCloseTo(0.12 * 10e9, -3);
+    expect(at(10e9, 0, ALLOCATOR_FRAGMENTATION)).toEqual({ bytes: 0.12 * 10e9, basis: 'churn-share' });
     // A churn the loss's tensors dominate (checkpointed layers): the loss's cached block wins.
-    expect(fixedReserveBytes(10e9, 9e9, ALLOCATOR_FRAGMENTATION)).toBeCloseTo(
-      0.1728 * 9e9 + 0.0034 * 1e9,
-      -3,
-    );
+    expect(at(10e9, 9e9, ALLOCATOR_FRAGMENTATION).bytes).toBeCloseTo(0.1728 * 9e9 + 0.0034 * 1e9, -3);
+    expect(at(10e9, 9e9, ALLOCATOR_FRAGMENTATION).basis).toBe('loss-block');
     // The loss's tensors never count beyond the churn.
-    expect(fixedReserveBytes(3e9, 9e9, 0)).toBeCloseTo(0.1728 * 3e9, -3);
+    expect(at(3e9, 9e9, 0).bytes).toBeCloseTo(0.1728 * 3e9, -3);
+    // Nor at a load peak, before any batch ran, nor at the optimizer step, whose cache they are part of.
+    expect(at(10e9, 9e9, ALLOCATOR_FRAGMENTATION, 'load').basis).toBe('churn-share');
+    expect(at(10e9, 9e9, ALLOCATOR_FRAGMENTATION, 'optimizer-step').basis).toBe('churn-share');
   });
 
   it('raises a checkpointed LoRA step at a long sequence, where the logits are most of what churns', () => {
@@ -260,12 +265,13 @@ describe("the optimizer step's reserve", () => {
     expect(e.peakPhase).toBe('optimizer-step');
     const b = e.breakdown;
     const cache = b.activationsSavedBytes + b.lossResidentBytes + b.backwardTransientBytes;
-    expect(b.reserveStepReuseBytes).toBeCloseTo(Math.min(b.optimizerTempBytes, cache), -2);
+    expect(b.reserveStepCacheBytes).toBeCloseTo(cache, -2);
     // 14.2 GiB of foreach temporaries against about 16 GiB of cache: the temporaries bound it.
-    expect(b.reserveStepReuseBytes).toBe(b.optimizerTempBytes);
-    expect(b.reserveLossBytes).toBe(0);
+    expect(stepReuseBytes(b.optimizerTempBytes, b.reserveStepCacheBytes)).toBe(b.optimizerTempBytes);
+    // The loss's block is not read at the step: its blocks are part of that cache.
+    expect(e.reserveBasis).toBe('step-temporaries');
     expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
-      ALLOCATOR_BASE_RESERVE_BYTES + OPTIMIZER_STEP_RESERVE * b.reserveStepReuseBytes,
+      ALLOCATOR_BASE_RESERVE_BYTES + OPTIMIZER_STEP_RESERVE * b.optimizerTempBytes,
       -3,
     );
   });
@@ -273,15 +279,15 @@ describe("the optimizer step's reserve", () => {
   it('adds nothing for a fused optimizer (no temporaries), a LoRA step, or expandable segments', () => {
     const fused = full({ fusedOptimizer: true });
     expect(fused.breakdown.optimizerTempBytes).toBe(0);
-    expect(fused.breakdown.reserveStepReuseBytes).toBe(0);
+    expect(stepReuseBytes(fused.breakdown.optimizerTempBytes, fused.breakdown.reserveStepCacheBytes)).toBe(0);
     const lora = run({ microBatchSize: 1, seqLen: 2048 });
     expect(lora.peakPhase).not.toBe('optimizer-step');
-    // The adapters' temporaries are recorded, but a backward peak's reserve does not read them.
-    expect(lora.breakdown.reserveStepReuseBytes).toBe(lora.breakdown.optimizerTempBytes);
+    // The cache is recorded, but a backward peak's reserve does not read it.
+    expect(lora.breakdown.reserveStepCacheBytes).toBeGreaterThan(lora.breakdown.optimizerTempBytes);
     expect(lora.reserveBasis).not.toBe('step-temporaries');
     const expandable = full({ expandableSegments: true });
     expect(expandable.peakPhase).toBe('optimizer-step');
-    expect(expandable.breakdown.reserveStepReuseBytes).toBe(0);
+    expect(expandable.breakdown.reserveStepCacheBytes).toBe(0);
     expect(expandable.peak.reservedBytes - expandable.peak.allocatedBytes).toBeCloseTo(
       ALLOCATOR_BASE_RESERVE_BYTES +
         expandable.breakdown.allocatorFragmentationShare * expandable.breakdown.churnBytes,

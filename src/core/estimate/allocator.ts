@@ -68,7 +68,7 @@ export const RESERVE_GROWTH = {
  * and the fp32 ones it is split from leave about one logits-sized block cached at the peak that no
  * tensor of the peak can use. The replay's layers lack the real kernels' temporaries (cuBLAS, SDPA,
  * autograd's own), so its β is far below what the H200 runs kept (ALLOCATOR_FRAGMENTATION, measured):
- * the estimator holds the larger of the two (fixedReserveBytes). Not fitted to any measured row.
+ * the estimator holds the larger of the two (fixedReserve). Not fitted to any measured row.
  */
 export const FIXED_RESERVE = {
   lossFactor: 0.1728,
@@ -90,35 +90,46 @@ export const FIXED_RESERVE = {
  */
 export const OPTIMIZER_STEP_RESERVE = 0.488;
 
-/**
- * The reserve above allocated at one fixed length, beyond the allocator's base slack: the share of the
- * churn, or the replay's terms where they say more: the loss's blocks (FIXED_RESERVE) and, at an
- * optimizer-step peak, the cache its temporaries could not reuse (OPTIMIZER_STEP_RESERVE). `lossBytes`:
- * the loss's tensors in the churn (reserveLossBytes); `stepReuseBytes`: the smaller of the step's
- * temporaries and the cache backward left (reserveStepReuseBytes). Both 0 with expandable segments,
- * whose pages are mapped at the lowest free address, so freed blocks coalesce into ranges any later
- * tensor can use.
- */
-export function fixedReserveBytes(
-  churnBytes: number,
-  lossBytes: number,
-  share: number,
-  stepReuseBytes = 0,
-): number {
-  return fixedReserve(churnBytes, lossBytes, share, stepReuseBytes).bytes;
+/** What the optimizer step's temporaries could reuse of the cache backward left: the smaller of the two. */
+export function stepReuseBytes(stepTempBytes: number, stepCacheBytes: number): number {
+  return Math.max(0, Math.min(stepTempBytes, stepCacheBytes));
 }
 
-/** fixedReserveBytes with the term that set it. */
-export function fixedReserve(
-  churnBytes: number,
-  lossBytes: number,
-  share: number,
-  stepReuseBytes = 0,
-): { readonly bytes: number; readonly basis: ReserveBasis } {
-  const loss = Math.min(Math.max(0, lossBytes), churnBytes);
+/** What the fixed-length reserve reads (fixedReserve). */
+export interface FixedReserveInput {
+  readonly peakPhase: Phase;
+  /** The bytes that churn at the peak. */
+  readonly churnBytes: number;
+  /** The share of the churn the allocator keeps (fragmentationShare). */
+  readonly share: number;
+  /** The training step's loss tensors (reserveLossBytes); 0 with expandable segments. */
+  readonly lossBytes: number;
+  /** The optimizer step's temporaries (optimizerTempBytes). */
+  readonly stepTempBytes: number;
+  /** What backward leaves in the cache before the step (reserveStepCacheBytes); 0 with expandable segments. */
+  readonly stepCacheBytes: number;
+}
+
+/**
+ * The reserve above allocated at one fixed length, beyond the allocator's base slack, and the term that
+ * set it: the share of the churn, or the replay's terms where they say more. The loss's blocks
+ * (FIXED_RESERVE) at a training-step peak, not at a load peak (no batch has run) nor at the optimizer
+ * step, where they are part of the cache its temporaries may reuse; that reuse (OPTIMIZER_STEP_RESERVE)
+ * at an optimizer-step peak only. With expandable segments the callers give no loss and no cache: pages
+ * are mapped at the lowest free address, so freed blocks coalesce into ranges any later tensor can use.
+ */
+export function fixedReserve(input: FixedReserveInput): {
+  readonly bytes: number;
+  readonly basis: ReserveBasis;
+} {
+  const { peakPhase, churnBytes, share } = input;
+  const atStep = peakPhase === 'optimizer-step';
+  const loss = atStep || peakPhase === 'load' ? 0 : Math.min(Math.max(0, input.lossBytes), churnBytes);
   const byShare = share * churnBytes;
   const byLoss = FIXED_RESERVE.lossFactor * loss + FIXED_RESERVE.layerFactor * (churnBytes - loss);
-  const byStep = OPTIMIZER_STEP_RESERVE * Math.max(0, stepReuseBytes);
+  const byStep = atStep
+    ? OPTIMIZER_STEP_RESERVE * stepReuseBytes(input.stepTempBytes, input.stepCacheBytes)
+    : 0;
   if (byStep > byShare && byStep >= byLoss) return { bytes: byStep, basis: 'step-temporaries' };
   if (byLoss > byShare) return { bytes: byLoss, basis: 'loss-block' };
   return { bytes: byShare, basis: 'churn-share' };
@@ -144,7 +155,7 @@ export interface ReserveInput {
   readonly lossBytes: number;
   /** The optimizer step's temporaries (foreach kernels); read at an optimizer-step peak. */
   readonly stepTempBytes?: number;
-  /** What backward frees into the cache before the step: saved activations, the loss's tensors, its transient. */
+  /** What backward leaves in the cache before the step: saved activations, the loss's tensors, its transient. */
   readonly stepCacheBytes?: number;
 }
 
@@ -185,10 +196,10 @@ export function allocatorReserve(
 ): {
   readonly churnBytes: number;
   readonly share: number;
-  /** The loss's tensors the reserve read (fixedReserveBytes): at most the churn; 0 with expandable segments. */
+  /** The loss's tensors fixedReserve was given; 0 with expandable segments. */
   readonly lossBytes: number;
-  /** What the optimizer step's temporaries could reuse (fixedReserveBytes reads it at an optimizer-step peak); 0 with expandable segments. */
-  readonly stepReuseBytes: number;
+  /** The cache backward leaves before the optimizer step, as fixedReserve was given it; 0 with expandable segments. */
+  readonly stepCacheBytes: number;
   /** The term that set the reserve above allocated (fixedReserve). */
   readonly basis: ReserveBasis;
   readonly growthBytes: number;
@@ -206,21 +217,22 @@ export function allocatorReserve(
           : input.allocatedBytes - input.persistentBytes - input.heldGradientBytes,
       );
   const share = fragmentationShare(scenario);
-  // At the optimizer step the loss's blocks are part of the cache the step's temporaries may reuse.
-  const atStep = input.peakPhase === 'optimizer-step' && !scenario.expandableSegments;
-  const loss = scenario.expandableSegments || atStep ? 0 : Math.min(Math.max(0, input.lossBytes), churn);
-  // What the step's temporaries could reuse, recorded whatever the peak (calibrate rescales it); the
-  // reserve reads it only when the optimizer step is the peak.
-  const stepReuse = scenario.expandableSegments
-    ? 0
-    : Math.min(input.stepTempBytes ?? 0, input.stepCacheBytes ?? 0);
+  const loss = scenario.expandableSegments ? 0 : Math.max(0, input.lossBytes);
+  const stepCache = scenario.expandableSegments ? 0 : Math.max(0, input.stepCacheBytes ?? 0);
   const growth = reserveGrowthBytes(input, churn, scenario);
-  const fixed = fixedReserve(churn, loss, share, atStep ? stepReuse : 0);
+  const fixed = fixedReserve({
+    peakPhase: input.peakPhase,
+    churnBytes: churn,
+    share,
+    lossBytes: loss,
+    stepTempBytes: input.stepTempBytes ?? 0,
+    stepCacheBytes: stepCache,
+  });
   return {
     churnBytes: churn,
     share,
     lossBytes: loss,
-    stepReuseBytes: stepReuse,
+    stepCacheBytes: stepCache,
     basis: fixed.basis,
     growthBytes: growth,
     needBytes: Math.min(growth, reserveGrowthBytes(input, churn, scenario, false)),

@@ -165,7 +165,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     churnBytes: Math.round(reserve.churnBytes),
     allocatorFragmentationShare: reserve.share,
     reserveLossBytes: Math.round(reserve.lossBytes),
-    reserveStepReuseBytes: Math.round(reserve.stepReuseBytes),
+    reserveStepCacheBytes: Math.round(reserve.stepCacheBytes),
     variableLengthReserveBytes: Math.round(reserve.growthBytes),
     variableLengthNeedBytes: Math.round(reserve.needBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),

@@ -16,8 +16,7 @@ export type StepPhase = 'load' | 'forward' | 'backward' | 'optimizer-step';
 /** With evaluation (scenario.evaluation): its forward without the graph, and sample generation. */
 export type Phase = StepPhase | 'eval' | 'generate';
 /** What set the reserve above allocated (allocator.ts fixedReserve): the share of the churn, the loss's block, or the step's temporaries. */
-export const RESERVE_BASES = ['churn-share', 'loss-block', 'step-temporaries'] as const;
-export type ReserveBasis = (typeof RESERVE_BASES)[number];
+export type ReserveBasis = 'churn-share' | 'loss-block' | 'step-temporaries';
 
 export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step', 'eval', 'generate'];
 /** A figure per phase: the step's four always, eval and generate when the run evaluates (and generates). */
@@ -126,17 +125,17 @@ export type Breakdown = {
   /** The share of the churn the allocator keeps as reserve. */
   readonly allocatorFragmentationShare: number;
   /**
-   * The loss's tensors in that churn (the logits' fp32 copies and their gradients): the reserve holds at
-   * least a replayed share of them (allocator.ts FIXED_RESERVE) where they dominate the churn; 0 with
-   * expandable segments.
+   * The training step's loss tensors (the logits' fp32 copies and their gradients): at a training-step
+   * peak the reserve holds at least a replayed share of them (allocator.ts FIXED_RESERVE) where they
+   * dominate the churn; 0 with expandable segments.
    */
   readonly reserveLossBytes: number;
   /**
-   * The smaller of the optimizer step's temporaries and the cache backward left: at an optimizer-step
-   * peak the reserve holds a replayed share of it (allocator.ts OPTIMIZER_STEP_RESERVE). 0 with
-   * expandable segments or without temporaries (a fused optimizer).
+   * What backward leaves in the cache before the optimizer step (saved activations, the loss's tensors,
+   * the backward transient): at an optimizer-step peak the reserve holds a replayed share of the smaller
+   * of it and the step's temporaries (allocator.ts OPTIMIZER_STEP_RESERVE). 0 with expandable segments.
    */
-  readonly reserveStepReuseBytes: number;
+  readonly reserveStepCacheBytes: number;
   /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
   readonly variableLengthReserveBytes: number;
   /**
