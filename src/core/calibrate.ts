@@ -253,6 +253,7 @@ function scale(e: Estimate, k: number): Scaled {
           (e.breakdown.reserveStepCacheBytes ?? 0) > 0
             ? Math.max(0, e.breakdown.reserveStepCacheBytes! + extraBackward)
             : 0,
+        statesBytes: e.breakdown.reserveStatesBytes ?? 0,
       }).bytes,
     peakPhase,
     phases,

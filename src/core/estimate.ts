@@ -13,6 +13,7 @@ export {
   FIXED_RESERVE,
   fixedReserve,
   fragmentationShare,
+  OPTIMIZER_STATES_RESERVE,
   OPTIMIZER_STEP_RESERVE,
   stepReuseBytes,
 } from './estimate/allocator.js';

@@ -4,7 +4,7 @@ import { PLAN_RISKS } from '../words/plan-risks.js';
 import { PLAN_RUNGS } from '../words/plan-rungs.js';
 import { calibrate, calibratedEstimate } from './calibrate.js';
 import { findGpu } from './catalog/index.js';
-import { estimate } from './estimate.js';
+import { ALLOCATOR_BASE_RESERVE_BYTES, estimate } from './estimate.js';
 import { memoryTarget } from './margin.js';
 import { resolveModelRef } from './model-ref.js';
 import type { Risk, RungChange } from './plan.js';
@@ -94,8 +94,10 @@ describe('makePlan: the ladder', () => {
       'pure-bf16',
       'lora',
     ]);
+    // Expandable segments saved 3.4 GiB of reserve where it was tried; at the end it saves 135 MiB, and no
+    // one rung after it took most of that (after: null).
     expect(lion.dropped.map((d) => [d.rung.change.id, d.after])).toEqual([
-      ['expandable-segments', 'smaller-micro-batch'],
+      ['expandable-segments', null],
       ['selective-checkpointing', 'full-checkpointing'],
     ]);
   });
@@ -166,8 +168,16 @@ describe('makePlan: the ladder', () => {
       gpu: findGpu('rtx-4090')!,
     });
     expect(first.estimate.peak.allocatedBytes).toBe(before.peak.allocatedBytes);
-    // The reserve falls from 12 % to 7.8 % of the bytes that churn.
-    expect(first.savedBytes).toBeCloseTo((0.12 - 0.078) * before.breakdown.churnBytes!, -2);
+    // The reserve falls to 7.8 % of the bytes that churn: neither the loss's block nor the blocks the
+    // first step's states took stay cached beside what the peak uses (allocator.ts fixedReserve).
+    expect(before.reserveBasis).toBe('optimizer-states');
+    expect(first.estimate.reserveBasis).toBe('churn-share');
+    expect(first.savedBytes).toBeCloseTo(
+      before.peak.reservedBytes -
+        before.peak.allocatedBytes -
+        (ALLOCATOR_BASE_RESERVE_BYTES + 0.078 * before.breakdown.churnBytes!),
+      -2,
+    );
     // A run that already sets it starts the ladder at the next rung.
     const set = plan(
       { model: 'llama-3.1-8b', method: 'full', microBatchSize: 4, expandableSegments: true },
@@ -201,6 +211,7 @@ describe('makePlan: the ladder', () => {
       'a100-sxm-80gb',
     );
     expect(four.rungs.map((r) => r.change.id)).toEqual([
+      'expandable-segments',
       'smaller-micro-batch',
       'selective-checkpointing',
       'pure-bf16',
@@ -318,9 +329,9 @@ describe('makePlan: the stopping rule and the margin', () => {
     const p = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
     expect(p.rungs.every((r) => !r.fits)).toBe(true);
     expect(p.alternatives.map((a) => [a.change.id, a.scenario.gpu, a.scenario.parallelism])).toEqual([
-      ['hardware', 'b200', { strategy: 'single', gpus: 1 }],
       ['hardware', 'gb200', { strategy: 'single', gpus: 1 }],
       ['hardware', 'mi300x', { strategy: 'single', gpus: 1 }],
+      ['hardware', 'h200-sxm', { strategy: 'zero3', gpus: 2 }],
     ]);
     // Risk-free rungs only: same method, precision and optimizer, checkpointing and a compiled chunked
     // loss applied (the 65k-token logits' fp32 copy alone is 34 GB).
@@ -332,7 +343,7 @@ describe('makePlan: the stopping rule and the margin', () => {
       loss: 'chunked',
       torchCompile: true,
     });
-    expect(summary(p.alternatives[0]!.change)).toBe('run on 1 × b200 (NVIDIA B200 SXM 180GB)');
+    expect(summary(p.alternatives[0]!.change)).toBe('run on 1 × gb200 (NVIDIA GB200 (per Blackwell GPU))');
   });
 });
 

@@ -227,9 +227,11 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-reserve': (p) =>
         p.basis === 'loss-block'
           ? "+ allocator reserve (the loss's cached logits block)"
-          : p.basis === 'step-temporaries'
-            ? '+ allocator reserve (step temporaries beside the cache)'
-            : '+ allocator reserve and fragmentation',
+          : p.basis === 'optimizer-states'
+            ? "+ allocator reserve (the first step's optimizer states took the cache's blocks)"
+            : p.basis === 'step-temporaries'
+              ? '+ allocator reserve (step temporaries beside the cache)'
+              : '+ allocator reserve and fragmentation',
       'terms-reserve-growth': () =>
         '  (+ reserve climb if padded batches keep reaching the cap, on a card with room)',
       'terms-reserve-need': () =>
@@ -280,9 +282,11 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
       'terms-reserve': (p) =>
         p.basis === 'loss-block'
           ? '+ 分配器预留（损失的 logits 缓存块）'
-          : p.basis === 'step-temporaries'
-            ? '+ 分配器预留（优化器临时张量在缓存之外）'
-            : '+ 分配器预留与碎片',
+          : p.basis === 'optimizer-states'
+            ? '+ 分配器预留（首步创建的优化器状态占用了缓存块）'
+            : p.basis === 'step-temporaries'
+              ? '+ 分配器预留（优化器临时张量在缓存之外）'
+              : '+ 分配器预留与碎片',
       'terms-reserve-growth': () => '  （若填充后的批次反复达到上限，显存充裕时预留还会增长）',
       'terms-reserve-need': () => '  （其中显存占满时仍须保留的部分，其余会被释放：已计入上界）',
       'terms-outside': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',

@@ -1,24 +1,33 @@
 /**
- * The simulated runs the optimizer step's reserve term comes from (src/core/estimate/allocator.ts,
- * OPTIMIZER_STEP_RESERVE): full fine-tunes with torch's AdamW (foreach) on one GPU, 0.5B–8B decoders,
- * one sequence of 512–8,192 tokens, standard and chunked loss, with and without full checkpointing;
- * those whose estimated peak is the optimizer step. Each is replayed for three steps with the states
- * made at the first (replay.ts adamwStep), and its reserve above the allocated peak is set beside what
- * the estimator reads for the term: the step's temporaries and the cache backward left.
- * `npm run bench:optimizer-reserve` prints the fit; allocator.test.ts refits it from this simulator.
+ * The simulated runs the optimizer's two reserve terms come from (src/core/estimate/allocator.ts):
+ * full fine-tunes with torch's AdamW (foreach) on one GPU, 0.5B–8B decoders with small and large
+ * vocabularies, tied and untied heads, one sequence of 512–8,192 tokens, standard and chunked loss, with
+ * and without full checkpointing. Each is replayed for three steps with AdamW's states made at the first
+ * (replay.ts adamwStep), and its reserve above the allocated peak is set beside what the estimator reads
+ * for the term of the phase its estimate peaks in:
+ * - at the optimizer step (OPTIMIZER_STEP_RESERVE): the step's temporaries and the cache backward left;
+ * - in forward or backward (OPTIMIZER_STATES_RESERVE): the states, which the first step() carved out of
+ *   that cache, so that the next forward takes new segments for the blocks they took.
+ * `npm run bench:optimizer-reserve` prints the fits; allocator.test.ts refits them from this simulator.
  */
 import { shapeFromConfig } from '../architecture.js';
 import { findGpu, findModel } from '../catalog/index.js';
-import { estimate, stepReuseBytes } from '../estimate.js';
+import type { Phase } from '../estimate/types.js';
+import { estimate, FIXED_RESERVE, stepReuseBytes } from '../estimate.js';
 import { parseScenario } from '../scenario.js';
 import { replayRun } from './replay.js';
 import { decoderStepPattern } from './step-pattern.js';
 
 export const OPTIMIZER_SWEEP_MODELS = [
   'qwen2.5-0.5b',
+  'qwen3-0.6b',
   'llama-3.2-1b',
+  'gemma-3-1b',
   'qwen2.5-1.5b',
+  'qwen3-1.7b',
+  'gemma-2-2b',
   'llama-3.2-3b',
+  'qwen2.5-3b',
   'phi-3-mini',
   'mistral-7b-v0.3',
   'qwen2.5-7b',
@@ -31,15 +40,21 @@ export interface OptimizerSweepRow {
   readonly seqLen: number;
   readonly checkpointing: boolean;
   readonly loss: 'standard' | 'chunked';
+  /** The phase the estimate peaks in: which of the two terms the row informs. */
+  readonly peakPhase: Phase;
   /** The replay's reserve above its allocated peak (third step). */
   readonly gapBytes: number;
-  /** What the term reads: the smaller of the step's temporaries and the cache backward left (allocator.ts). */
+  /** What the step's term reads: the smaller of the step's temporaries and the cache backward left (allocator.ts). */
   readonly reuseBytes: number;
+  /** What the states' term reads: the smaller of the states and that cache (allocator.ts statesFromCacheBytes). */
+  readonly statesReuseBytes: number;
+  /** The estimator's loss-block term for the same setup (FIXED_RESERVE on its loss and churn). */
+  readonly lossBlockBytes: number;
   /** The estimator's reserve above allocated for the same setup. */
   readonly estimateGapBytes: number;
 }
 
-/** Every case whose estimated peak is the optimizer step, replayed; in a fixed order. */
+/** Every case, replayed, with the phase its estimate peaks in; in a fixed order. */
 export function optimizerSweep(models: readonly string[] = OPTIMIZER_SWEEP_MODELS): OptimizerSweepRow[] {
   const out: OptimizerSweepRow[] = [];
   const gpu = findGpu('h200-sxm')!;
@@ -59,7 +74,7 @@ export function optimizerSweep(models: readonly string[] = OPTIMIZER_SWEEP_MODEL
             loss,
           });
           const e = estimate({ scenario, shape, gpu });
-          if (e.peakPhase !== 'optimizer-step') continue;
+          if (e.peakPhase === 'load') continue;
           const pattern = decoderStepPattern(shape, {
             e: 2,
             loss,
@@ -68,13 +83,19 @@ export function optimizerSweep(models: readonly string[] = OPTIMIZER_SWEEP_MODEL
             loraRank: 0,
           });
           const run = replayRun(pattern, [seqLen, seqLen, seqLen], {}, { optimizer: 'foreach' });
+          const b = e.breakdown;
+          const lossBytes = Math.min(b.reserveLossBytes, b.churnBytes);
           out.push({
             model,
             seqLen,
             checkpointing,
             loss,
+            peakPhase: e.peakPhase,
             gapBytes: run.reservedHighWater[2]! - run.allocatedHighWater[2]!,
-            reuseBytes: stepReuseBytes(e.breakdown.optimizerTempBytes, e.breakdown.reserveStepCacheBytes),
+            reuseBytes: stepReuseBytes(b.optimizerTempBytes, b.reserveStepCacheBytes),
+            statesReuseBytes: stepReuseBytes(b.optimizerBytes, b.reserveStepCacheBytes),
+            lossBlockBytes:
+              FIXED_RESERVE.lossFactor * lossBytes + FIXED_RESERVE.layerFactor * (b.churnBytes - lossBytes),
             estimateGapBytes: e.peak.reservedBytes - e.peak.allocatedBytes,
           });
         }
@@ -82,13 +103,36 @@ export function optimizerSweep(models: readonly string[] = OPTIMIZER_SWEEP_MODEL
   return out;
 }
 
-/** gap ≈ k·reuse, least squares through the origin over the rows. */
-export function optimizerStepFactor(rows: readonly OptimizerSweepRow[]): number {
+/** y ≈ k·x, least squares through the origin. */
+function throughOrigin(pairs: readonly (readonly [x: number, y: number])[]): number {
   let sxy = 0;
   let sxx = 0;
-  for (const r of rows) {
-    sxy += r.gapBytes * r.reuseBytes;
-    sxx += r.reuseBytes * r.reuseBytes;
+  for (const [x, y] of pairs) {
+    sxy += x * y;
+    sxx += x * x;
   }
   return sxy / sxx;
+}
+
+/** The rows whose estimate peaks at the optimizer step. */
+export const atOptimizerStep = (rows: readonly OptimizerSweepRow[]): OptimizerSweepRow[] =>
+  rows.filter((r) => r.peakPhase === 'optimizer-step');
+
+/** The rows whose estimate peaks in the training step (forward or backward). */
+export const inTrainingStep = (rows: readonly OptimizerSweepRow[]): OptimizerSweepRow[] =>
+  rows.filter((r) => r.peakPhase === 'forward' || r.peakPhase === 'backward');
+
+/** gap ≈ k·reuse over the optimizer-step rows. */
+export function optimizerStepFactor(rows: readonly OptimizerSweepRow[]): number {
+  return throughOrigin(atOptimizerStep(rows).map((r) => [r.reuseBytes, r.gapBytes] as const));
+}
+
+/**
+ * gap − the loss-block term ≈ γ·(states reused) over the training-step rows: what the states add beyond
+ * the loss's own cached block, which FIXED_RESERVE already holds (fitted where states are negligible).
+ */
+export function optimizerStatesFactor(rows: readonly OptimizerSweepRow[]): number {
+  return throughOrigin(
+    inTrainingStep(rows).map((r) => [r.statesReuseBytes, r.gapBytes - r.lossBlockBytes] as const),
+  );
 }

@@ -62,9 +62,11 @@ export function replayStep(
   for (const a of lossGrads) sim.free(a);
   for (const a of loss) sim.free(a);
   const logitGrads = pattern.lossLogitGradientPerToken.map((b) => sim.malloc(bytes(b)));
+  // lm_head's backward: the last hidden state's gradient, then the head's weight gradient.
   let grad = sim.malloc(bytes(pattern.savedPerToken[1]!));
-  for (const a of logitGrads) sim.free(a);
   const gradients: Allocation[] = [];
+  if (pattern.headGradientBytes > 0) gradients.push(sim.malloc(pattern.headGradientBytes));
+  for (const a of logitGrads) sim.free(a);
   for (let l = pattern.layers - 1; l >= 0; l--) {
     const kept = layers[l]!;
     // Full checkpointing rebuilds the layer's saved tensors from its kept input.
@@ -84,7 +86,14 @@ export function replayStep(
     sim.free(grad);
     grad = next;
   }
-  sim.free(grad);
+  // The embedding's backward: its dense gradient from the first hidden state's; tied, added into the
+  // head's and freed (StepPattern.tiedEmbeddings).
+  if (pattern.embeddingGradientBytes > 0) {
+    const embedding = sim.malloc(pattern.embeddingGradientBytes);
+    sim.free(grad);
+    if (pattern.tiedEmbeddings) sim.free(embedding);
+    else gradients.push(embedding);
+  } else sim.free(grad);
   // optimizer.step(), then zero_grad(set_to_none=True).
   beforeZeroGrad?.();
   for (const g of gradients) sim.free(g);
@@ -266,6 +275,10 @@ export function adamwStep(
   kind: 'foreach' | 'fused',
 ): () => void {
   const trained: number[] = [];
+  // The head (the shared matrix when tied), the embedding when untied, then the layers.
+  if (pattern.headGradientBytes > 0) trained.push(pattern.headGradientBytes);
+  if (pattern.embeddingGradientBytes > 0 && !pattern.tiedEmbeddings)
+    trained.push(pattern.embeddingGradientBytes);
   for (let l = 0; l < pattern.layers; l++) trained.push(...pattern.gradientBytesPerLayer);
   // The states live all run: allocated once, never freed.
   let made = false;

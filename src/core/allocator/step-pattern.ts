@@ -3,7 +3,8 @@
  * activations, which scale with the batch's length) or whole bytes (weights, gradients), and the order
  * it asks and gives back: forward keeps each layer's saved tensors and drops its temporaries, the loss
  * keeps the logits, backward makes each layer's activation gradients and frees what the layer saved,
- * reverse order, and the weight gradients live until the optimizer step's zero_grad. The tensors are
+ * reverse order, and the weight gradients live until the optimizer step's zero_grad. A full fine-tune
+ * also trains the head (its gradient made first in backward) and the embedding (its gradient last). The tensors are
  * those of a Hugging Face Llama-style layer (docs/memory-model.md §5); the allocator simulation replays
  * them (replay.ts). docs/allocator.md.
  */
@@ -37,6 +38,23 @@ export interface StepPattern {
   readonly weightBytes: readonly number[];
   /** Each layer's weight gradients (bytes): made in its backward, freed at zero_grad. */
   readonly gradientBytesPerLayer: readonly number[];
+  /**
+   * The head's weight gradient (bytes; 0 when the head is frozen): made in lm_head's backward, before the
+   * layers', held to zero_grad. With tied embeddings it is the shared matrix's gradient.
+   */
+  readonly headGradientBytes: number;
+  /**
+   * The embedding's dense gradient (bytes; 0 when frozen), made last in backward (embedding_dense_backward
+   * allocates a zeroed vocabulary × hidden tensor and adds the tokens' rows into it).
+   */
+  readonly embeddingGradientBytes: number;
+  /**
+   * The head is the embedding (tie_word_embeddings): one weight, one AccumulateGrad. The embedding's
+   * gradient arrives second and, grad mode being off in backward, is added in place into the head's
+   * (torch/csrc/autograd/functions/accumulate_grad.h, accumulateGrad: `variable_grad += new_grad`), then
+   * freed; untied, it is its own gradient, held to zero_grad.
+   */
+  readonly tiedEmbeddings: boolean;
 }
 
 export interface PatternOptions {
@@ -70,6 +88,7 @@ export function decoderStepPattern(
     | 'valueHeadDim'
     | 'vocabSize'
     | 'intermediateSize'
+    | 'tiedEmbeddings'
   >,
   options: PatternOptions,
 ): StepPattern {
@@ -135,7 +154,8 @@ export function decoderStepPattern(
     case 'fused':
       break;
   }
-  const weights: number[] = [V * h * e, V * h * e];
+  // The embedding and the head: one matrix when tied.
+  const weights: number[] = shape.tiedEmbeddings ? [V * h * e] : [V * h * e, V * h * e];
   for (let l = 0; l < shape.numLayers; l++) {
     weights.push(...perLayerWeights, h * e, h * e);
     if (!options.fullGradients) weights.push(...loraWeights);
@@ -152,5 +172,8 @@ export function decoderStepPattern(
     lossLogitGradientPerToken: lossLogitGradient,
     weightBytes: weights,
     gradientBytesPerLayer: options.fullGradients ? [...perLayerWeights, h * e, h * e] : loraWeights,
+    headGradientBytes: options.fullGradients ? V * h * e : 0,
+    embeddingGradientBytes: options.fullGradients ? V * h * e : 0,
+    tiedEmbeddings: shape.tiedEmbeddings,
   };
 }

@@ -249,7 +249,7 @@ describe('configuration and code', () => {
       fitsAfter: true,
       headroomAfterBytes: card - both,
     });
-    expect(remedyFigure(f.remedies![5]!, 'en')).toBe('−59.76 GiB, fits with 4.05 GiB to spare');
+    expect(remedyFigure(f.remedies![5]!, 'en')).toBe('−59.75 GiB, fits with 4.04 GiB to spare');
   });
 
   it('a chunked loss that is not compiled: compiling it is a remedy, for the fp32 logits it drops', () => {

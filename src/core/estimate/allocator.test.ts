@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { optimizerStepFactor, optimizerSweep } from '../allocator/optimizer-sweep.js';
+import {
+  atOptimizerStep,
+  inTrainingStep,
+  optimizerStatesFactor,
+  optimizerStepFactor,
+  optimizerSweep,
+} from '../allocator/optimizer-sweep.js';
 import {
   fixedReserveTerm,
   reserveGrowthTerm,
@@ -19,6 +25,7 @@ import {
   ALLOCATOR_FRAGMENTATION,
   FIXED_RESERVE,
   fixedReserve,
+  OPTIMIZER_STATES_RESERVE,
   OPTIMIZER_STEP_RESERVE,
   RESERVE_GROWTH,
   reserveGrowthBytes,
@@ -188,7 +195,15 @@ describe('the variable-length reserve term', () => {
 describe('the fixed-length reserve', () => {
   it("holds the larger of the measured share of the churn and the replay's loss-block term", () => {
     const at = (churnBytes: number, lossBytes: number, share: number, peakPhase: Phase = 'backward') =>
-      fixedReserve({ peakPhase, churnBytes, share, lossBytes, stepTempBytes: 0, stepCacheBytes: 0 });
+      fixedReserve({
+        peakPhase,
+        churnBytes,
+        share,
+        lossBytes,
+        stepTempBytes: 0,
+        stepCacheBytes: 0,
+        statesBytes: 0,
+      });
     // Churn of activations alone: the share wins.
     expect(at(10e9, 0, ALLOCATOR_FRAGMENTATION)).toEqual({ bytes: 0.12 * 10e9, basis: 'churn-share' });
     // A churn the loss's tensors dominate (checkpointed layers): the loss's cached block wins.
@@ -207,10 +222,15 @@ describe('the fixed-length reserve', () => {
     // Standard loss: 4 + 8 bytes per logit of 128,256 × 8,192 tokens.
     expect(b.reserveLossBytes).toBe(12 * 128_256 * 8192);
     const byShare = b.allocatorFragmentationShare * b.churnBytes;
+    // LoRA's states are small: the adapters' alone, carved out of the cache at the first step.
+    expect(b.reserveStatesBytes).toBe(b.optimizerBytes);
+    expect(b.reserveStatesBytes).toBeLessThan(0.01 * b.reserveStepCacheBytes);
     const byLoss =
       FIXED_RESERVE.lossFactor * b.reserveLossBytes +
-      FIXED_RESERVE.layerFactor * (b.churnBytes - b.reserveLossBytes);
+      FIXED_RESERVE.layerFactor * (b.churnBytes - b.reserveLossBytes) +
+      OPTIMIZER_STATES_RESERVE * b.reserveStatesBytes;
     expect(byLoss).toBeGreaterThan(byShare);
+    expect(e.reserveBasis).toBe('loss-block');
     expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
       ALLOCATOR_BASE_RESERVE_BYTES + byLoss,
       -2,
@@ -238,12 +258,90 @@ describe('the fixed-length reserve', () => {
   });
 });
 
+/** The replayed full fine-tunes, once for the file (about half a second). */
+let sweepRows: ReturnType<typeof optimizerSweep> | null = null;
+const sweep = () => {
+  sweepRows ??= optimizerSweep();
+  return sweepRows;
+};
+
+describe("the optimizer states' reserve at a training-step peak", () => {
+  it('is the factor the replayed full fine-tunes give, to three decimals, refit from this simulator', () => {
+    const rows = sweep();
+    const train = inTrainingStep(rows);
+    expect(train.length).toBeGreaterThan(80);
+    expect(train.every((r) => r.statesReuseBytes > 0 && r.gapBytes >= 0)).toBe(true);
+    expect(optimizerStatesFactor(rows)).toBeCloseTo(OPTIMIZER_STATES_RESERVE, 3);
+  }, 30_000);
+
+  function fullFt(fields: Record<string, unknown>, model = 'qwen2.5-1.5b') {
+    const scenario = parseScenario({
+      model,
+      method: 'full',
+      precision: 'bf16-true',
+      optimizer: 'adamw',
+      microBatchSize: 1,
+      seqLen: 2048,
+      ...fields,
+    });
+    return estimate({ scenario, shape: resolveModelRef(model)!.shape, gpu: findGpu('h200-sxm')! });
+  }
+
+  it('adds γ × the smaller of the states and the cache to the loss block, where the states are made lazily', () => {
+    const e = fullFt({});
+    expect(e.peakPhase).toBe('backward');
+    const b = e.breakdown;
+    // AdamW's two states of every trained bf16 weight: 4 bytes per parameter.
+    expect(b.reserveStatesBytes).toBe(b.optimizerBytes);
+    const loss = Math.min(b.reserveLossBytes, b.churnBytes);
+    const lossBlock = FIXED_RESERVE.lossFactor * loss + FIXED_RESERVE.layerFactor * (b.churnBytes - loss);
+    const carved = OPTIMIZER_STATES_RESERVE * stepReuseBytes(b.reserveStatesBytes, b.reserveStepCacheBytes);
+    expect(carved).toBeGreaterThan(lossBlock);
+    expect(e.reserveBasis).toBe('optimizer-states');
+    expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
+      ALLOCATOR_BASE_RESERVE_BYTES + lossBlock + carved,
+      -3,
+    );
+  });
+
+  it('reads no states DeepSpeed makes before training, none with expandable segments, none at the step', () => {
+    const zero = fullFt({ parallelism: { strategy: 'zero2', gpus: 2 } });
+    expect(zero.breakdown.optimizerBytes).toBeGreaterThan(0);
+    expect(zero.breakdown.reserveStatesBytes).toBe(0);
+    expect(zero.reserveBasis).not.toBe('optimizer-states');
+    const expandable = fullFt({ expandableSegments: true });
+    expect(expandable.breakdown.reserveStatesBytes).toBe(0);
+    const input = {
+      churnBytes: 10e9,
+      share: 0,
+      lossBytes: 0,
+      stepTempBytes: 0,
+      stepCacheBytes: 8e9,
+      statesBytes: 6e9,
+    };
+    expect(fixedReserve({ ...input, peakPhase: 'backward' }).bytes).toBeCloseTo(
+      FIXED_RESERVE.layerFactor * 10e9 + OPTIMIZER_STATES_RESERVE * 6e9,
+      -3,
+    );
+    expect(fixedReserve({ ...input, peakPhase: 'load' }).basis).toBe('loss-block');
+    expect(fixedReserve({ ...input, peakPhase: 'load' }).bytes).toBeCloseTo(
+      FIXED_RESERVE.layerFactor * 10e9,
+      -3,
+    );
+    // At the step, the step's own term reads that cache: the states add nothing to it.
+    expect(fixedReserve({ ...input, peakPhase: 'optimizer-step' }).bytes).toBeCloseTo(
+      FIXED_RESERVE.layerFactor * 10e9,
+      -3,
+    );
+  });
+});
+
 describe("the optimizer step's reserve", () => {
   it('is the factor the replayed full fine-tunes give, to three decimals, refit from this simulator', () => {
-    const rows = optimizerSweep();
+    const rows = sweep();
     // Every case kept peaks at the optimizer step, and is a real replay: the reserve is never negative.
-    expect(rows.length).toBeGreaterThan(80);
-    expect(rows.every((r) => r.reuseBytes > 0 && r.gapBytes >= 0)).toBe(true);
+    expect(atOptimizerStep(rows).length).toBeGreaterThan(80);
+    expect(atOptimizerStep(rows).every((r) => r.reuseBytes > 0 && r.gapBytes >= 0)).toBe(true);
     expect(optimizerStepFactor(rows)).toBeCloseTo(OPTIMIZER_STEP_RESERVE, 3);
   }, 30_000);
 

@@ -88,7 +88,23 @@ export const FIXED_RESERVE = {
  * (`npm run bench:optimizer-reserve` prints the fit; allocator.test.ts refits it). Not fitted to any
  * measured row.
  */
-export const OPTIMIZER_STEP_RESERVE = 0.488;
+export const OPTIMIZER_STEP_RESERVE = 0.46;
+
+/**
+ * The reserve at a training-step peak, per byte of optimizer state the first step carved out of the
+ * cache: torch's optimizers make their states at the first step() (torch/optim/adamw.py `_init_group`:
+ * `torch.zeros_like(p)` for exp_avg and exp_avg_sq while the state is empty), with the step's gradients
+ * held and the blocks that forward and backward freed sitting in the cache. Best fit hands them those
+ * blocks, split (CUDACachingAllocator.cpp get_free_block, should_split), so the next forward finds its
+ * own sizes gone and takes new segments for them, while the rests of the split blocks stay reserved.
+ * γ × min(the states on the GPU, the cache backward left), beyond the loss-block term: least squares
+ * through the origin over the full fine-tunes of src/core/allocator/optimizer-sweep.ts whose peak is in
+ * forward or backward, each replayed with the head's and embedding's gradients and AdamW's states
+ * (`npm run bench:optimizer-reserve` prints the fit; allocator.test.ts refits it). States made before
+ * training (DeepSpeed ZeRO's initialize_optimizer_states), paged or offloaded are not read. Not fitted
+ * to any measured row.
+ */
+export const OPTIMIZER_STATES_RESERVE = 0.223;
 
 /** What the optimizer step's temporaries could reuse of the cache backward left: the smaller of the two. */
 export function stepReuseBytes(stepTempBytes: number, stepCacheBytes: number): number {
@@ -108,6 +124,8 @@ export interface FixedReserveInput {
   readonly stepTempBytes: number;
   /** What backward leaves in the cache before the step (reserveStepCacheBytes); 0 with expandable segments. */
   readonly stepCacheBytes: number;
+  /** The optimizer states the first step() makes on the GPU out of that cache (reserveStatesBytes); 0 when made before training. */
+  readonly statesBytes: number;
 }
 
 /**
@@ -115,7 +133,8 @@ export interface FixedReserveInput {
  * set it: the share of the churn, or the replay's terms where they say more. The loss's blocks
  * (FIXED_RESERVE) at a training-step peak, not at a load peak (no batch has run) nor at the optimizer
  * step, where they are part of the cache its temporaries may reuse; that reuse (OPTIMIZER_STEP_RESERVE)
- * at an optimizer-step peak only. With expandable segments the callers give no loss and no cache: pages
+ * at an optimizer-step peak only. At a training-step peak the states the first step carved out of the
+ * cache (OPTIMIZER_STATES_RESERVE) add to the loss's block. With expandable segments the callers give no loss and no cache: pages
  * are mapped at the lowest free address, so freed blocks coalesce into ranges any later tensor can use.
  */
 export function fixedReserve(input: FixedReserveInput): {
@@ -126,12 +145,20 @@ export function fixedReserve(input: FixedReserveInput): {
   const atStep = peakPhase === 'optimizer-step';
   const loss = atStep || peakPhase === 'load' ? 0 : Math.min(Math.max(0, input.lossBytes), churnBytes);
   const byShare = share * churnBytes;
-  const byLoss = FIXED_RESERVE.lossFactor * loss + FIXED_RESERVE.layerFactor * (churnBytes - loss);
+  const lossBlock = FIXED_RESERVE.lossFactor * loss + FIXED_RESERVE.layerFactor * (churnBytes - loss);
+  // The states' carving at a training-step peak; at load no step has run, and at the optimizer step
+  // the step's own term reads that cache.
+  const carved =
+    atStep || peakPhase === 'load'
+      ? 0
+      : OPTIMIZER_STATES_RESERVE * stepReuseBytes(input.statesBytes, input.stepCacheBytes);
+  const byLoss = lossBlock + carved;
   const byStep = atStep
     ? OPTIMIZER_STEP_RESERVE * stepReuseBytes(input.stepTempBytes, input.stepCacheBytes)
     : 0;
   if (byStep > byShare && byStep >= byLoss) return { bytes: byStep, basis: 'step-temporaries' };
-  if (byLoss > byShare) return { bytes: byLoss, basis: 'loss-block' };
+  if (byLoss > byShare)
+    return { bytes: byLoss, basis: carved > lossBlock ? 'optimizer-states' : 'loss-block' };
   return { bytes: byShare, basis: 'churn-share' };
 }
 
@@ -157,6 +184,8 @@ export interface ReserveInput {
   readonly stepTempBytes?: number;
   /** What backward leaves in the cache before the step: saved activations, the loss's tensors, its transient. */
   readonly stepCacheBytes?: number;
+  /** The optimizer states made at the first step() on the GPU (FixedReserveInput.statesBytes). */
+  readonly statesBytes?: number;
 }
 
 /**
@@ -200,6 +229,8 @@ export function allocatorReserve(
   readonly lossBytes: number;
   /** The cache backward leaves before the optimizer step, as fixedReserve was given it; 0 with expandable segments. */
   readonly stepCacheBytes: number;
+  /** The optimizer states fixedReserve was given; 0 with expandable segments. */
+  readonly statesBytes: number;
   /** The term that set the reserve above allocated (fixedReserve). */
   readonly basis: ReserveBasis;
   readonly growthBytes: number;
@@ -219,6 +250,7 @@ export function allocatorReserve(
   const share = fragmentationShare(scenario);
   const loss = scenario.expandableSegments ? 0 : Math.max(0, input.lossBytes);
   const stepCache = scenario.expandableSegments ? 0 : Math.max(0, input.stepCacheBytes ?? 0);
+  const states = scenario.expandableSegments ? 0 : Math.max(0, input.statesBytes ?? 0);
   const growth = reserveGrowthBytes(input, churn, scenario);
   const fixed = fixedReserve({
     peakPhase: input.peakPhase,
@@ -227,12 +259,14 @@ export function allocatorReserve(
     lossBytes: loss,
     stepTempBytes: input.stepTempBytes ?? 0,
     stepCacheBytes: stepCache,
+    statesBytes: states,
   });
   return {
     churnBytes: churn,
     share,
     lossBytes: loss,
     stepCacheBytes: stepCache,
+    statesBytes: states,
     basis: fixed.basis,
     growthBytes: growth,
     needBytes: Math.min(growth, reserveGrowthBytes(input, churn, scenario, false)),

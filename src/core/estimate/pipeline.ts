@@ -103,6 +103,10 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     : stepPeaks(states, strategy, act, temp, runtime.workspaceBytes, load, around);
   const peakPhase = peaks.peakPhase;
   const allocated = peaks.phases[peakPhase]!;
+  // The optimizer states the first step() makes out of the step's cache: DeepSpeed's ZeRO optimizer
+  // makes its states at initialization instead (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py,
+  // initialize_optimizer_states: a step on zeroed gradients before any batch).
+  const lazyStates = scenario.parallelism.strategy.startsWith('zero') ? 0 : states.optimizerBytes;
   // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
   const reserveAt = (phase: Phase, allocatedBytes: number) =>
     allocatorReserve(
@@ -121,6 +125,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
         lossBytes: phase === peakPhase ? act.lossResidentBytes + act.lossBackwardBytes : 0,
         stepTempBytes: states.stepTempBytes,
         stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
+        statesBytes: lazyStates,
       },
       scenario,
     );
@@ -166,6 +171,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     allocatorFragmentationShare: reserve.share,
     reserveLossBytes: Math.round(reserve.lossBytes),
     reserveStepCacheBytes: Math.round(reserve.stepCacheBytes),
+    reserveStatesBytes: Math.round(reserve.statesBytes),
     variableLengthReserveBytes: Math.round(reserve.growthBytes),
     variableLengthNeedBytes: Math.round(reserve.needBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),

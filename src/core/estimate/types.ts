@@ -15,8 +15,11 @@ import type { UpperBound } from './upper.js';
 export type StepPhase = 'load' | 'forward' | 'backward' | 'optimizer-step';
 /** With evaluation (scenario.evaluation): its forward without the graph, and sample generation. */
 export type Phase = StepPhase | 'eval' | 'generate';
-/** What set the reserve above allocated (allocator.ts fixedReserve): the share of the churn, the loss's block, or the step's temporaries. */
-export type ReserveBasis = 'churn-share' | 'loss-block' | 'step-temporaries';
+/**
+ * What set the reserve above allocated (allocator.ts fixedReserve): the share of the churn, the loss's
+ * block, the optimizer states carved out of the cache at the first step, or the step's temporaries.
+ */
+export type ReserveBasis = 'churn-share' | 'loss-block' | 'optimizer-states' | 'step-temporaries';
 
 export const PHASES: readonly Phase[] = ['load', 'forward', 'backward', 'optimizer-step', 'eval', 'generate'];
 /** A figure per phase: the step's four always, eval and generate when the run evaluates (and generates). */
@@ -136,6 +139,12 @@ export type Breakdown = {
    * of it and the step's temporaries (allocator.ts OPTIMIZER_STEP_RESERVE). 0 with expandable segments.
    */
   readonly reserveStepCacheBytes: number;
+  /**
+   * The optimizer states the first step() made on the GPU out of that cache: at a training-step peak the
+   * reserve holds a replayed share of the smaller of them and the cache (allocator.ts
+   * OPTIMIZER_STATES_RESERVE). 0 when the states are made before training (DeepSpeed ZeRO), paged or offloaded.
+   */
+  readonly reserveStatesBytes: number;
   /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
   readonly variableLengthReserveBytes: number;
   /**
