@@ -1,7 +1,8 @@
 /**
- * What the optimizer step does to the reserve of a full fine-tune. First the term the estimator takes
- * from the replay (estimate/allocator.ts OPTIMIZER_STEP_RESERVE), refit over optimizer-sweep.ts's
- * simulated full fine-tunes; then Headroom's H200 rows: each full fine-tuning row with AdamW measured
+ * What the optimizer does to the reserve of a full fine-tune. First the two terms the estimator takes
+ * from the replay (estimate/allocator.ts OPTIMIZER_STEP_RESERVE at an optimizer-step peak,
+ * OPTIMIZER_STATES_RESERVE at a training-step peak), refit over optimizer-sweep.ts's simulated full
+ * fine-tunes; then Headroom's H200 rows: each full fine-tuning row with AdamW measured
  * at both torch levels (allocated and reserved) is replayed in src/core/allocator (decoderStepPattern,
  * three steps at its length) with and without AdamW's states created at the first step() (replay.ts
  * adamwStep), and its reserve above the allocated peak is set beside the measured one and the
@@ -10,12 +11,18 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { optimizerStepFactor, optimizerSweep } from '../src/core/allocator/optimizer-sweep.js';
+import {
+  atOptimizerStep,
+  inTrainingStep,
+  optimizerStatesFactor,
+  optimizerStepFactor,
+  optimizerSweep,
+} from '../src/core/allocator/optimizer-sweep.js';
 import { replayRun } from '../src/core/allocator/replay.js';
 import { decoderStepPattern } from '../src/core/allocator/step-pattern.js';
 import { shapeFromConfig } from '../src/core/architecture.js';
 import { findGpu, findModel } from '../src/core/catalog/index.js';
-import { estimate, OPTIMIZER_STEP_RESERVE } from '../src/core/estimate.js';
+import { estimate, OPTIMIZER_STATES_RESERVE, OPTIMIZER_STEP_RESERVE } from '../src/core/estimate.js';
 import { parseScenario } from '../src/core/scenario.js';
 import type { AccuracyRow } from './accuracy-lib.js';
 import { measurementSources, ROOT, readRows } from './rows.js';
@@ -48,10 +55,14 @@ function replayGap(
   return run.reservedHighWater[2]! - run.allocatedHighWater[2]!;
 }
 
-const sweep = optimizerSweep();
-const factor = optimizerStepFactor(sweep);
-const sweepMiss = (gap: (r: (typeof sweep)[number]) => number) =>
-  median(sweep.map((r) => Math.abs(gap(r) - r.gapBytes))) / GIB;
+const all = optimizerSweep();
+const sweep = atOptimizerStep(all);
+const training = inTrainingStep(all);
+const factor = optimizerStepFactor(all);
+const statesFactor = optimizerStatesFactor(all);
+type SweepRow = (typeof all)[number];
+const sweepMiss = (rows: readonly SweepRow[], gap: (r: SweepRow) => number) =>
+  median(rows.map((r) => Math.abs(gap(r) - r.gapBytes))) / GIB;
 
 const lines: string[] = [
   '| run | model | precision | tokens | ckpt | loss | replay, no optimizer | replay, AdamW states at step 1 | estimate | measured |',
@@ -92,13 +103,16 @@ for (const [run, levels] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
 const report = [
   "# The optimizer's states and the reserve of a full fine-tune",
   '',
-  `## The term: ${sweep.length} simulated full fine-tunes whose peak is the optimizer step`,
+  `## The terms: ${all.length} simulated full fine-tunes`,
   '',
-  `src/core/allocator/optimizer-sweep.ts: ${sweep.length} setups (0.5B–8B, one sequence of 512–8,192 tokens, standard and chunked loss, with and without full checkpointing, bf16 AdamW foreach), each replayed for three steps with the states made at the first. Their reserve above the allocated peak against k × min(the step's temporaries, the cache backward left), least squares through the origin: k = ${factor.toFixed(3)} (estimate/allocator.ts OPTIMIZER_STEP_RESERVE = ${OPTIMIZER_STEP_RESERVE}). Median distance to the replay: ${sweepMiss((r) => factor * r.reuseBytes).toFixed(2)} GiB for the term alone, ${sweepMiss((r) => r.estimateGapBytes).toFixed(2)} GiB for the estimator with it.`,
+  `src/core/allocator/optimizer-sweep.ts: ${all.length} setups (13 decoders of 0.5B–8B with small and large vocabularies, tied and untied heads; one sequence of 512–8,192 tokens, standard and chunked loss, with and without full checkpointing, bf16 AdamW foreach, the head's and embedding's gradients included), each replayed for three steps with the states made at the first.`,
+  '',
+  `- **${sweep.length} whose estimate peaks at the optimizer step.** Their reserve above the allocated peak against k × min(the step's temporaries, the cache backward left), least squares through the origin: k = ${factor.toFixed(3)} (estimate/allocator.ts OPTIMIZER_STEP_RESERVE = ${OPTIMIZER_STEP_RESERVE}). Median distance to the replay: ${sweepMiss(sweep, (r) => factor * r.reuseBytes).toFixed(2)} GiB for the term alone, ${sweepMiss(sweep, (r) => r.estimateGapBytes).toFixed(2)} GiB for the estimator with it.`,
+  `- **${training.length} whose estimate peaks in forward or backward.** Their reserve less the loss-block term (FIXED_RESERVE) against γ × min(the states, the cache backward left), through the origin: γ = ${statesFactor.toFixed(3)} (OPTIMIZER_STATES_RESERVE = ${OPTIMIZER_STATES_RESERVE}). Median distance to the replay: ${sweepMiss(training, (r) => r.lossBlockBytes).toFixed(2)} GiB for the loss block alone, ${sweepMiss(training, (r) => r.lossBlockBytes + statesFactor * r.statesReuseBytes).toFixed(2)} GiB with the states' term, ${sweepMiss(training, (r) => r.estimateGapBytes).toFixed(2)} GiB for the estimator.`,
   '',
   '## The H200 rows',
   '',
-  `Generated by \`npm run bench:optimizer-reserve\`. Reserved above the allocated peak, GiB: ${diffs.adamw.length} H200 full fine-tunes with AdamW on one GPU (${harness.map((p) => p.replace(`${ROOT}/`, '')).join(', ')}). The replay's step pattern is a bf16 Llama-style layer for every row (a mixed-precision row's fp32 weights and states, embedding and head gradients, and its real kernels' temporaries are not in it).`,
+  `Generated by \`npm run bench:optimizer-reserve\`. Reserved above the allocated peak, GiB: ${diffs.adamw.length} H200 full fine-tunes with AdamW on one GPU (${harness.map((p) => p.replace(`${ROOT}/`, '')).join(', ')}). The replay's step pattern is a bf16 Llama-style layer for every row (a mixed-precision row's fp32 weights and states, and its real kernels' temporaries, are not in it).`,
   '',
   ...lines,
   '',
