@@ -81,8 +81,8 @@ describe('the ladder in Chinese', () => {
   it('words the hardware alternatives too', () => {
     const none = plan({ model: 'llama-3.1-8b', method: 'full', seqLen: 65536 }, 'rtx-3060-12gb');
     const [first] = none.alternatives;
-    expect(rungSummary(first!, 'en')).toBe('run on 1 × gb200 (NVIDIA GB200 (per Blackwell GPU))');
-    expect(rungSummary(first!)).toBe('在 1 × gb200 上运行（NVIDIA GB200 (per Blackwell GPU)）');
+    expect(rungSummary(first!, 'en')).toBe('run on 1 × mi300x (AMD Instinct MI300X 192GB)');
+    expect(rungSummary(first!)).toBe('在 1 × mi300x 上运行（AMD Instinct MI300X 192GB）');
   });
 
   it('has Chinese words for the rungs of many climbs', () => {
@@ -144,12 +144,12 @@ describe('the ladder in Chinese', () => {
     const eightBit = full.dropped.find((d) => d.rung.change.id === '8bit-optimizer')!;
     const then = formatBytes(eightBit.rung.savedBytes);
     const now = formatBytes(eightBit.savingBytes);
-    expect([then, now]).toEqual(['14.93 GiB', '293 MiB']);
+    expect([then, now]).toEqual(['14.93 GiB', '297 MiB']);
     expect(dropped(full, eightBit, 'en')).toBe(
-      'optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 293 MiB on top of the changes above — not needed after precision bf16-mixed → bf16-true',
+      'optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 297 MiB on top of the changes above — not needed after precision bf16-mixed → bf16-true',
     );
     expect(dropped(full, eightBit, 'zh')).toBe(
-      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 293 MiB——有了“精度 bf16-mixed → bf16-true”就不再需要',
+      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 297 MiB——有了“精度 bf16-mixed → bf16-true”就不再需要',
     );
     const selective = full.dropped.find((d) => d.rung.change.id === 'selective-checkpointing')!;
     expect(dropped(full, selective, 'zh')).toBe(

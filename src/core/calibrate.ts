@@ -248,6 +248,7 @@ function scale(e: Estimate, k: number): Scaled {
         share: e.breakdown.allocatorFragmentationShare ?? 0,
         lossBytes: e.breakdown.reserveLossBytes ?? 0,
         stepTempBytes: e.breakdown.optimizerTempBytes ?? 0,
+        stepTempElementBytes: e.breakdown.optimizerTempElementBytes ?? 2,
         // The cache backward leaves moves with the activations; with expandable segments there is none.
         stepCacheBytes:
           (e.breakdown.reserveStepCacheBytes ?? 0) > 0

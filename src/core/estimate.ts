@@ -15,6 +15,7 @@ export {
   fragmentationShare,
   OPTIMIZER_STATES_RESERVE,
   OPTIMIZER_STEP_RESERVE,
+  stepReserveFactor,
   stepReuseBytes,
 } from './estimate/allocator.js';
 export { GPUS_PER_NODE } from './estimate/host.js';

@@ -422,7 +422,7 @@ describe('Estimate page', () => {
     expect(peaks.every((p) => p.includes('–'))).toBe(true);
     const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
     expect(notes).toEqual(full.dropped.map((d) => say(PLAN_DROPPED, 'en', droppedNote(full, d))));
-    expect(notes.join('\n')).toContain('optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 293 MiB');
+    expect(notes.join('\n')).toContain('optimizer adamw → adamw-8bit: saved 14.93 GiB where tried, 297 MiB');
   });
 
   it('switches the labels to Simplified Chinese', async () => {
@@ -457,7 +457,7 @@ describe('Estimate page', () => {
     const notes = await session.page.getByTestId('ladder-dropped').locator('li').allTextContents();
     expect(notes).toEqual(full.dropped.map((d) => say(PLAN_DROPPED, 'zh', droppedNote(full, d))));
     expect(notes).toContain(
-      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 293 MiB——有了“精度 bf16-mixed → bf16-true”就不再需要',
+      '优化器 adamw → adamw-8bit：尝试时节省 14.93 GiB，叠加在上面的调整之上节省 297 MiB——有了“精度 bf16-mixed → bf16-true”就不再需要',
     );
     await screenshot(session.page, 'estimate-page-zh');
     await session.page.getByTestId('lang-en').click();

@@ -1,7 +1,7 @@
 /**
  * The simulated runs the optimizer's two reserve terms come from (src/core/estimate/allocator.ts):
  * full fine-tunes with torch's AdamW (foreach) on one GPU, 0.5B–8B decoders with small and large
- * vocabularies, tied and untied heads, one sequence of 512–8,192 tokens, standard and chunked loss, with
+ * vocabularies, tied and untied heads, 16-bit weights and fp32 ones under autocast, one sequence of 512–8,192 tokens, standard and chunked loss, with
  * and without full checkpointing. Each is replayed for three steps with AdamW's states made at the first
  * (replay.ts adamwStep), and its reserve above the allocated peak is set beside what the estimator reads
  * for the term of the phase its estimate peaks in:
@@ -34,9 +34,12 @@ export const OPTIMIZER_SWEEP_MODELS = [
   'llama-3.1-8b',
 ] as const;
 export const OPTIMIZER_SWEEP_LENGTHS = [512, 1024, 2048, 4096, 8192] as const;
+/** 16-bit weights, states and gradients; and fp32 ones trained under autocast (step-pattern.ts weightElementBytes). */
+export const OPTIMIZER_SWEEP_PRECISIONS = ['bf16-true', 'bf16-mixed'] as const;
 
 export interface OptimizerSweepRow {
   readonly model: string;
+  readonly precision: (typeof OPTIMIZER_SWEEP_PRECISIONS)[number];
   readonly seqLen: number;
   readonly checkpointing: boolean;
   readonly loss: 'standard' | 'chunked';
@@ -60,45 +63,48 @@ export function optimizerSweep(models: readonly string[] = OPTIMIZER_SWEEP_MODEL
   const gpu = findGpu('h200-sxm')!;
   for (const model of models) {
     const shape = shapeFromConfig(findModel(model)!);
-    for (const seqLen of OPTIMIZER_SWEEP_LENGTHS)
-      for (const checkpointing of [false, true])
-        for (const loss of ['standard', 'chunked'] as const) {
-          const scenario = parseScenario({
-            model,
-            method: 'full',
-            precision: 'bf16-true',
-            optimizer: 'adamw',
-            microBatchSize: 1,
-            seqLen,
-            gradientCheckpointing: checkpointing ? 'full' : 'none',
-            loss,
-          });
-          const e = estimate({ scenario, shape, gpu });
-          if (e.peakPhase === 'load') continue;
-          const pattern = decoderStepPattern(shape, {
-            e: 2,
-            loss,
-            checkpointing,
-            fullGradients: true,
-            loraRank: 0,
-          });
-          const run = replayRun(pattern, [seqLen, seqLen, seqLen], {}, { optimizer: 'foreach' });
-          const b = e.breakdown;
-          const lossBytes = Math.min(b.reserveLossBytes, b.churnBytes);
-          out.push({
-            model,
-            seqLen,
-            checkpointing,
-            loss,
-            peakPhase: e.peakPhase,
-            gapBytes: run.reservedHighWater[2]! - run.allocatedHighWater[2]!,
-            reuseBytes: stepReuseBytes(b.optimizerTempBytes, b.reserveStepCacheBytes),
-            statesReuseBytes: stepReuseBytes(b.optimizerBytes, b.reserveStepCacheBytes),
-            lossBlockBytes:
-              FIXED_RESERVE.lossFactor * lossBytes + FIXED_RESERVE.layerFactor * (b.churnBytes - lossBytes),
-            estimateGapBytes: e.peak.reservedBytes - e.peak.allocatedBytes,
-          });
-        }
+    for (const precision of OPTIMIZER_SWEEP_PRECISIONS)
+      for (const seqLen of OPTIMIZER_SWEEP_LENGTHS)
+        for (const checkpointing of [false, true])
+          for (const loss of ['standard', 'chunked'] as const) {
+            const scenario = parseScenario({
+              model,
+              method: 'full',
+              precision,
+              optimizer: 'adamw',
+              microBatchSize: 1,
+              seqLen,
+              gradientCheckpointing: checkpointing ? 'full' : 'none',
+              loss,
+            });
+            const e = estimate({ scenario, shape, gpu });
+            if (e.peakPhase === 'load') continue;
+            const pattern = decoderStepPattern(shape, {
+              e: 2,
+              weightElementBytes: precision === 'bf16-mixed' ? 4 : 2,
+              loss,
+              checkpointing,
+              fullGradients: true,
+              loraRank: 0,
+            });
+            const run = replayRun(pattern, [seqLen, seqLen, seqLen], {}, { optimizer: 'foreach' });
+            const b = e.breakdown;
+            const lossBytes = Math.min(b.reserveLossBytes, b.churnBytes);
+            out.push({
+              model,
+              precision,
+              seqLen,
+              checkpointing,
+              loss,
+              peakPhase: e.peakPhase,
+              gapBytes: run.reservedHighWater[2]! - run.allocatedHighWater[2]!,
+              reuseBytes: stepReuseBytes(b.optimizerTempBytes, b.reserveStepCacheBytes),
+              statesReuseBytes: stepReuseBytes(b.optimizerBytes, b.reserveStepCacheBytes),
+              lossBlockBytes:
+                FIXED_RESERVE.lossFactor * lossBytes + FIXED_RESERVE.layerFactor * (b.churnBytes - lossBytes),
+              estimateGapBytes: e.peak.reservedBytes - e.peak.allocatedBytes,
+            });
+          }
   }
   return out;
 }

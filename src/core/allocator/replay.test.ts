@@ -152,3 +152,38 @@ describe('adamwStep', () => {
     expect(foreach.gap).toBeGreaterThan(fused.gap);
   });
 });
+
+describe('the mixed-precision pattern', () => {
+  const shape = shapeFromConfig(findModel('llama-3.2-1b')!);
+  const of = (weightElementBytes: number, checkpointing: boolean) =>
+    decoderStepPattern(shape, {
+      e: 2,
+      weightElementBytes,
+      loss: 'chunked',
+      checkpointing,
+      fullGradients: true,
+      loraRank: 0,
+    });
+
+  it('keeps fp32 weights and gradients, and makes a 16-bit copy of each weight matrix only for them', () => {
+    const bf16 = of(2, false);
+    const mixed = of(4, false);
+    expect(bf16.castCopyBytesPerLayer).toEqual([]);
+    const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(sum(mixed.weightBytes)).toBe(2 * sum(bf16.weightBytes));
+    expect(mixed.headGradientBytes).toBe(2 * bf16.headGradientBytes);
+    // One copy per weight matrix of the layer (q, k, v, o, gate, up, down), at 2 bytes an element.
+    expect(mixed.castCopyBytesPerLayer).toHaveLength(7);
+    expect(sum(mixed.castCopyBytesPerLayer)).toBe(sum(bf16.gradientBytesPerLayer.slice(0, 7)));
+  });
+
+  it('holds every layer\u2019s copies until forward ends under full checkpointing, and frees them all by the end of the step', () => {
+    const pattern = of(4, true);
+    const run = replayRun(pattern, [512]);
+    const copies = pattern.layers * pattern.castCopyBytesPerLayer.reduce((a, b) => a + b, 0);
+    // The copies of all 16 layers are live at once at the end of forward, beside the weights.
+    expect(run.allocatedHighWater[0]!).toBeGreaterThan(run.persistentBytes + copies);
+    // Nothing of them outlives the step: what stays is the weights.
+    expect(run.heldBytes).toBe(run.persistentBytes);
+  });
+});

@@ -34,9 +34,14 @@ export function replayStep(
   const bytes = (perToken: number): number => Math.max(1, Math.round(perToken * tokens));
   const layers: Allocation[][] = [];
   const forwardSaved = pattern.recompute ? [pattern.savedPerToken[1]!] : pattern.savedPerToken;
+  // Autocast's weight copies that only its cache holds (full checkpointing), freed when forward ends.
+  const cached: Allocation[] = [];
   let hidden = sim.malloc(bytes(pattern.savedPerToken[1]!));
   for (let l = 0; l < pattern.layers; l++) {
     const kept: Allocation[] = [];
+    const copies = pattern.castCopyBytesPerLayer.map((b) => sim.malloc(b));
+    if (pattern.recompute) cached.push(...copies);
+    else kept.push(...copies);
     let temp: Allocation | null = null;
     for (let i = 0; i < Math.max(forwardSaved.length, pattern.forwardTempPerToken.length); i++) {
       if (i < forwardSaved.length) kept.push(sim.malloc(bytes(forwardSaved[i]!)));
@@ -56,6 +61,7 @@ export function replayStep(
   const dropped = pattern.lossDroppedPerToken.map((b) => sim.malloc(bytes(b)));
   const loss = pattern.lossSavedPerToken.map((b) => sim.malloc(bytes(b)));
   for (const a of dropped) sim.free(a);
+  for (const a of cached) sim.free(a);
   sim.free(hidden);
   // The loss's backward: its fp32 gradients, the logits' own, then the gradient of the last hidden state.
   const lossGrads = pattern.lossBackwardPerToken.map((b) => sim.malloc(bytes(b)));
@@ -70,7 +76,10 @@ export function replayStep(
   for (let l = pattern.layers - 1; l >= 0; l--) {
     const kept = layers[l]!;
     // Full checkpointing rebuilds the layer's saved tensors from its kept input.
-    if (pattern.recompute) for (const b of pattern.savedPerToken) kept.push(sim.malloc(bytes(b)));
+    if (pattern.recompute) {
+      for (const b of pattern.castCopyBytesPerLayer) kept.push(sim.malloc(b));
+      for (const b of pattern.savedPerToken) kept.push(sim.malloc(bytes(b)));
+    }
     let temp: Allocation | null = null;
     for (const b of pattern.backwardTempPerToken) {
       const next = sim.malloc(bytes(b));

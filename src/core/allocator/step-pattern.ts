@@ -55,11 +55,24 @@ export interface StepPattern {
    * freed; untied, it is its own gradient, held to zero_grad.
    */
   readonly tiedEmbeddings: boolean;
+  /**
+   * Autocast's 16-bit copies of a layer's fp32 weight matrices (bytes; none without fp32 weights): made
+   * as forward reaches each linear, saved for its backward (mm keeps the cast weight to form the
+   * input's gradient), freed with the layer's saved tensors. Under full checkpointing forward saves
+   * nothing, so they live in autocast's cache until forward ends, and the recompute casts them again.
+   */
+  readonly castCopyBytesPerLayer: readonly number[];
 }
 
 export interface PatternOptions {
-  /** Bytes per element of activations and weights (2 for bf16). */
+  /** Bytes per element of activations (2 for bf16). */
   readonly e: number;
+  /**
+   * Bytes per element of the weights, their gradients and so the optimizer's states: e (16-bit
+   * weights) unless given; 4 for fp32 weights trained under autocast (-mixed), which also makes a
+   * 16-bit copy of each weight matrix in forward (castCopyBytesPerLayer).
+   */
+  readonly weightElementBytes?: number;
   readonly loss: 'standard' | 'chunked' | 'fused';
   readonly checkpointing: boolean;
   /** Every weight trains (full fine-tuning): its gradient is allocated in backward. Otherwise LoRA-sized gradients. */
@@ -127,7 +140,9 @@ export function decoderStepPattern(
   // The gradients of the MLP's intermediates, of its input, of the attention's q/k/v and output, of the
   // norms' fp32 inputs, and the residual's.
   const backwardTemp = [e * h, e * I, e * I, e * I, 4 * h, e * h, e * o, e * q, e * q, e * q, 4 * h, e * h];
-  const perLayerWeights = [h * q, h * kv, h * kv, o * h, h * I, h * I, I * h].map((n) => n * e);
+  const w = options.weightElementBytes ?? e;
+  const matrices = [h * q, h * kv, h * kv, o * h, h * I, h * I, I * h];
+  const perLayerWeights = matrices.map((n) => n * w);
   const loraWeights = [h + q, h + kv].map((n) => n * options.loraRank * 4);
   let lossDropped: number[] = [];
   let lossSaved: number[] = [];
@@ -155,9 +170,9 @@ export function decoderStepPattern(
       break;
   }
   // The embedding and the head: one matrix when tied.
-  const weights: number[] = shape.tiedEmbeddings ? [V * h * e] : [V * h * e, V * h * e];
+  const weights: number[] = shape.tiedEmbeddings ? [V * h * w] : [V * h * w, V * h * w];
   for (let l = 0; l < shape.numLayers; l++) {
-    weights.push(...perLayerWeights, h * e, h * e);
+    weights.push(...perLayerWeights, h * w, h * w);
     if (!options.fullGradients) weights.push(...loraWeights);
   }
   return {
@@ -171,9 +186,10 @@ export function decoderStepPattern(
     lossBackwardPerToken: lossBackward,
     lossLogitGradientPerToken: lossLogitGradient,
     weightBytes: weights,
-    gradientBytesPerLayer: options.fullGradients ? [...perLayerWeights, h * e, h * e] : loraWeights,
-    headGradientBytes: options.fullGradients ? V * h * e : 0,
-    embeddingGradientBytes: options.fullGradients ? V * h * e : 0,
+    gradientBytesPerLayer: options.fullGradients ? [...perLayerWeights, h * w, h * w] : loraWeights,
+    headGradientBytes: options.fullGradients ? V * h * w : 0,
+    embeddingGradientBytes: options.fullGradients ? V * h * w : 0,
     tiedEmbeddings: shape.tiedEmbeddings,
+    castCopyBytesPerLayer: w > e ? matrices.map((n) => n * e) : [],
   };
 }

@@ -29,6 +29,7 @@ import {
   OPTIMIZER_STEP_RESERVE,
   RESERVE_GROWTH,
   reserveGrowthBytes,
+  stepReserveFactor,
   stepReuseBytes,
 } from './allocator.js';
 import type { Phase } from './types.js';
@@ -201,6 +202,7 @@ describe('the fixed-length reserve', () => {
         share,
         lossBytes,
         stepTempBytes: 0,
+        stepTempElementBytes: 2,
         stepCacheBytes: 0,
         statesBytes: 0,
       });
@@ -316,6 +318,7 @@ describe("the optimizer states' reserve at a training-step peak", () => {
       share: 0,
       lossBytes: 0,
       stepTempBytes: 0,
+      stepTempElementBytes: 2,
       stepCacheBytes: 8e9,
       statesBytes: 6e9,
     };
@@ -342,7 +345,12 @@ describe("the optimizer step's reserve", () => {
     // Every case kept peaks at the optimizer step, and is a real replay: the reserve is never negative.
     expect(atOptimizerStep(rows).length).toBeGreaterThan(80);
     expect(atOptimizerStep(rows).every((r) => r.reuseBytes > 0 && r.gapBytes >= 0)).toBe(true);
-    expect(optimizerStepFactor(rows)).toBeCloseTo(OPTIMIZER_STEP_RESERVE, 3);
+    // One factor per element size of the temporaries: bf16 states (bf16-true) and fp32 ones (bf16-mixed).
+    const of = (precision: string) => optimizerStepFactor(rows.filter((r) => r.precision === precision));
+    expect(of('bf16-true')).toBeCloseTo(OPTIMIZER_STEP_RESERVE.sixteenBit, 3);
+    expect(of('bf16-mixed')).toBeCloseTo(OPTIMIZER_STEP_RESERVE.fp32, 3);
+    expect(stepReserveFactor(2)).toBe(OPTIMIZER_STEP_RESERVE.sixteenBit);
+    expect(stepReserveFactor(4)).toBe(OPTIMIZER_STEP_RESERVE.fp32);
   }, 30_000);
 
   function full(fields: Record<string, unknown>) {
@@ -369,9 +377,15 @@ describe("the optimizer step's reserve", () => {
     // The loss's block is not read at the step: its blocks are part of that cache.
     expect(e.reserveBasis).toBe('step-temporaries');
     expect(e.peak.reservedBytes - e.peak.allocatedBytes).toBeCloseTo(
-      ALLOCATOR_BASE_RESERVE_BYTES + OPTIMIZER_STEP_RESERVE * b.optimizerTempBytes,
+      ALLOCATOR_BASE_RESERVE_BYTES + OPTIMIZER_STEP_RESERVE.sixteenBit * b.optimizerTempBytes,
       -3,
     );
+    // bf16-mixed keeps fp32 states: twice the temporaries, and the fp32 factor.
+    const mixed = full({ precision: 'bf16-mixed' });
+    expect(mixed.peakPhase).toBe('optimizer-step');
+    expect(mixed.breakdown.optimizerTempElementBytes).toBe(4);
+    expect(b.optimizerTempElementBytes).toBe(2);
+    expect(mixed.reserveBasis).toBe('step-temporaries');
   });
 
   it('adds nothing for a fused optimizer (no temporaries), a LoRA step, or expandable segments', () => {

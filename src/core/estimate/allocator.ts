@@ -82,13 +82,20 @@ export const FIXED_RESERVE = {
  * loss blocks backward freed sit in the cache. The allocator serves a request only from a cached block
  * at least as large (CUDACachingAllocator.cpp get_free_block, best fit), and most per-token activation
  * tensors are smaller than a weight matrix at fine-tuning lengths, so part of the temporaries take new
- * segments while that cache stays reserved. k × min(the step's temporaries, the cache backward left):
- * least squares through the origin over the full fine-tunes of src/core/allocator/optimizer-sweep.ts
- * whose peak is the optimizer step, each replayed with AdamW's states made at its first step
- * (`npm run bench:optimizer-reserve` prints the fit; allocator.test.ts refits it). Not fitted to any
+ * segments while that cache stays reserved; fp32 temporaries (the states of fp32 weights) are twice as
+ * large, so fewer of them fit the cached blocks. k × min(the step's temporaries, the cache backward
+ * left), k by the temporaries' element size: least squares through the origin over the full fine-tunes
+ * of src/core/allocator/optimizer-sweep.ts whose peak is the optimizer step, bf16-true for the 16-bit
+ * factor and bf16-mixed for the fp32 one, each replayed with AdamW's states made at its first step
+ * (`npm run bench:optimizer-reserve` prints the fits; allocator.test.ts refits them). Not fitted to any
  * measured row.
  */
-export const OPTIMIZER_STEP_RESERVE = 0.46;
+export const OPTIMIZER_STEP_RESERVE = { sixteenBit: 0.46, fp32: 0.747 } as const;
+
+/** The step term's factor for temporaries of `elementBytes` bytes each (the optimizer states' dtype). */
+export function stepReserveFactor(elementBytes: number): number {
+  return elementBytes >= 4 ? OPTIMIZER_STEP_RESERVE.fp32 : OPTIMIZER_STEP_RESERVE.sixteenBit;
+}
 
 /**
  * The reserve at a training-step peak, per byte of optimizer state the first step carved out of the
@@ -99,12 +106,12 @@ export const OPTIMIZER_STEP_RESERVE = 0.46;
  * own sizes gone and takes new segments for them, while the rests of the split blocks stay reserved.
  * γ × min(the states on the GPU, the cache backward left), beyond the loss-block term: least squares
  * through the origin over the full fine-tunes of src/core/allocator/optimizer-sweep.ts whose peak is in
- * forward or backward, each replayed with the head's and embedding's gradients and AdamW's states
+ * forward or backward (16-bit and fp32 weights pooled: apart they give 0.223 and 0.246), each replayed with the head's and embedding's gradients and AdamW's states
  * (`npm run bench:optimizer-reserve` prints the fit; allocator.test.ts refits it). States made before
  * training (DeepSpeed ZeRO's initialize_optimizer_states), paged or offloaded are not read. Not fitted
  * to any measured row.
  */
-export const OPTIMIZER_STATES_RESERVE = 0.223;
+export const OPTIMIZER_STATES_RESERVE = 0.239;
 
 /** What the optimizer step's temporaries could reuse of the cache backward left: the smaller of the two. */
 export function stepReuseBytes(stepTempBytes: number, stepCacheBytes: number): number {
@@ -122,6 +129,8 @@ export interface FixedReserveInput {
   readonly lossBytes: number;
   /** The optimizer step's temporaries (optimizerTempBytes). */
   readonly stepTempBytes: number;
+  /** Bytes per element of those temporaries: the optimizer states' dtype (optimizerTempElementBytes). */
+  readonly stepTempElementBytes: number;
   /** What backward leaves in the cache before the step (reserveStepCacheBytes); 0 with expandable segments. */
   readonly stepCacheBytes: number;
   /** The optimizer states the first step() makes on the GPU out of that cache (reserveStatesBytes); 0 when made before training. */
@@ -154,7 +163,8 @@ export function fixedReserve(input: FixedReserveInput): {
       : OPTIMIZER_STATES_RESERVE * stepReuseBytes(input.statesBytes, input.stepCacheBytes);
   const byLoss = lossBlock + carved;
   const byStep = atStep
-    ? OPTIMIZER_STEP_RESERVE * stepReuseBytes(input.stepTempBytes, input.stepCacheBytes)
+    ? stepReserveFactor(input.stepTempElementBytes) *
+      stepReuseBytes(input.stepTempBytes, input.stepCacheBytes)
     : 0;
   if (byStep > byShare && byStep >= byLoss) return { bytes: byStep, basis: 'step-temporaries' };
   if (byLoss > byShare)
@@ -182,6 +192,8 @@ export interface ReserveInput {
   readonly lossBytes: number;
   /** The optimizer step's temporaries (foreach kernels); read at an optimizer-step peak. */
   readonly stepTempBytes?: number;
+  /** Bytes per element of those temporaries (FixedReserveInput.stepTempElementBytes). */
+  readonly stepTempElementBytes?: number;
   /** What backward leaves in the cache before the step: saved activations, the loss's tensors, its transient. */
   readonly stepCacheBytes?: number;
   /** The optimizer states made at the first step() on the GPU (FixedReserveInput.statesBytes). */
@@ -258,6 +270,7 @@ export function allocatorReserve(
     share,
     lossBytes: loss,
     stepTempBytes: input.stepTempBytes ?? 0,
+    stepTempElementBytes: input.stepTempElementBytes ?? 2,
     stepCacheBytes: stepCache,
     statesBytes: states,
   });

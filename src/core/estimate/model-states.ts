@@ -44,6 +44,8 @@ export interface ModelStates {
   readonly paged: boolean;
   /** The optimizer step's state-sized temporary on this GPU (the largest tensor's in backward). */
   readonly stepTempBytes: number;
+  /** Bytes per element of the optimizer's states, and so of that temporary: the mean over what trains. */
+  readonly stepTempElementBytes: number;
   /** The optimizer steps inside backward (torchtune optimizer_in_bwd), with gradients left on the GPU. */
   readonly optimizerInBackward: boolean;
   /** Per-GPU states by where they live: the GPU, host memory, NVMe. */
@@ -155,6 +157,10 @@ export function modelStates(
     pagedOptimizerBytes,
     paged: opt.paged,
     stepTempBytes: inBackward ? stepTempBytes * largestTensorShare : stepTempBytes,
+    stepTempElementBytes:
+      trainable > 0
+        ? (denseTrainable * plan.stateBytes + (trainable - denseTrainable) * adapterBytes.state) / trainable
+        : plan.stateBytes,
     optimizerInBackward: inBackward,
     placed,
     largestLinearParams: largestLinear,

@@ -124,6 +124,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
         oneBlock: phase === 'load' && load.warmup,
         lossBytes: phase === peakPhase ? act.lossResidentBytes + act.lossBackwardBytes : 0,
         stepTempBytes: states.stepTempBytes,
+        stepTempElementBytes: states.stepTempElementBytes,
         stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
         statesBytes: lazyStates,
       },
@@ -165,6 +166,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     fsdpRootGradientBytes: Math.round(strategy.rootGradBytes),
     commBufferBytes: Math.round(strategy.bucketBytes),
     optimizerTempBytes: Math.round(states.stepTempBytes),
+    optimizerTempElementBytes: states.stepTempElementBytes,
     cublasWorkspaceBytes: Math.round(runtime.workspaceBytes),
     // The reserve model: the bytes that churn at the peak, and the share of them the allocator keeps.
     churnBytes: Math.round(reserve.churnBytes),

@@ -121,6 +121,8 @@ export type Breakdown = {
   readonly commBufferBytes: number;
   /** The optimizer step's state-sized temporary (foreach kernels). */
   readonly optimizerTempBytes: number;
+  /** Bytes per element of the optimizer's states and that temporary (2 for bf16 states, 4 for fp32). */
+  readonly optimizerTempElementBytes: number;
   /** The cuBLAS (hipBLAS) workspaces of the step's two handles. */
   readonly cublasWorkspaceBytes: number;
   /** The bytes that churn at the peak (the reserve model's input). */
@@ -136,7 +138,7 @@ export type Breakdown = {
   /**
    * What backward leaves in the cache before the optimizer step (saved activations, the loss's tensors,
    * the backward transient): at an optimizer-step peak the reserve holds a replayed share of the smaller
-   * of it and the step's temporaries (allocator.ts OPTIMIZER_STEP_RESERVE). 0 with expandable segments.
+   * of it and the step's temporaries (allocator.ts OPTIMIZER_STEP_RESERVE, by the temporaries' element size). 0 with expandable segments.
    */
   readonly reserveStepCacheBytes: number;
   /**
