@@ -39,13 +39,16 @@ for (const r of rows) {
 
 function replayGap(
   model: string,
+  precision: string,
   tokens: number,
   loss: 'standard' | 'chunked' | 'fused',
   checkpointing: boolean,
   optimizer?: 'foreach' | 'fused',
 ): number {
   const pattern = decoderStepPattern(shapeFromConfig(findModel(model)!), {
-    e: 2,
+    // fp32 trains in fp32 throughout; -mixed keeps fp32 weights and computes in 16 bits under autocast.
+    e: precision === 'fp32' ? 4 : 2,
+    weightElementBytes: precision.endsWith('-true') ? 2 : 4,
     loss,
     checkpointing,
     fullGradients: true,
@@ -56,11 +59,13 @@ function replayGap(
 }
 
 const all = optimizerSweep();
+type SweepRow = (typeof all)[number];
 const sweep = atOptimizerStep(all);
 const training = inTrainingStep(all);
-const factor = optimizerStepFactor(all);
+const factorOf = (precision: string) => optimizerStepFactor(all.filter((r) => r.precision === precision));
+const factors = { sixteenBit: factorOf('bf16-true'), fp32: factorOf('bf16-mixed') };
+const factorFor = (r: SweepRow) => (r.precision === 'bf16-mixed' ? factors.fp32 : factors.sixteenBit);
 const statesFactor = optimizerStatesFactor(all);
-type SweepRow = (typeof all)[number];
 const sweepMiss = (rows: readonly SweepRow[], gap: (r: SweepRow) => number) =>
   median(rows.map((r) => Math.abs(gap(r) - r.gapBytes))) / GIB;
 
@@ -86,8 +91,8 @@ for (const [run, levels] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
   const tokens = scenario.microBatchSize * scenario.seqLen;
   const ckpt = scenario.gradientCheckpointing !== 'none';
   const kind = scenario.fusedOptimizer ? 'fused' : 'foreach';
-  const none = replayGap(model, tokens, scenario.loss, ckpt);
-  const adamw = replayGap(model, tokens, scenario.loss, ckpt, kind);
+  const none = replayGap(model, scenario.precision, tokens, scenario.loss, ckpt);
+  const adamw = replayGap(model, scenario.precision, tokens, scenario.loss, ckpt, kind);
   const e = estimate({ scenario, shape: shapeFromConfig(findModel(model)!), gpu: findGpu('h200-sxm')! });
   const est = e.peak.reservedBytes - e.peak.allocatedBytes;
   const measured = r.measured.peakBytes - a.measured.peakBytes;
@@ -105,14 +110,14 @@ const report = [
   '',
   `## The terms: ${all.length} simulated full fine-tunes`,
   '',
-  `src/core/allocator/optimizer-sweep.ts: ${all.length} setups (13 decoders of 0.5B–8B with small and large vocabularies, tied and untied heads; one sequence of 512–8,192 tokens, standard and chunked loss, with and without full checkpointing, bf16 AdamW foreach, the head's and embedding's gradients included), each replayed for three steps with the states made at the first.`,
+  `src/core/allocator/optimizer-sweep.ts: ${all.length} setups (13 decoders of 0.5B–8B with small and large vocabularies, tied and untied heads; bf16-true and bf16-mixed, the latter with fp32 weights, gradients and states and autocast's 16-bit weight copies; one sequence of 512–8,192 tokens, standard and chunked loss, with and without full checkpointing, bf16 AdamW foreach, the head's and embedding's gradients included), each replayed for three steps with the states made at the first.`,
   '',
-  `- **${sweep.length} whose estimate peaks at the optimizer step.** Their reserve above the allocated peak against k × min(the step's temporaries, the cache backward left), least squares through the origin: k = ${factor.toFixed(3)} (estimate/allocator.ts OPTIMIZER_STEP_RESERVE = ${OPTIMIZER_STEP_RESERVE}). Median distance to the replay: ${sweepMiss(sweep, (r) => factor * r.reuseBytes).toFixed(2)} GiB for the term alone, ${sweepMiss(sweep, (r) => r.estimateGapBytes).toFixed(2)} GiB for the estimator with it.`,
+  `- **${sweep.length} whose estimate peaks at the optimizer step.** Their reserve above the allocated peak against k × min(the step's temporaries, the cache backward left), least squares through the origin, by the temporaries' element size: k = ${factors.sixteenBit.toFixed(3)} over the bf16-true runs (bf16 states; estimate/allocator.ts OPTIMIZER_STEP_RESERVE.sixteenBit = ${OPTIMIZER_STEP_RESERVE.sixteenBit}), ${factors.fp32.toFixed(3)} over the bf16-mixed ones (fp32 states; .fp32 = ${OPTIMIZER_STEP_RESERVE.fp32}). Median distance to the replay: ${sweepMiss(sweep, (r) => factorFor(r) * r.reuseBytes).toFixed(2)} GiB for the term alone, ${sweepMiss(sweep, (r) => r.estimateGapBytes).toFixed(2)} GiB for the estimator with it.`,
   `- **${training.length} whose estimate peaks in forward or backward.** Their reserve less the loss-block term (FIXED_RESERVE) against γ × min(the states, the cache backward left), through the origin: γ = ${statesFactor.toFixed(3)} (OPTIMIZER_STATES_RESERVE = ${OPTIMIZER_STATES_RESERVE}). Median distance to the replay: ${sweepMiss(training, (r) => r.lossBlockBytes).toFixed(2)} GiB for the loss block alone, ${sweepMiss(training, (r) => r.lossBlockBytes + statesFactor * r.statesReuseBytes).toFixed(2)} GiB with the states' term, ${sweepMiss(training, (r) => r.estimateGapBytes).toFixed(2)} GiB for the estimator.`,
   '',
   '## The H200 rows',
   '',
-  `Generated by \`npm run bench:optimizer-reserve\`. Reserved above the allocated peak, GiB: ${diffs.adamw.length} H200 full fine-tunes with AdamW on one GPU (${harness.map((p) => p.replace(`${ROOT}/`, '')).join(', ')}). The replay's step pattern is a bf16 Llama-style layer for every row (a mixed-precision row's fp32 weights and states, and its real kernels' temporaries, are not in it).`,
+  `Generated by \`npm run bench:optimizer-reserve\`. Reserved above the allocated peak, GiB: ${diffs.adamw.length} H200 full fine-tunes with AdamW on one GPU (${harness.map((p) => p.replace(`${ROOT}/`, '')).join(', ')}). The replay's step pattern is a Llama-style layer in the row's precision (fp32 weights, gradients and states and autocast's copies for -mixed, fp32 throughout for fp32); the real kernels' temporaries are not in it.`,
   '',
   ...lines,
   '',
