@@ -88,6 +88,18 @@ describe('renderPeakTerms', () => {
     expect(full.text).toContain('+ allocator reserve (step temporaries beside the cache)');
     const zh = at({ model: 'qwen2.5-7b', method: 'full', precision: 'bf16-true', seqLen: 2048 }, 'zh');
     expect(zh.text).toContain('+ 分配器预留（优化器临时张量在缓存之外）');
+    // A large-vocabulary full fine-tune peaking in backward: the blocks AdamW's states took at step 1.
+    const states = at({ model: 'qwen2.5-1.5b', method: 'full', precision: 'bf16-true', seqLen: 2048 });
+    expect(states.e.peakPhase).toBe('backward');
+    expect(states.e.reserveBasis).toBe('optimizer-states');
+    expect(states.text).toMatch(
+      new RegExp(
+        `^ +\\+ allocator reserve \\(cache blocks the first step's states took\\) +${formatBytes(states.e.peak.reservedBytes - states.e.peak.allocatedBytes)}  = reserved`,
+        'm',
+      ),
+    );
+    const statesZh = at({ model: 'qwen2.5-1.5b', method: 'full', precision: 'bf16-true', seqLen: 2048 }, 'zh');
+    expect(statesZh.text).toContain('+ 分配器预留（首步优化器状态占走的缓存块）');
     // The row's label fits the column: the figures still line up with the terms above.
     const lines = full.text.split('\n');
     const column = (needle: string) => {

@@ -228,7 +228,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
         p.basis === 'loss-block'
           ? "+ allocator reserve (the loss's cached logits block)"
           : p.basis === 'optimizer-states'
-            ? "+ allocator reserve (the first step's optimizer states took the cache's blocks)"
+            ? "+ allocator reserve (cache blocks the first step's states took)"
             : p.basis === 'step-temporaries'
               ? '+ allocator reserve (step temporaries beside the cache)'
               : '+ allocator reserve and fragmentation',
@@ -283,7 +283,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
         p.basis === 'loss-block'
           ? '+ 分配器预留（损失的 logits 缓存块）'
           : p.basis === 'optimizer-states'
-            ? '+ 分配器预留（首步创建的优化器状态占用了缓存块）'
+            ? '+ 分配器预留（首步优化器状态占走的缓存块）'
             : p.basis === 'step-temporaries'
               ? '+ 分配器预留（优化器临时张量在缓存之外）'
               : '+ 分配器预留与碎片',
