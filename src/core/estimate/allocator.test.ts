@@ -260,7 +260,21 @@ describe('the fixed-length reserve', () => {
   });
 });
 
-/** The replayed full fine-tunes, once for the file (about half a second). */
+/** A bf16 full fine-tune with AdamW, one 2,048-token sequence, on an H200, with `fields` over it. */
+function fullFineTune(fields: Record<string, unknown>, model: string) {
+  const scenario = parseScenario({
+    model,
+    method: 'full',
+    precision: 'bf16-true',
+    optimizer: 'adamw',
+    microBatchSize: 1,
+    seqLen: 2048,
+    ...fields,
+  });
+  return estimate({ scenario, shape: resolveModelRef(model)!.shape, gpu: findGpu('h200-sxm')! });
+}
+
+/** The replayed full fine-tunes, once for the file (about a second). */
 let sweepRows: ReturnType<typeof optimizerSweep> | null = null;
 const sweep = () => {
   sweepRows ??= optimizerSweep();
@@ -276,18 +290,7 @@ describe("the optimizer states' reserve at a training-step peak", () => {
     expect(optimizerStatesFactor(rows)).toBeCloseTo(OPTIMIZER_STATES_RESERVE, 3);
   }, 30_000);
 
-  function fullFt(fields: Record<string, unknown>, model = 'qwen2.5-1.5b') {
-    const scenario = parseScenario({
-      model,
-      method: 'full',
-      precision: 'bf16-true',
-      optimizer: 'adamw',
-      microBatchSize: 1,
-      seqLen: 2048,
-      ...fields,
-    });
-    return estimate({ scenario, shape: resolveModelRef(model)!.shape, gpu: findGpu('h200-sxm')! });
-  }
+  const fullFt = (fields: Record<string, unknown>) => fullFineTune(fields, 'qwen2.5-1.5b');
 
   it('adds γ × the smaller of the states and the cache to the loss block, where the states are made lazily', () => {
     const e = fullFt({});
@@ -353,18 +356,7 @@ describe("the optimizer step's reserve", () => {
     expect(stepReserveFactor(4)).toBe(OPTIMIZER_STEP_RESERVE.fp32);
   }, 30_000);
 
-  function full(fields: Record<string, unknown>) {
-    const scenario = parseScenario({
-      model: 'qwen2.5-7b',
-      method: 'full',
-      precision: 'bf16-true',
-      optimizer: 'adamw',
-      microBatchSize: 1,
-      seqLen: 2048,
-      ...fields,
-    });
-    return estimate({ scenario, shape: resolveModelRef('qwen2.5-7b')!.shape, gpu: findGpu('h200-sxm')! });
-  }
+  const full = (fields: Record<string, unknown>) => fullFineTune(fields, 'qwen2.5-7b');
 
   it("keeps k × the smaller of the step's temporaries and the cache backward left, at an optimizer-step peak", () => {
     const e = full({});
