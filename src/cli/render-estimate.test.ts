@@ -98,7 +98,10 @@ describe('renderPeakTerms', () => {
         'm',
       ),
     );
-    const statesZh = at({ model: 'qwen2.5-1.5b', method: 'full', precision: 'bf16-true', seqLen: 2048 }, 'zh');
+    const statesZh = at(
+      { model: 'qwen2.5-1.5b', method: 'full', precision: 'bf16-true', seqLen: 2048 },
+      'zh',
+    );
     expect(statesZh.text).toContain('+ 分配器预留（首步优化器状态占走的缓存块）');
     // The row's label fits the column: the figures still line up with the terms above.
     const lines = full.text.split('\n');
