@@ -111,4 +111,41 @@ describe('renderPeakTerms', () => {
     };
     expect(column('allocator reserve')).toBe(column('= allocated'));
   });
+  it("puts FSDP's stream caches on a row of their own between the reserve and reserved, in both languages", () => {
+    const raw = {
+      model: 'llama-3.1-8b',
+      method: 'full',
+      precision: 'bf16-mixed',
+      gradientCheckpointing: 'full',
+      microBatchSize: 2,
+      seqLen: 2048,
+      parallelism: { strategy: 'fsdp', gpus: 8, fsdpVersion: 2 },
+    };
+    const e = estimate({
+      scenario: parseScenario(raw),
+      shape: resolveModelRef('llama-3.1-8b')!.shape,
+      gpu: findGpu('h200-sxm')!,
+      terms: true,
+    });
+    const streams = e.breakdown.reserveStreamCacheBytes;
+    expect(streams).toBeGreaterThan(2 ** 30);
+    const reserve = e.peak.reservedBytes - e.peak.allocatedBytes - streams;
+    const text = renderPeakTerms(e, plain, 'en');
+    const lines = text.split('\n');
+    const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
+    expect(lines[at('allocator reserve')]).toMatch(new RegExp(` ${formatBytes(reserve)}$`));
+    expect(lines[at("FSDP streams' cached blocks")]).toMatch(
+      new RegExp(` ${formatBytes(streams)}  = reserved ${formatBytes(e.peak.reservedBytes)}$`),
+    );
+    expect(at("FSDP streams' cached blocks")).toBe(at('allocator reserve') + 1);
+    expect(renderPeakTerms(e, plain, 'zh')).toContain('+ FSDP 通信流的缓存块（梯度分片、all-gather 缓冲）');
+    // One GPU: no side-stream pools, one reserve row that sums to reserved.
+    const one = estimate({
+      scenario: parseScenario({ ...raw, parallelism: { strategy: 'fsdp', gpus: 1 } }),
+      shape: resolveModelRef('llama-3.1-8b')!.shape,
+      gpu: findGpu('h200-sxm')!,
+      terms: true,
+    });
+    expect(renderPeakTerms(one, plain, 'en')).not.toContain('FSDP streams');
+  });
 });

@@ -298,8 +298,12 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   const growthLabel = view(lang, { code: 'terms-reserve-growth', params: {} });
   const need = result.breakdown.variableLengthNeedBytes;
   const needLabel = view(lang, { code: 'terms-reserve-need', params: {} });
+  // FSDP's side streams' pools, in reserved on a row of their own (allocator.ts streamCacheBytes).
+  const streams = result.breakdown.reserveStreamCacheBytes ?? 0;
+  const streamsLabel = view(lang, { code: 'terms-stream-cache', params: {} });
   const outside = view(lang, { code: 'terms-outside', params: {} });
   const labelWidth = Math.max(
+    streams > 0 ? displayWidth(streamsLabel) : 0,
     ...terms.map((t) => displayWidth(t.label)),
     displayWidth(outside),
     displayWidth(reserve),
@@ -315,9 +319,10 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
     `  ${view(lang, { code: 'terms-heading', params: { phase: result.peakPhase } })}`,
     ...terms.map((t) => row(t.label, t.bytes)),
     style.bold(row(view(lang, { code: 'terms-allocated', params: {} }), allocatedBytes, '')),
+    ...(streams > 0 ? [row(reserve, reservedBytes - allocatedBytes - streams, '')] : []),
     row(
-      reserve,
-      reservedBytes - allocatedBytes,
+      streams > 0 ? streamsLabel : reserve,
+      streams > 0 ? streams : reservedBytes - allocatedBytes,
       view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } }),
     ),
     row(

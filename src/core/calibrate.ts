@@ -255,7 +255,9 @@ function scale(e: Estimate, k: number): Scaled {
             ? Math.max(0, e.breakdown.reserveStepCacheBytes! + extraBackward)
             : 0,
         statesBytes: e.breakdown.reserveStatesBytes ?? 0,
-      }).bytes,
+      }).bytes +
+      // FSDP's stream caches do not move with the activations: as estimated, none at load.
+      (peakPhase === 'load' ? 0 : (e.breakdown.reserveStreamCacheBytes ?? 0)),
     peakPhase,
     phases,
   };

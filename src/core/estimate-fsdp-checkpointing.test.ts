@@ -121,7 +121,9 @@ describe('FSDP1 frozen-parameter gradients', () => {
 
   it('does nothing under FSDP2, which never gives a frozen parameter a gradient', () => {
     const fsdp2 = { ...withGrads, parallelism: { ...withGrads.parallelism, fsdpVersion: 2 } };
-    expect(run(fsdp2).peak).toEqual(run(lora).peak);
+    const plain = { ...lora, parallelism: { ...lora.parallelism, fsdpVersion: 2 } };
+    expect(run(fsdp2).peak).toEqual(run(plain).peak);
+    expect(run(fsdp2).breakdown.gradientsBytes).toBe(run(plain).breakdown.gradientsBytes);
   });
 
   it('comes from the litgpt profile on the 2023 rows as they give it (torch 2.1.0)', () => {
@@ -149,7 +151,11 @@ describe('FSDP mixed-precision dtypes', () => {
     expect(run(withPar({ fsdpVersion: 1, gatherDtype: 'compute', reduceDtype: 'compute' })).peak).toEqual(
       run(full).peak,
     );
-    expect(run(withPar({ fsdpVersion: 2 })).peak).toEqual(run(full).peak);
+    // FSDP2 allocates the same; its all-gather output's pool (one unit, in the copy-in stream) is reserved beside.
+    const v2 = run(withPar({ fsdpVersion: 2 }));
+    expect(v2.peak.allocatedBytes).toBe(run(full).peak.allocatedBytes);
+    expect(v2.breakdown.reserveStreamCacheBytes! - run(full).breakdown.reserveStreamCacheBytes!).toBe(2 * P);
+    expect(v2.peak.reservedBytes - run(full).peak.reservedBytes).toBe(2 * P);
     expect(term(run(full), 'backward', 'gathered-gradients')).toBe(2 * 2 * P);
   });
 
@@ -189,5 +195,53 @@ describe('FSDP mixed-precision dtypes', () => {
     expect(r.breakdown.activationsSavedBytes! - fullCkpt.breakdown.activationsSavedBytes!).toBe(
       L * 16384 * (63_616 - 2 * h),
     );
+  });
+});
+
+describe("FSDP's communication streams' caches in reserved", () => {
+  const full = {
+    method: 'full',
+    precision: 'bf16-mixed',
+    gradientCheckpointing: 'full',
+    microBatchSize: 2,
+    seqLen: 2048,
+  };
+  const P = paramBreakdown(shapeOf('llama-3.1-8b')).largestLayerParams;
+  const at = (parallelism: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    run({ ...full, ...extra, parallelism });
+  const streams = (r: ReturnType<typeof run>) => r.breakdown.reserveStreamCacheBytes!;
+
+  it('FSDP2 at a backward peak before the gradients: every sharded gradient block and one unit’s all-gather output', () => {
+    const r = at({ strategy: 'fsdp', gpus: 8, fsdpVersion: 2 });
+    expect(r.peakPhase).toBe('backward');
+    expect(streams(r)).toBe(r.breakdown.gradientsBytes! + 2 * P);
+    // In reserved beside the reserve proper, not allocated.
+    const without = r.peak.reservedBytes - streams(r);
+    expect(without).toBeGreaterThan(r.peak.allocatedBytes);
+  });
+
+  it('FSDP1 has no all-gather pool of a side stream: only the sharded gradients', () => {
+    const r = at({ strategy: 'fsdp', gpus: 8, fsdpVersion: 1 });
+    expect(streams(r)).toBe(r.breakdown.gradientsBytes!);
+    expect(r.breakdown.gradientsBytes!).toBeGreaterThan(0);
+  });
+
+  it('no_sync accumulation keeps whole gradients in the compute stream: the sharded pool stays cached beside them', () => {
+    const r = at({ strategy: 'fsdp', gpus: 8, fsdpVersion: 1 }, { gradAccumSteps: 4 });
+    expect(streams(r)).toBe(r.breakdown.gradientsBytes!);
+  });
+
+  it('accumulating sharded gradients (synced every micro-batch) holds them: only the all-gather pool is extra', () => {
+    const r = at(
+      { strategy: 'fsdp', gpus: 8, fsdpVersion: 2, syncEachMicroBatch: true },
+      { gradAccumSteps: 4 },
+    );
+    expect(streams(r)).toBe(2 * P);
+  });
+
+  it('none on one GPU, under DDP or under ZeRO-3', () => {
+    expect(streams(at({ strategy: 'fsdp', gpus: 1, fsdpVersion: 2 }))).toBe(0);
+    expect(streams(at({ strategy: 'ddp', gpus: 8 }))).toBe(0);
+    expect(streams(at({ strategy: 'zero3', gpus: 8 }))).toBe(0);
   });
 });

@@ -84,6 +84,8 @@ export interface EstimateViewParams {
   readonly 'terms-reserve-growth': NoParams;
   /** Of that climb, what a card without room must still hold (the allocator gives the rest back). */
   readonly 'terms-reserve-need': NoParams;
+  /** FSDP's communication streams' cached blocks, which the compute stream cannot reuse (allocator.ts). */
+  readonly 'terms-stream-cache': NoParams;
   readonly 'terms-outside': NoParams;
   readonly 'terms-reserved': { readonly bytes: number };
   readonly 'terms-device': { readonly bytes: number };
@@ -236,6 +238,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
         '  (+ reserve climb if padded batches keep reaching the cap, on a card with room)',
       'terms-reserve-need': () =>
         '  (of it, what a full card must hold, the rest given back: in the upper bound)',
+      'terms-stream-cache': () => "+ FSDP streams' cached blocks (gradient shards, all-gather buffer)",
       'terms-outside': () => '+ outside torch (CUDA context, NCCL, paged states)',
       'terms-reserved': (p, f) => `= reserved ${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi ${f.bytes(p.bytes)}`,
@@ -289,6 +292,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
               : '+ 分配器预留与碎片',
       'terms-reserve-growth': () => '  （若填充后的批次反复达到上限，显存充裕时预留还会增长）',
       'terms-reserve-need': () => '  （其中显存占满时仍须保留的部分，其余会被释放：已计入上界）',
+      'terms-stream-cache': () => '+ FSDP 通信流的缓存块（梯度分片、all-gather 缓冲）',
       'terms-outside': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
       'terms-reserved': (p, f) => `= 已保留（reserved）${f.bytes(p.bytes)}`,
       'terms-device': (p, f) => `= nvidia-smi 显示 ${f.bytes(p.bytes)}`,
@@ -354,6 +358,7 @@ export const ESTIMATE_VIEW: Domain<EstimateViewParams> = defineDomain<EstimateVi
     'terms-reserve': { basis: 'loss-block' },
     'terms-reserve-growth': {},
     'terms-reserve-need': {},
+    'terms-stream-cache': {},
     'terms-outside': {},
     'terms-reserved': { bytes: 14_670_000_000 },
     'terms-device': { bytes: 15_180_000_000 },

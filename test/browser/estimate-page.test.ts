@@ -280,6 +280,32 @@ describe('Estimate page', () => {
     await screenshot(session.page, 'estimate-page-terms');
   });
 
+  it("puts FSDP's stream caches on a row of their own, and none on one GPU", async () => {
+    await session.page.goto(
+      `${session.url}/#/estimate?method=full&gradientCheckpointing=full&strategy=fsdp&gpus=8&fsdpVersion=2`,
+    );
+    const e = expected({
+      method: 'full',
+      gradientCheckpointing: 'full',
+      parallelism: { strategy: 'fsdp', gpus: 8, fsdpVersion: 2 },
+    });
+    expect(e.breakdown.reserveStreamCacheBytes).toBeGreaterThan(0);
+    await expect.poll(() => session.page.getByTestId('peak-terms').count()).toBe(1);
+    await session.page.getByTestId('peak-terms').locator('summary').click();
+    const row = session.page.getByTestId('peak-stream-cache');
+    await expect
+      .poll(() => row.locator('td').textContent())
+      .toBe(formatBytes(e.breakdown.reserveStreamCacheBytes));
+    expect(await row.locator('th').textContent()).toBe(
+      "+ FSDP streams' cached blocks (gradient shards, all-gather buffer)",
+    );
+    expect(await session.page.getByTestId('peak-reserve').locator('td').textContent()).toBe(
+      formatBytes(e.peak.reservedBytes - e.peak.allocatedBytes - e.breakdown.reserveStreamCacheBytes),
+    );
+    await session.page.getByTestId('gpus').fill('1');
+    await expect.poll(() => session.page.getByTestId('peak-stream-cache').count()).toBe(0);
+  });
+
   it('reproduces a scenario from a link, and searches the catalog as you type', async () => {
     await session.page.goto(
       `${session.url}/#/estimate?model=qwen2.5-7b&method=full&precision=bf16-mixed&gpu=a100-sxm-80gb`,

@@ -69,6 +69,12 @@ export function useReserveLabel(): (basis: ReserveBasis) => string {
   return (basis) => say(ESTIMATE_VIEW, lang, { code: 'terms-reserve', params: { basis } });
 }
 
+/** The row of FSDP's communication streams' cached blocks, in the CLI's words (estimate-view.ts). */
+export function useStreamCacheLabel(): string {
+  const lang = useContext(LangContext);
+  return say(ESTIMATE_VIEW, lang, { code: 'terms-stream-cache', params: {} });
+}
+
 /** The current language. */
 export function useLang(): Lang {
   return useContext(LangContext);

@@ -31,6 +31,7 @@ import {
   reserveGrowthBytes,
   stepReserveFactor,
   stepReuseBytes,
+  streamCacheBytes,
 } from './allocator.js';
 import type { Phase } from './types.js';
 
@@ -397,5 +398,19 @@ describe("the optimizer step's reserve", () => {
         expandable.breakdown.allocatorFragmentationShare * expandable.breakdown.churnBytes,
       -2,
     );
+  });
+});
+
+describe("FSDP's communication streams' cached blocks", () => {
+  const caches = { gradientBytes: 4e9, gatherBytes: 0.4e9 };
+  it('counts none at load: no step has filled the side streams’ pools yet', () => {
+    expect(streamCacheBytes('load', caches, 0)).toBe(0);
+  });
+  it('counts the gradient blocks a peak does not hold, and the all-gather output always after load', () => {
+    expect(streamCacheBytes('forward', caches, 0)).toBe(4.4e9);
+    expect(streamCacheBytes('backward', caches, 1e9)).toBe(3.4e9);
+    expect(streamCacheBytes('optimizer-step', caches, 4e9)).toBe(0.4e9);
+    // Holding more than the pool caches (whole gradients of the compute stream) frees none of it.
+    expect(streamCacheBytes('eval', caches, 9e9)).toBe(0.4e9);
   });
 });

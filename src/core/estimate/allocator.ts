@@ -172,6 +172,32 @@ export function fixedReserve(input: FixedReserveInput): {
   return { bytes: byShare, basis: 'churn-share' };
 }
 
+/** What FSDP's communication streams hold in pools of their own (strategy-terms.ts). */
+export interface StreamCaches {
+  /** The sharded gradients, made in the reduce-scatter (FSDP1: post-backward) stream. */
+  readonly gradientBytes: number;
+  /** FSDP2's all-gather output, made in its copy-in stream. */
+  readonly gatherBytes: number;
+}
+
+/**
+ * Reserved bytes in FSDP's communication streams' pools that the peak's tensors cannot use, beyond
+ * what of them is allocated at the peak: the caching allocator serves a request only from blocks made
+ * on its stream (CUDACachingAllocator.cpp get_free_block), so a block a side stream cached stays its
+ * own. The sharded gradients' blocks go back to the reduce-scatter stream's pool when zero_grad frees
+ * them, and come back there in the next backward: at a peak that does not hold them (forward and the
+ * start of backward without accumulation, or accumulating whole gradients under no_sync; evaluation)
+ * they are reserved and not allocated. The all-gather output is reserved from the first forward on,
+ * allocated only while a unit's gather is in flight. None at load: no step has run. Not in the churn:
+ * the blocks come back at the same sizes every step. Under memory pressure the allocator frees cached
+ * blocks of every stream and retries (release_cached_blocks), so a card without room for them may
+ * still run: the estimate counts them, as max_memory_reserved and nvidia-smi show them on a card with room.
+ */
+export function streamCacheBytes(phase: Phase, caches: StreamCaches, heldGradientBytes: number): number {
+  if (phase === 'load') return 0;
+  return caches.gatherBytes + Math.max(0, caches.gradientBytes - heldGradientBytes);
+}
+
 /** What the allocator step reads: the peak and what of it is allocated once. */
 export interface ReserveInput {
   readonly peakPhase: Phase;
@@ -198,6 +224,8 @@ export interface ReserveInput {
   readonly stepCacheBytes?: number;
   /** The optimizer states made at the first step() on the GPU (FixedReserveInput.statesBytes). */
   readonly statesBytes?: number;
+  /** Reserved in FSDP's communication streams' pools and not allocated at the peak (streamCacheBytes). */
+  readonly streamCacheBytes?: number;
 }
 
 /**
@@ -245,6 +273,8 @@ export function allocatorReserve(
   readonly statesBytes: number;
   /** The term that set the reserve above allocated (fixedReserve). */
   readonly basis: ReserveBasis;
+  /** FSDP's communication streams' cached blocks, in reserved beside the reserve (streamCacheBytes). */
+  readonly streamCacheBytes: number;
   readonly growthBytes: number;
   readonly needBytes: number;
   readonly reservedBytes: number;
@@ -274,6 +304,7 @@ export function allocatorReserve(
     stepCacheBytes: stepCache,
     statesBytes: states,
   });
+  const streams = Math.max(0, input.streamCacheBytes ?? 0);
   return {
     churnBytes: churn,
     share,
@@ -281,8 +312,9 @@ export function allocatorReserve(
     stepCacheBytes: stepCache,
     statesBytes: states,
     basis: fixed.basis,
+    streamCacheBytes: streams,
     growthBytes: growth,
     needBytes: Math.min(growth, reserveGrowthBytes(input, churn, scenario, false)),
-    reservedBytes: input.allocatedBytes + ALLOCATOR_BASE_RESERVE_BYTES + fixed.bytes,
+    reservedBytes: input.allocatedBytes + ALLOCATOR_BASE_RESERVE_BYTES + fixed.bytes + streams,
   };
 }

@@ -22,7 +22,7 @@ import { usableBytes } from '../margin.js';
 import { paramBreakdown } from '../params.js';
 import { STRATEGY_TRAITS } from '../sharding.js';
 import { activationPlan } from './activations.js';
-import { allocatorReserve } from './allocator.js';
+import { allocatorReserve, streamCacheBytes } from './allocator.js';
 import { componentsAtPeak } from './components.js';
 import { evaluationRecords } from './evaluation.js';
 import { fitOnGpu } from './fit.js';
@@ -107,6 +107,16 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   // makes its states at initialization instead (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py,
   // initialize_optimizer_states: a step on zeroed gradients before any batch).
   const lazyStates = scenario.parallelism.strategy.startsWith('zero') ? 0 : states.optimizerBytes;
+  // FSDP's sharded gradients allocated at a phase's high point, of those its reduce-scatter stream
+  // caches: all of them at the optimizer step and at backward's end; through forward when micro-batches
+  // accumulate sharded (not the whole ones no_sync keeps); none in evaluation, after zero_grad.
+  const streams = { gradientBytes: strategy.streamGradientBytes, gatherBytes: strategy.streamGatherBytes };
+  const shardedGradsHeld = (phase: Phase): number =>
+    phase === 'optimizer-step' || (phase === 'backward' && peaks.backwardPeaksAtEnd)
+      ? streams.gradientBytes
+      : (phase === 'forward' || phase === 'backward') && !strategy.unshardedAccumulation
+        ? Math.min(streams.gradientBytes, strategy.gradsDuringForward)
+        : 0;
   // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
   const reserveAt = (phase: Phase, allocatedBytes: number) =>
     allocatorReserve(
@@ -127,6 +137,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
         stepTempElementBytes: states.stepTempElementBytes,
         stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
         statesBytes: lazyStates,
+        streamCacheBytes: streamCacheBytes(phase, streams, shardedGradsHeld(phase)),
       },
       scenario,
     );
@@ -174,6 +185,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
     reserveLossBytes: Math.round(reserve.lossBytes),
     reserveStepCacheBytes: Math.round(reserve.stepCacheBytes),
     reserveStatesBytes: Math.round(reserve.statesBytes),
+    reserveStreamCacheBytes: Math.round(reserve.streamCacheBytes),
     variableLengthReserveBytes: Math.round(reserve.growthBytes),
     variableLengthNeedBytes: Math.round(reserve.needBytes),
     cudaContextBytes: Math.round(runtime.contextBytes),

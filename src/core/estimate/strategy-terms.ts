@@ -77,6 +77,14 @@ export interface StrategyTerms {
   readonly unshardedAccumulation: boolean;
   /** Gradients held through the next forward while micro-batches accumulate. */
   readonly gradsDuringForward: number;
+  /**
+   * The sharded gradients FSDP makes in its reduce-scatter (FSDP1: post-backward) stream: the caching
+   * allocator keeps their blocks in that stream's pool when zero_grad frees them, where no tensor of
+   * the compute stream can use them (allocator.ts streamCacheBytes).
+   */
+  readonly streamGradientBytes: number;
+  /** FSDP2's all-gather output, made in its copy-in stream: one unit's, cached in that stream's pool. */
+  readonly streamGatherBytes: number;
 }
 
 /** The strategy step. */
@@ -196,6 +204,20 @@ export function strategyTerms(
       ? Math.max(G, states.wholeGradientBytes)
       : G
     : 0;
+  // FSDP's communication streams allocate from pools of their own: the caching allocator hands a cached
+  // block only to a request on the stream it was made on (c10/cuda/CUDACachingAllocator.cpp
+  // get_free_block: `(*it)->stream != p.stream()` → no block). FSDP2 makes each unit's sharded gradient
+  // in the reduce-scatter stream ("the GPU sharded gradient is allocated in the RS stream",
+  // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_reduce: reduce_output, of which the
+  // gradients are views) and the all-gather output in the copy-in stream (foreach_all_gather, under
+  // `stream(all_gather_copy_in_stream)`; the unsharded parameters are copied out of it into tensors of
+  // the compute stream, and at most one unit's output is alive at a time, _fsdp_param_group.py unshard
+  // freeing the last before the next); FSDP1 makes them in its post-backward stream
+  // (_runtime_utils.py _post_backward_hook → _reduce_grad, new_sharded_grad = torch.empty_like(chunk)).
+  // Read at torch 2.5–main; the gradients' share only when they stay on the GPU.
+  const fsdpAcrossGpus = traits.family === 'fsdp' && gpus > 1;
+  const streamGradientBytes = fsdpAcrossGpus ? states.gradientsBytes : 0;
+  const streamGatherBytes = fsdpAcrossGpus && fsdp2 ? gatheredBytes / 2 : 0;
   return {
     gathersAcrossGpus: weightsAreSharded && gpus > 1,
     gatheredBytes,
@@ -209,6 +231,8 @@ export function strategyTerms(
     bucketBytes,
     unshardedAccumulation,
     gradsDuringForward,
+    streamGradientBytes,
+    streamGatherBytes,
   };
 }
 

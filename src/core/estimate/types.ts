@@ -147,6 +147,12 @@ export type Breakdown = {
    * OPTIMIZER_STATES_RESERVE). 0 when the states are made before training (DeepSpeed ZeRO), paged or offloaded.
    */
   readonly reserveStatesBytes: number;
+  /**
+   * FSDP's communication streams' cached blocks in reserved and not allocated at the peak: the sharded
+   * gradients' (reduce-scatter stream) and FSDP2's all-gather output (copy-in stream), which the compute
+   * stream cannot reuse (allocator.ts streamCacheBytes); 0 on one GPU and for other strategies.
+   */
+  readonly reserveStreamCacheBytes: number;
   /** Batches padded to their longest sample: the reserve's growth over the run (allocator.ts RESERVE_GROWTH); 0 otherwise. */
   readonly variableLengthReserveBytes: number;
   /**

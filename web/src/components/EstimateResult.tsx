@@ -5,7 +5,15 @@ import { formatBytes } from '../../../src/core/units.js';
 import { say } from '../../../src/words/catalog.js';
 import { describeScenario } from '../../../src/words/scenario-line.js';
 import { UI_ESTIMATE } from '../../../src/words/ui-estimate.js';
-import { type MessageKey, useLang, useNoteText, useReserveLabel, useT, useTermLabel } from '../i18n.js';
+import {
+  type MessageKey,
+  useLang,
+  useNoteText,
+  useReserveLabel,
+  useStreamCacheLabel,
+  useT,
+  useTermLabel,
+} from '../i18n.js';
 import { FitsStrip } from './FitsStrip.js';
 import { Ladder } from './Ladder.js';
 import { StackedBar } from './StackedBar.js';
@@ -39,6 +47,9 @@ function PeakTerms({ result }: { result: Estimate }) {
   const t = useT();
   const termLabel = useTermLabel();
   const reserveLabel = useReserveLabel();
+  const streamCacheLabel = useStreamCacheLabel();
+  // FSDP's side streams' pools, on a row of their own as in the CLI (allocator.ts streamCacheBytes).
+  const streams = result.breakdown.reserveStreamCacheBytes ?? 0;
   return (
     <details className="peak-terms" data-testid="peak-terms">
       <summary>
@@ -58,8 +69,14 @@ function PeakTerms({ result }: { result: Estimate }) {
           </tr>
           <tr data-testid="peak-reserve" data-basis={result.reserveBasis}>
             <th>{reserveLabel(result.reserveBasis)}</th>
-            <td>{formatBytes(result.peak.reservedBytes - result.peak.allocatedBytes)}</td>
+            <td>{formatBytes(result.peak.reservedBytes - result.peak.allocatedBytes - streams)}</td>
           </tr>
+          {streams > 0 && (
+            <tr data-testid="peak-stream-cache">
+              <th>{streamCacheLabel}</th>
+              <td>{formatBytes(streams)}</td>
+            </tr>
+          )}
           <tr>
             <th>{t('estimate.outsideTorch')}</th>
             <td>{formatBytes(result.peak.deviceBytes - result.peak.reservedBytes)}</td>
