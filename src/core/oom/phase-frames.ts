@@ -332,6 +332,19 @@ const ROLLOUT_FRAMES: readonly string[] = [
 ];
 
 /**
+ * TRL's context for generating with the policy being trained (trl/models/utils.py,
+ * `unwrap_model_for_generation`, trl 0.9–main): its online trainers (PPO, RLOO, GRPO, online DPO) open it
+ * inside the training step, and under DeepSpeed ZeRO-3 it gathers every parameter
+ * (`deepspeed.zero.GatheredParameters(model.parameters())`) for the whole generation. A frame of it or a
+ * line opening it is a rollout wherever it is called from, unless an evaluation frame came first (its
+ * evaluation callbacks run under `evaluate`, which the evaluation sign reads before this).
+ */
+const ROLLOUT_CONTEXT: Sign = {
+  frames: ['unwrap_model_for_generation'],
+  code: /\bunwrap_model_for_generation\s*\(/,
+};
+
+/**
  * An optimizer that takes a closure calls it from inside its step: Lightning's automatic optimization
  * (`optimizer_step` → torch's `step` → `closure()` → `_wrap_closure` → `training_step`), LBFGS. Frames
  * below the closure are its forward and backward; the update has not begun, so the optimizer frames
@@ -421,6 +434,8 @@ export function phaseFromFrames(entries: readonly LogEntry[]): FrameReading | nu
     const hit = firstMatch(entries, sign, phase === 'optimizer-step' ? closure + 1 : 0);
     if (hit) return { phase, entry: entries[hit.index]!, reason: hit.reason };
     if (phase === 'evaluation') {
+      const context = firstMatch(entries, ROLLOUT_CONTEXT);
+      if (context) return { phase: 'forward', entry: entries[context.index]!, reason: 'rollout-generation' };
       const gen = firstMatch(entries, GENERATION);
       if (gen) {
         const outer = entries

@@ -202,6 +202,56 @@ describe('generation inside a training step', () => {
     );
     expect(read(alone)).toMatchObject({ phase: 'evaluation' });
   });
+
+  it('TRL’s unwrap_model_for_generation is the policy generating in its step: forward, even cut off after the line', () => {
+    // huggingface/trl #2250's shape: a custom RLOO loop's `train` opens the context and the paste ends there.
+    const cut = traceback(
+      OOM,
+      frame('/export/scripts/training.py', 243, '<module>', 'trainer.train()'),
+      frame(
+        '/export/trainer/rloo.py',
+        195,
+        'train',
+        'with torch.no_grad(), unwrap_model_for_generation(model, self.accelerator) as unwrapped_model:',
+      ),
+    );
+    expect(read(cut)).toMatchObject({ phase: 'forward', reason: 'rollout-generation' });
+    // The context's own frame under ZeRO-3, gathering every parameter (trl/models/utils.py).
+    const gathered = traceback(
+      OOM,
+      frame(`${SITE}/trl/trainer/ppo_trainer.py`, 480, 'train', 'with unwrap_model_for_generation('),
+      frame(
+        `${SITE}/trl/models/utils.py`,
+        190,
+        'unwrap_model_for_generation',
+        'with deepspeed.zero.GatheredParameters(',
+      ),
+      frame(
+        `${SITE}/deepspeed/runtime/zero/partition_parameters.py`,
+        2200,
+        '__enter__',
+        'self.params[0].all_gather(',
+      ),
+    );
+    expect(read(gathered)).toMatchObject({ phase: 'forward', reason: 'rollout-generation' });
+    // A win-rate callback generating under `evaluate` is an evaluation: that frame is read first.
+    const judged = traceback(
+      OOM,
+      frame(
+        `${SITE}/transformers/trainer.py`,
+        3000,
+        'evaluate',
+        'self.control = self.callback_handler.on_evaluate(',
+      ),
+      frame(
+        `${SITE}/trl/trainer/callbacks.py`,
+        300,
+        'on_evaluate',
+        'with unwrap_model_for_generation(model, accelerator) as m:',
+      ),
+    );
+    expect(read(judged)).toMatchObject({ phase: 'evaluation' });
+  });
 });
 
 describe('the trainers’ own frames', () => {
