@@ -33,9 +33,9 @@ describe('bench:diagnose on phase-only cases (bench/data/oom-unseen.jsonl)', () 
     .split('\n')
     .map((l) => JSON.parse(l));
 
-  it('scores the phase alone where a case says nothing of the fields: 27 of the 31 known phases', () => {
+  it('scores the phase alone where a case says nothing of the fields: 28 of the 31 known phases', () => {
     const f = benchDiagnose(UNSEEN);
-    expect([f.cases, f.labelled, f.withText, f.phaseRight, f.phaseKnown]).toEqual([35, 0, 0, 27, 31]);
+    expect([f.cases, f.labelled, f.withText, f.phaseRight, f.phaseKnown]).toEqual([35, 0, 0, 28, 31]);
     const report = renderBenchReport(f, 'unseen');
     expect(report).toContain('| family right, all cases | 0/0 | — |');
     // No field is reported missing for a case that names none.
