@@ -117,6 +117,23 @@ describe('calibrate', () => {
     expect(Math.abs(p.deviceBytes - e.peak.deviceBytes)).toBeLessThanOrEqual(1);
   });
 
+  it('an FSDP2 run with its streams’ cached blocks: a matching run changes nothing, and they stay as estimated', () => {
+    const e = estimateFor({
+      model: 'llama-3.1-8b',
+      method: 'full',
+      precision: 'bf16-mixed',
+      gradientCheckpointing: 'full',
+      seqLen: 2048,
+      microBatchSize: 2,
+      parallelism: { strategy: 'fsdp', gpus: 8, fsdpVersion: 2 },
+    });
+    expect(e.breakdown.reserveStreamCacheBytes).toBeGreaterThan(GIB);
+    const c = calibrate(e, e.peak);
+    expect(c.allocatorFactor).toBeCloseTo(1, 9);
+    const p = applyCalibration(e, c);
+    expect(Math.abs(p.reservedBytes - e.peak.reservedBytes)).toBeLessThanOrEqual(1);
+  });
+
   it('has no activation factor when the estimate peaks in the optimizer step', () => {
     const e = estimateFor({ model: 'llama-3.2-1b', method: 'full', precision: 'fp32', seqLen: 128 });
     expect(e.peakPhase).toBe('optimizer-step');
