@@ -77,12 +77,23 @@ def _gib(nbytes):
     return "%.2f GiB" % (nbytes / 2**30) if nbytes >= 2**30 else "%.2f MiB" % (nbytes / 2**20)
 
 
+def _start_time(pid):
+    """The process's start time in clock ticks (proc(5), /proc/PID/stat field 22), or None off Linux:
+    with the pid it names one process, so a pid the kernel hands out again is not taken for this one."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _mirror():
     folder = os.environ.get(STATE_DIR_ENV)
     if not folder:
         return
     state = {
         "pid": os.getpid(),
+        "start": _start_time(os.getpid()),
         "name": os.path.basename(sys.executable) or "python3",
         "devices": {str(i): d.reserved + CONTEXT_BYTES for i, d in sorted(_devices.items())},
     }
