@@ -41,7 +41,6 @@ interface UiEstimateParams {
   'estimate.peakAt': NoParams;
   'estimate.notes': NoParams;
   'estimate.peakTerms': NoParams;
-  'estimate.outsideTorch': NoParams;
   'estimate.ladder': NoParams;
   'estimate.ladderFits': NoParams;
   'estimate.budget': NoParams;
@@ -89,7 +88,6 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.peakAt': () => 'peak at',
       'estimate.notes': () => 'Notes on this estimate',
       'estimate.peakTerms': () => 'How the peak adds up',
-      'estimate.outsideTorch': () => '+ outside torch (CUDA context, NCCL, paged states)',
       'estimate.ladder': () => 'If it does not fit: the ladder, cheapest first',
       'estimate.ladderFits': () => 'Already fits with the margin.',
       'estimate.budget': () => 'budget',
@@ -134,7 +132,6 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
       'estimate.peakAt': () => '峰值阶段',
       'estimate.notes': () => '关于此估算的说明',
       'estimate.peakTerms': () => '峰值的构成',
-      'estimate.outsideTorch': () => '+ torch 之外（CUDA 上下文、NCCL、分页状态）',
       'estimate.ladder': () => '放不下时：按代价从低到高的调整方案',
       'estimate.ladderFits': () => '在预留余量下已经放得下。',
       'estimate.budget': () => '预算',
@@ -179,7 +176,6 @@ export const UI_ESTIMATE = defineDomain<UiEstimateParams>({
     'estimate.peakAt': {},
     'estimate.notes': {},
     'estimate.peakTerms': {},
-    'estimate.outsideTorch': {},
     'estimate.ladder': {},
     'estimate.ladderFits': {},
     'estimate.budget': {},

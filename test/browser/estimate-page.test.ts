@@ -302,6 +302,14 @@ describe('Estimate page', () => {
     expect(await session.page.getByTestId('peak-reserve').locator('td').textContent()).toBe(
       formatBytes(e.peak.reservedBytes - e.peak.allocatedBytes - e.breakdown.reserveStreamCacheBytes),
     );
+    // The row above nvidia-smi, in the CLI's words (one catalog entry for both).
+    const outside = session.page.getByTestId('peak-outside');
+    expect(await outside.locator('th').textContent()).toBe(
+      '+ outside torch (CUDA context, NCCL, paged states)',
+    );
+    expect(await outside.locator('td').textContent()).toBe(
+      formatBytes(e.peak.deviceBytes - e.peak.reservedBytes),
+    );
     await session.page.getByTestId('gpus').fill('1');
     await expect.poll(() => session.page.getByTestId('peak-stream-cache').count()).toBe(0);
   });

@@ -69,10 +69,13 @@ export function useReserveLabel(): (basis: ReserveBasis) => string {
   return (basis) => say(ESTIMATE_VIEW, lang, { code: 'terms-reserve', params: { basis } });
 }
 
-/** The row of FSDP's communication streams' cached blocks, in the CLI's words (estimate-view.ts). */
-export function useStreamCacheLabel(): string {
+/**
+ * A fixed row of how the peak adds up, in the CLI's words (estimate-view.ts): FSDP's communication
+ * streams' cached blocks, or what the process holds outside torch.
+ */
+export function usePeakRowLabel(): (code: 'terms-stream-cache' | 'terms-outside') => string {
   const lang = useContext(LangContext);
-  return say(ESTIMATE_VIEW, lang, { code: 'terms-stream-cache', params: {} });
+  return (code) => say(ESTIMATE_VIEW, lang, { code, params: {} });
 }
 
 /** The current language. */

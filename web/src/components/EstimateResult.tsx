@@ -9,8 +9,8 @@ import {
   type MessageKey,
   useLang,
   useNoteText,
+  usePeakRowLabel,
   useReserveLabel,
-  useStreamCacheLabel,
   useT,
   useTermLabel,
 } from '../i18n.js';
@@ -47,7 +47,7 @@ function PeakTerms({ result }: { result: Estimate }) {
   const t = useT();
   const termLabel = useTermLabel();
   const reserveLabel = useReserveLabel();
-  const streamCacheLabel = useStreamCacheLabel();
+  const rowLabel = usePeakRowLabel();
   // FSDP's side streams' pools, on a row of their own as in the CLI (allocator.ts streamCacheBytes).
   const streams = result.breakdown.reserveStreamCacheBytes ?? 0;
   return (
@@ -73,12 +73,12 @@ function PeakTerms({ result }: { result: Estimate }) {
           </tr>
           {streams > 0 && (
             <tr data-testid="peak-stream-cache">
-              <th>{streamCacheLabel}</th>
+              <th>{rowLabel('terms-stream-cache')}</th>
               <td>{formatBytes(streams)}</td>
             </tr>
           )}
-          <tr>
-            <th>{t('estimate.outsideTorch')}</th>
+          <tr data-testid="peak-outside">
+            <th>{rowLabel('terms-outside')}</th>
             <td>{formatBytes(result.peak.deviceBytes - result.peak.reservedBytes)}</td>
           </tr>
         </tbody>
