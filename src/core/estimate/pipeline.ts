@@ -111,6 +111,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   // caches: all of them at the optimizer step and at backward's end; through forward when micro-batches
   // accumulate sharded (not the whole ones no_sync keeps); none in evaluation, after zero_grad.
   const streams = { gradientBytes: strategy.streamGradientBytes, gatherBytes: strategy.streamGatherBytes };
+  const hasStreams = streams.gradientBytes > 0 || streams.gatherBytes > 0;
   const shardedGradsHeld = (phase: Phase): number =>
     phase === 'optimizer-step' || (phase === 'backward' && peaks.backwardPeaksAtEnd)
       ? streams.gradientBytes
@@ -137,7 +138,8 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
         stepTempElementBytes: states.stepTempElementBytes,
         stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
         statesBytes: lazyStates,
-        streamCacheBytes: streamCacheBytes(phase, streams, shardedGradsHeld(phase)),
+        // Only FSDP on several GPUs has side-stream pools: the rest skip the phase's reading.
+        streamCacheBytes: hasStreams ? streamCacheBytes(phase, streams, shardedGradsHeld(phase)) : 0,
       },
       scenario,
     );
