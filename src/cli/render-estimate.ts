@@ -302,6 +302,7 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
   const streams = result.breakdown.reserveStreamCacheBytes ?? 0;
   const streamsLabel = view(lang, { code: 'terms-stream-cache', params: {} });
   const outside = view(lang, { code: 'terms-outside', params: {} });
+  const reservedTotal = view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } });
   const labelWidth = Math.max(
     streams > 0 ? displayWidth(streamsLabel) : 0,
     ...terms.map((t) => displayWidth(t.label)),
@@ -319,12 +320,9 @@ export function renderPeakTerms(result: Estimate, style: Style, lang: Lang = 'en
     `  ${view(lang, { code: 'terms-heading', params: { phase: result.peakPhase } })}`,
     ...terms.map((t) => row(t.label, t.bytes)),
     style.bold(row(view(lang, { code: 'terms-allocated', params: {} }), allocatedBytes, '')),
-    ...(streams > 0 ? [row(reserve, reservedBytes - allocatedBytes - streams, '')] : []),
-    row(
-      streams > 0 ? streamsLabel : reserve,
-      streams > 0 ? streams : reservedBytes - allocatedBytes,
-      view(lang, { code: 'terms-reserved', params: { bytes: reservedBytes } }),
-    ),
+    // The reserved total goes on the last row above it: the streams' when there are some.
+    row(reserve, reservedBytes - allocatedBytes - streams, streams > 0 ? '' : reservedTotal),
+    ...(streams > 0 ? [row(streamsLabel, streams, reservedTotal)] : []),
     row(
       outside,
       deviceBytes - reservedBytes,

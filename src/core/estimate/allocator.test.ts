@@ -402,7 +402,7 @@ describe("the optimizer step's reserve", () => {
 });
 
 describe("FSDP's communication streams' cached blocks", () => {
-  const caches = { gradientBytes: 4e9, gatherBytes: 0.4e9 };
+  const caches = { streamGradientBytes: 4e9, streamGatherBytes: 0.4e9 };
   it('counts none at load: no step has filled the side streams’ pools yet', () => {
     expect(streamCacheBytes('load', caches, 0)).toBe(0);
   });

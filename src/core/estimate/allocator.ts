@@ -7,6 +7,7 @@
  */
 import type { Scenario } from '../scenario.js';
 import { MIB } from '../units.js';
+import type { StrategyTerms } from './strategy-terms.js';
 import type { Phase, ReserveBasis } from './types.js';
 
 /**
@@ -172,30 +173,24 @@ export function fixedReserve(input: FixedReserveInput): {
   return { bytes: byShare, basis: 'churn-share' };
 }
 
-/** What FSDP's communication streams hold in pools of their own (strategy-terms.ts). */
-export interface StreamCaches {
-  /** The sharded gradients, made in the reduce-scatter (FSDP1: post-backward) stream. */
-  readonly gradientBytes: number;
-  /** FSDP2's all-gather output, made in its copy-in stream. */
-  readonly gatherBytes: number;
-}
-
 /**
- * Reserved bytes in FSDP's communication streams' pools that the peak's tensors cannot use, beyond
- * what of them is allocated at the peak: the caching allocator serves a request only from blocks made
- * on its stream (CUDACachingAllocator.cpp get_free_block), so a block a side stream cached stays its
- * own. The sharded gradients' blocks go back to the reduce-scatter stream's pool when zero_grad frees
- * them, and come back there in the next backward: at a peak that does not hold them (forward and the
- * start of backward without accumulation, or accumulating whole gradients under no_sync; evaluation)
- * they are reserved and not allocated. The all-gather output is reserved from the first forward on,
- * allocated only while a unit's gather is in flight. None at load: no step has run. Not in the churn:
- * the blocks come back at the same sizes every step. Under memory pressure the allocator frees cached
- * blocks of every stream and retries (release_cached_blocks), so a card without room for them may
- * still run: the estimate counts them, as max_memory_reserved and nvidia-smi show them on a card with room.
+ * Reserved bytes in FSDP's communication streams' pools that the peak's tensors cannot use, beyond what
+ * of them is allocated at the peak (why a side stream's blocks stay its own, with sources:
+ * strategy-terms.ts). The sharded gradients' blocks wait in the reduce-scatter stream's pool from
+ * zero_grad to the next backward, so a peak that does not hold them (forward and the start of backward
+ * without accumulation, under no_sync accumulation, evaluation) has them reserved; the all-gather output
+ * is reserved from the first forward on. None at load: no step has run. Not in the churn: the blocks
+ * come back at the same sizes every step. Under memory pressure the allocator frees every stream's
+ * cached blocks and retries (release_cached_blocks): the estimate counts them as max_memory_reserved and
+ * nvidia-smi show them on a card with room.
  */
-export function streamCacheBytes(phase: Phase, caches: StreamCaches, heldGradientBytes: number): number {
+export function streamCacheBytes(
+  phase: Phase,
+  caches: Pick<StrategyTerms, 'streamGradientBytes' | 'streamGatherBytes'>,
+  heldGradientBytes: number,
+): number {
   if (phase === 'load') return 0;
-  return caches.gatherBytes + Math.max(0, caches.gradientBytes - heldGradientBytes);
+  return caches.streamGatherBytes + Math.max(0, caches.streamGradientBytes - heldGradientBytes);
 }
 
 /** What the allocator step reads: the peak and what of it is allocated once. */

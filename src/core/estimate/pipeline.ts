@@ -110,13 +110,12 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   // FSDP's sharded gradients allocated at a phase's high point, of those its reduce-scatter stream
   // caches: all of them at the optimizer step and at backward's end; through forward when micro-batches
   // accumulate sharded (not the whole ones no_sync keeps); none in evaluation, after zero_grad.
-  const streams = { gradientBytes: strategy.streamGradientBytes, gatherBytes: strategy.streamGatherBytes };
-  const hasStreams = streams.gradientBytes > 0 || streams.gatherBytes > 0;
+  const hasStreams = strategy.streamGradientBytes > 0 || strategy.streamGatherBytes > 0;
   const shardedGradsHeld = (phase: Phase): number =>
     phase === 'optimizer-step' || (phase === 'backward' && peaks.backwardPeaksAtEnd)
-      ? streams.gradientBytes
+      ? strategy.streamGradientBytes
       : (phase === 'forward' || phase === 'backward') && !strategy.unshardedAccumulation
-        ? Math.min(streams.gradientBytes, strategy.gradsDuringForward)
+        ? Math.min(strategy.streamGradientBytes, strategy.gradsDuringForward)
         : 0;
   // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
   const reserveAt = (phase: Phase, allocatedBytes: number) =>
@@ -139,7 +138,7 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
         stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
         statesBytes: lazyStates,
         // Only FSDP on several GPUs has side-stream pools: the rest skip the phase's reading.
-        streamCacheBytes: hasStreams ? streamCacheBytes(phase, streams, shardedGradsHeld(phase)) : 0,
+        streamCacheBytes: hasStreams ? streamCacheBytes(phase, strategy, shardedGradsHeld(phase)) : 0,
       },
       scenario,
     );
