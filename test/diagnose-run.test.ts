@@ -147,7 +147,7 @@ describe('diagnose RUN: the timeline rules on recorded runs', () => {
     record(env, 'leftover', 'steady');
     const gone = new Promise((resolve) => holder!.once('exit', resolve));
     holder.kill();
-    await gone; // reaped: a zombie would still count as alive for the stand-in nvidia-smi
+    await gone; // gone before the next recording, as a real exited process is gone from nvidia-smi
     holder = null;
     // Other programs on the card (the stand-in's three, on sample 12's card), then memory no process
     // accounts for (the same card with no process listed).
