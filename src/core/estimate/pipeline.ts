@@ -117,6 +117,9 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
       : (phase === 'forward' || phase === 'backward') && !strategy.unshardedAccumulation
         ? Math.min(strategy.streamGradientBytes, strategy.gradsDuringForward)
         : 0;
+  // The training step's own high point: where its reserve stands when the allocated peak is elsewhere.
+  const { forward: fwd, backward: bwd, 'optimizer-step': opt } = peaks.phases;
+  const stepPeak: Phase = opt > bwd && opt > fwd ? 'optimizer-step' : bwd >= fwd ? 'backward' : 'forward';
   // A phase's figure comes in with it: read by a varying key, it was the estimate's slowest line.
   const reserveAt = (phase: Phase, allocatedBytes: number) =>
     allocatorReserve(
@@ -132,7 +135,8 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
               ? 0
               : strategy.gradsDuringForward,
         oneBlock: phase === 'load' && load.warmup,
-        lossBytes: phase === peakPhase ? act.lossResidentBytes + act.lossBackwardBytes : 0,
+        lossBytes:
+          phase === peakPhase || phase === stepPeak ? act.lossResidentBytes + act.lossBackwardBytes : 0,
         stepTempBytes: states.stepTempBytes,
         stepTempElementBytes: states.stepTempElementBytes,
         stepCacheBytes: act.savedBytes + act.lossResidentBytes + temp.backwardTransientBytes,
@@ -146,8 +150,12 @@ function estimateWith(input: EstimateInput, alternatives: boolean): Estimate {
   // torch reserved is a high-water mark over the run: the segments a phase reserved stay cached for the
   // next. A phase below the allocated peak can still reserve more (loading's fp32 copy, evaluation's
   // churn); only the phases around the step are looked at, the step's own reserve model stands.
-  // Load, eval, generate, in that order, each written out.
+  // Load, eval, generate, in that order, each written out; and the step's own when the allocated peak
+  // is one of those (an FSDP rank building the whole model, an evaluation): the step's cache and FSDP's
+  // stream pools are reserved over the run all the same.
   let reserved = reserve.reservedBytes;
+  if (peakPhase === 'load' || peakPhase === 'eval' || peakPhase === 'generate')
+    reserved = Math.max(reserved, reserveAt(stepPeak, peaks.phases[stepPeak]).reservedBytes);
   const { load: loadBytes, eval: evalBytes, generate: generateBytes } = peaks.phases;
   if (peakPhase !== 'load' && loadBytes !== undefined)
     reserved = Math.max(reserved, reserveAt('load', loadBytes).reservedBytes);

@@ -123,6 +123,27 @@ describe('loading (load.ts)', () => {
     expect(term(fsdp, 'load', 'load-fp32-weights')).toBe(0);
   });
 
+  it('reserved is the high-water mark the other way too: a load peak keeps the step’s larger reserve', () => {
+    // Llama-3.2-3B LoRA, b1 × 4096 checkpointed, loaded through fp32 and cast: loading allocates a little
+    // more than the step, but the step's cached loss block reserves more than loading does.
+    const step = {
+      ...LORA,
+      microBatchSize: 1,
+      seqLen: 4096,
+      precision: 'bf16-true',
+      gradientCheckpointing: 'full',
+    };
+    const viaFp32 = run({ ...step, loadDtype: 'fp32' });
+    const direct = run(step);
+    expect(viaFp32.peakPhase).toBe('load');
+    expect(direct.peakPhase).toBe('backward');
+    expect(viaFp32.phases.load).toBeGreaterThan(direct.peak.allocatedBytes);
+    expect(viaFp32.phases.backward).toBe(direct.phases.backward);
+    // The step's own reserved stands: loading's alone is lower.
+    expect(direct.peak.reservedBytes).toBeGreaterThan(viaFp32.phases.load + ALLOCATOR_BASE_RESERVE_BYTES);
+    expect(viaFp32.peak.reservedBytes).toBe(direct.peak.reservedBytes);
+  });
+
   it('the caching allocator warmup: loading reserves one block, nothing churns at load', () => {
     const small = {
       ...LORA,
