@@ -51,6 +51,9 @@ class _Device:
         self.ooms = 0
         # Cached bytes left split and unusable (standin_fragment): later allocations cannot reuse them.
         self.unusable = 0
+        # Whether this process made a CUDA context here: only by allocating on the device; reading
+        # its properties or its (empty) memory stats creates none, so nvidia-smi does not list it there.
+        self.context = False
 
 
 _initialized = False
@@ -95,7 +98,7 @@ def _mirror():
         "pid": os.getpid(),
         "start": _start_time(os.getpid()),
         "name": os.path.basename(sys.executable) or "python3",
-        "devices": {str(i): d.reserved + CONTEXT_BYTES for i, d in sorted(_devices.items())},
+        "devices": {str(i): d.reserved + CONTEXT_BYTES for i, d in sorted(_devices.items()) if d.context},
     }
     path = os.path.join(folder, "%d.json" % os.getpid())
     with open(path + ".tmp", "w") as f:
@@ -140,6 +143,7 @@ def standin_allocate(nbytes, device=None, frames=None):
             )
         )
     memory.standin_trace("alloc", d.allocated, nbytes, frames)
+    d.context = True
     d.allocated += nbytes
     if needed > d.reserved:
         d.reserved = needed
@@ -155,6 +159,7 @@ def standin_fragment(nbytes, device=None):
     global _initialized
     _initialized = True
     d = _device(device)
+    d.context = True
     d.unusable += _round_up(nbytes)
     d.reserved = max(d.reserved, _round_up(d.allocated) + d.unusable)
     d.inactive_split = d.reserved - d.allocated
@@ -206,7 +211,7 @@ class _Props:
     def __init__(self, index):
         self.name = "NVIDIA H200"
         self.total_memory = int(os.environ.get(CAPACITY_ENV, DEFAULT_CAPACITY_BYTES))
-        self.uuid = "GPU-00000000-0000-0000-0000-00000000000%d" % index
+        self.uuid = "GPU-00000000-0000-0000-0000-%012d" % index  # as the stand-in nvidia-smi lists device N
 
 
 def get_device_properties(device=None):
