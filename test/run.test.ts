@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Ledger } from '../src/io/ledger.js';
+import { claimLogLock } from '../src/io/log-lock.js';
 import { dataFile, REPO_ROOT } from './data.js';
 import { STANDIN_TORCH, standinHome } from './standins.js';
 
@@ -524,6 +526,28 @@ describe('a run that killed its recorder: nothing recorded is lost, and watch re
     const runs = json(env, 'runs');
     expect(runs.runs ?? runs).toHaveLength(1);
   }, 60_000);
+
+  it('a second watch is refused by the lock at once, while the first holds the ledger busy', () => {
+    const { dir, env } = home();
+    const log = join(dir, 'probe.jsonl');
+    writeFileSync(log, '');
+    // The first watcher: this process holds the log's lock and, mid-write, the ledger's write lock.
+    const lock = claimLogLock(dir, log);
+    if ('heldBy' in lock) throw new Error('the lock of a fresh home is held');
+    Ledger.open(dir).close();
+    const writer = new Database(join(dir, 'ledger.db'));
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const r = headroom(env, 'watch', '--log', log, '--no-smi');
+      expect(r.code).toBe(1);
+      // Refused for the lock, not after waiting out the ledger's busy timeout ("ledger … is busy").
+      expect(r.stderr).toMatch(/is being watched already \(headroom pid \d+ on /);
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+      lock.release();
+    }
+  });
 
   it('Ctrl-C stops the command cleanly and keeps the record', async () => {
     const { env } = home();

@@ -1,12 +1,13 @@
 /** `headroom watch --log FILE`: record a run started elsewhere, or resume one whose recorder died. */
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileError } from '../core/file-errors.js';
 import { watchedStatus } from '../core/run/status.js';
 import { findOomInStderr } from '../core/stderr-oom.js';
 import { probeLogFiles, waitForProbeLog } from '../io/follow-log.js';
-import { headroomHome, Ledger } from '../io/ledger.js';
+import { headroomHome, LEDGER_FILE, Ledger } from '../io/ledger.js';
+import { ledgerError } from '../io/ledger-open.js';
 import { claimLogLock } from '../io/log-lock.js';
 import { alive } from '../io/recorder.js';
 import { requireRun } from '../io/run-context.js';
@@ -88,6 +89,15 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
+/** The log's lock; a home it cannot be made in (a file, no permission) is named as the ledger's would be. */
+function lockIn(home: string, logPath: string): ReturnType<typeof claimLogLock> {
+  try {
+    return claimLogLock(home, logPath);
+  } catch (error) {
+    throw ledgerError(join(home, LEDGER_FILE), error) ?? error;
+  }
+}
+
 /** Runs the command; returns the exit code. */
 export async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
   const { values } = parseFlags(args, OPTIONS, 'watch', 0);
@@ -108,20 +118,21 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
 
   const home = headroomHome(ctx.env);
-  const ledger = Ledger.open(home);
-  let lock: { readonly release: () => void } | null = null;
+  // One watcher per log: a second one started at the same moment would record the run twice. The lock
+  // comes before the ledger, so the one refused never waits on the ledger the other is writing.
+  const claim = lockIn(home, logPath);
+  if ('heldBy' in claim) {
+    throw fileError(
+      'log-watched',
+      { path: logPath, pid: claim.heldBy.pid, host: claim.heldBy.host },
+      '--log',
+      'bad-flag',
+    );
+  }
+  const lock = claim;
+  let ledger: Ledger | null = null;
   try {
-    // One watcher per log: a second one started at the same moment would record the run twice.
-    const claim = claimLogLock(home, logPath);
-    if ('heldBy' in claim) {
-      throw fileError(
-        'log-watched',
-        { path: logPath, pid: claim.heldBy.pid, host: claim.heldBy.host },
-        '--log',
-        'bad-flag',
-      );
-    }
-    lock = claim;
+    ledger = Ledger.open(home);
     // --run: this node's files join a run recorded elsewhere; whoever recorded it keeps its status.
     const attachTo = typeof values.run === 'string' ? requireRun(ledger, values.run, '--run') : undefined;
     let run = attachTo ?? ledger.findRunByLog(logPath);
@@ -293,7 +304,7 @@ export async function run(args: readonly string[], ctx: CommandContext): Promise
     }
     return 0;
   } finally {
-    lock?.release();
-    ledger.close();
+    lock.release();
+    ledger?.close();
   }
 }
