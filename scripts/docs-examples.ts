@@ -7,12 +7,15 @@
  * up to the next `$` line or the fence. A block with no `…` line is the whole output: it is replaced.
  * A block with `…` lines is abridged: each shown line must still be printed; with --write a shown line
  * that changed is replaced by the printed line that starts the same way (its first two words), and one
- * with no such line is reported for a person to fix. Examples whose command needs a file, a recorded
- * run or a network are listed as skipped, not judged.
+ * with no such line is reported for a person to fix. In a `--json` example a shown line may be one
+ * top-level field written compactly (`"peak": { … },`): it holds when its value equals that field of
+ * the printed JSON. Examples whose command needs a file, a recorded run or a network are listed as
+ * skipped, not judged.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'dist', 'cli', 'bin.js');
@@ -74,6 +77,29 @@ function printed(command: string): { code: number | null; lines: string[] } {
   return { code: r.status, lines: `${r.stdout}${r.stderr}`.replace(/\n+$/, '').split('\n') };
 }
 
+/** The printed output read as one JSON object, when it is one (a `--json` command). */
+function printedObject(lines: readonly string[]): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(lines.join('\n'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A shown `"field": value,` line whose value, parsed, equals that top-level field of the printed JSON. */
+function holdsAsField(line: string, object: Record<string, unknown> | null): boolean {
+  const m = object ? /^\s*"([^"]+)":\s*(.*?),?\s*$/.exec(line) : null;
+  if (!m || !object || !Object.hasOwn(object, m[1]!)) return false;
+  try {
+    return isDeepStrictEqual(JSON.parse(m[2]!), object[m[1]!]);
+  } catch {
+    return false;
+  }
+}
+
 const lead = (line: string) => line.trim().split(/\s+/).slice(0, 2).join(' ');
 const files = [
   join(root, 'README.md'),
@@ -108,9 +134,15 @@ for (const file of files) {
       }
       continue;
     }
+    const object = printedObject(actual);
     const missing = shown.filter(
       (l) =>
-        !ELLIPSIS.test(l) && !l.includes('…') && !l.includes('...') && l.trim() !== '' && !actual.includes(l),
+        !ELLIPSIS.test(l) &&
+        !l.includes('…') &&
+        !l.includes('...') &&
+        l.trim() !== '' &&
+        !actual.includes(l) &&
+        !holdsAsField(l, object),
     );
     if (missing.length === 0) continue;
     stale++;
