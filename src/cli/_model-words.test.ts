@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveModelRef } from '../core/model-ref.js';
-import { prequantizedNote, resolutionLine } from './_model-words.js';
+import { prequantizedNote, resolutionLine, textPartNote } from './_model-words.js';
 
 const model = (ref: string) => resolveModelRef(ref)!;
 
@@ -56,5 +56,23 @@ describe('prequantizedNote', () => {
     expect(prequantizedNote(model('unsloth/Qwen3-4B-FP8'), 'none', 'zh')).toBe(
       '注意：unsloth/Qwen3-4B-FP8 的权重以 FP8 存储，Headroom 不建模这种格式；以上数字按 --quantization none 计算',
     );
+  });
+});
+
+describe('textPartNote', () => {
+  it('says a multimodal checkpoint named by its Hub id is sized by its language model only', () => {
+    const note = textPartNote(model('google/gemma-3-4b-it'));
+    expect(note).toBe(
+      "note: gemma-3-4b-text is the language model of google/gemma-3-4b-it; the checkpoint's vision encoder is not counted — loaded whole (its ForConditionalGeneration class), the weights are larger: give the checkpoint's folder to count every parameter from its weight files",
+    );
+    expect(textPartNote(model('google/gemma-3-12b-it'), 'zh')).toContain(
+      'gemma-3-12b-text 是 google/gemma-3-12b-it 的语言模型部分',
+    );
+  });
+
+  it('is null for the "-text" catalog id typed as such, and for a text-only model', () => {
+    expect(textPartNote(model('gemma-3-4b-text'))).toBeNull();
+    expect(textPartNote(model('meta-llama/Llama-3.1-8B-Instruct'))).toBeNull();
+    expect(textPartNote(model('google/gemma-2-9b-it'))).toBeNull();
   });
 });

@@ -51,3 +51,16 @@ export function prequantizedNote(
     ? say(MODEL_WORDS, lang, { code: 'not-modelled', params: { from, format, given: quantization } })
     : say(MODEL_WORDS, lang, { code: 'size-as-stored', params: { from, format, given: quantization, as } });
 }
+
+/**
+ * A note when a Hub name of a multimodal checkpoint reached a catalog entry that is its language model
+ * only (`textConfigOnly`): the vision encoder the checkpoint also holds is not in the figures. Null for
+ * a catalog id typed as such (the "-text" id says so) and for every other model.
+ */
+export function textPartNote(model: ResolvedModel, lang: Lang = 'en'): string | null {
+  if (!model.resolution || model.catalog?.textConfigOnly !== true) return null;
+  return say(MODEL_WORDS, lang, {
+    code: 'text-part-only',
+    params: { from: model.resolution.resolvedFrom, id: model.id },
+  });
+}

@@ -17,7 +17,7 @@ import { profileExplain, profileLine } from '../words/frameworks.js';
 import type { Lang } from '../words/lang.js';
 import { peakTermLabel } from '../words/peak-terms.js';
 import { describeScenario } from '../words/scenario-line.js';
-import { prequantizedNote, resolutionLine } from './_model-words.js';
+import { prequantizedNote, resolutionLine, textPartNote } from './_model-words.js';
 import type { Style } from './_output.js';
 
 const BAR_WIDTH = 40;
@@ -89,6 +89,8 @@ export function renderEstimate(input: {
   if (resolved) lines.push(style.dim(resolved));
   const stored = prequantizedNote(model, scenario.quantization, lang);
   if (stored) lines.push(style.yellow(stored));
+  const textPart = textPartNote(model, lang);
+  if (textPart) lines.push(style.yellow(textPart));
   lines.push(
     style.dim(
       view(lang, {

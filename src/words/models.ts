@@ -29,6 +29,8 @@ export interface ModelWordsParams {
     readonly given: Quantization | string;
     readonly as: Quantization;
   };
+  /** A Hub name of a multimodal checkpoint sized by its catalog entry, which is its language model only. */
+  'text-part-only': { readonly from: string; readonly id: string };
   /** A copy stored in a format Headroom does not model. */
   'not-modelled': { readonly from: string; readonly format: PrequantizedFormat; readonly given: string };
   'no-match': { readonly query: string; readonly total: number };
@@ -126,6 +128,8 @@ export const MODEL_WORDS = defineDomain<ModelWordsParams>({
       resolved,
       'size-as-stored': (p) =>
         `note: ${p.from} stores its weights pre-quantized (${FORMAT_NAMES[p.format]}); these figures use --quantization ${p.given} as given — add --quantization ${p.as} to size them as stored`,
+      'text-part-only': (p) =>
+        `note: ${p.id} is the language model of ${p.from}; the checkpoint's vision encoder is not counted — loaded whole (its ForConditionalGeneration class), the weights are larger: give the checkpoint's folder to count every parameter from its weight files`,
       'not-modelled': (p) =>
         `note: ${p.from} stores its weights as ${FORMAT_NAMES[p.format]}, which Headroom does not model; these figures use --quantization ${p.given}`,
       'no-match': (p) => `no catalog model matches "${p.query}"; headroom models lists all ${p.total}`,
@@ -153,6 +157,8 @@ pre-quantized copy) finds that model.
       resolved,
       'size-as-stored': (p) =>
         `注意：${p.from} 的权重以 ${FORMAT_NAMES[p.format]} 预量化存储；以上数字按给定的 --quantization ${p.given} 计算，加 --quantization ${p.as} 可按存储方式计算`,
+      'text-part-only': (p) =>
+        `注意：${p.id} 是 ${p.from} 的语言模型部分；检查点的视觉编码器未计入——若整体加载（其 ForConditionalGeneration 类），权重会更大：给出检查点的文件夹，即按其权重文件计入全部参数`,
       'not-modelled': (p) =>
         `注意：${p.from} 的权重以 ${FORMAT_NAMES[p.format]} 存储，Headroom 不建模这种格式；以上数字按 --quantization ${p.given} 计算`,
       'no-match': (p) => `目录中没有模型匹配“${p.query}”；headroom models 会列出全部 ${p.total} 个`,
@@ -192,6 +198,7 @@ pre-quantized copy) finds that model.
       as: 'int4-gptq',
     },
     'not-modelled': { from: 'unsloth/Qwen3-4B-FP8', format: 'fp8', given: 'none' },
+    'text-part-only': { from: 'google/gemma-3-4b-it', id: 'gemma-3-4b-text' },
     'no-match': { query: 'llama-9', total: 120 },
     'column-id': {},
     'column-repo': {},

@@ -27,5 +27,10 @@ export interface CatalogModel {
   readonly uncertain?: readonly string[];
   readonly head_dim_effective?: number;
   readonly notes?: string;
+  /**
+   * The entry is the language model of a multimodal checkpoint (its `text_config`): the checkpoint's
+   * vision encoder and projector are not in its shape or parameter count.
+   */
+  readonly textConfigOnly?: boolean;
   readonly [extra: string]: unknown;
 }
