@@ -91,8 +91,9 @@ function printedObject(lines: readonly string[]): Record<string, unknown> | null
 
 /** A shown `"field": value,` line whose value, parsed, equals that top-level field of the printed JSON. */
 function holdsAsField(line: string, object: Record<string, unknown> | null): boolean {
-  const m = object ? /^\s*"([^"]+)":\s*(.*?),?\s*$/.exec(line) : null;
-  if (!m || !object || !Object.hasOwn(object, m[1]!)) return false;
+  if (!object) return false;
+  const m = /^\s*"([^"]+)":\s*(.*?),?\s*$/.exec(line);
+  if (!m || !Object.hasOwn(object, m[1]!)) return false;
   try {
     return isDeepStrictEqual(JSON.parse(m[2]!), object[m[1]!]);
   } catch {

@@ -64,3 +64,10 @@ export function textPartNote(model: ResolvedModel, lang: Lang = 'en'): string | 
     params: { from: model.resolution.resolvedFrom, id: model.id },
   });
 }
+
+/** The notes a model's name calls for under the scenario's quantization, in the order they print. */
+export function modelNotes(model: ResolvedModel, quantization: string, lang: Lang = 'en'): string[] {
+  return [prequantizedNote(model, quantization, lang), textPartNote(model, lang)].filter(
+    (n): n is string => n !== null,
+  );
+}

@@ -14,7 +14,7 @@ import { formatBytes } from '../core/units.js';
 import type { HubOptions } from '../io/hub.js';
 import { readScenarioFile } from '../io/read-scenarios.js';
 import { resolveModel } from '../io/resolve-model.js';
-import { prequantizedNote, resolutionLine, textPartNote } from './_model-words.js';
+import { modelNotes, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 import { type BaseSource, mergeScenarioFlags, named, SCENARIO_OPTIONS } from './_scenario-flags.js';
 
@@ -173,10 +173,7 @@ export function modelSummary(
   style: Style,
 ): string | null {
   const line = resolutionLine(loaded.model);
-  const notes = [
-    prequantizedNote(loaded.model, loaded.scenario.quantization),
-    textPartNote(loaded.model),
-  ].filter((n): n is string => n !== null);
+  const notes = modelNotes(loaded.model, loaded.scenario.quantization);
   const lines = [...(line ? [style.dim(line)] : []), ...notes.map((n) => style.yellow(n))];
   return lines.length === 0 ? null : lines.join('\n');
 }

@@ -17,7 +17,7 @@ import { profileExplain, profileLine } from '../words/frameworks.js';
 import type { Lang } from '../words/lang.js';
 import { peakTermLabel } from '../words/peak-terms.js';
 import { describeScenario } from '../words/scenario-line.js';
-import { prequantizedNote, resolutionLine, textPartNote } from './_model-words.js';
+import { modelNotes, resolutionLine } from './_model-words.js';
 import type { Style } from './_output.js';
 
 const BAR_WIDTH = 40;
@@ -87,10 +87,7 @@ export function renderEstimate(input: {
   lines.push(style.bold(describeScenario(scenario, model.id)));
   const resolved = resolutionLine(model, lang);
   if (resolved) lines.push(style.dim(resolved));
-  const stored = prequantizedNote(model, scenario.quantization, lang);
-  if (stored) lines.push(style.yellow(stored));
-  const textPart = textPartNote(model, lang);
-  if (textPart) lines.push(style.yellow(textPart));
+  for (const note of modelNotes(model, scenario.quantization, lang)) lines.push(style.yellow(note));
   lines.push(
     style.dim(
       view(lang, {
